@@ -1,0 +1,240 @@
+"""The bundled offline mirror: routes, fault pages and the HTTP server.
+
+One server on 127.0.0.1 hosts the four sites side by side, each under the URL
+forms the real site uses:
+
+* Baidu Baike ``/item/<title>`` and ``/item/<title>/<id>`` (current or older layout per entry),
+  ``/item/<title>`` of a multi-sense title is the older layout's sense list;
+* Sogou Baike ``/v<id>.htm`` and ``/search/fullsearch.htm?keyword=<title>``;
+* zh-Wikipedia ``/wiki/<title>``, ``/wiki/<title>_(<sense>)``, ``/wiki/<title>_(消歧义)``
+  and the ``/zh-hans/`` and ``/zh-cn/`` variants of every article.
+
+Faults a crawler meets on the real sites are served too: robots.txt, 404 pages,
+one entry encoded in GBK, one entry whose first response is cut off, one whose
+first request is sent to a verification (captcha) page, and ``/__mirror__/``
+paths that always serve the captcha, the truncated page and a 403.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+from crawlers.mirror import render
+from crawlers.mirror.facts import FACTS_DIR, Entry, load_facts
+
+ROBOTS = """User-agent: *
+Disallow: /usercenter
+Disallow: /create
+Disallow: /edit
+Disallow: /w/
+Disallow: /wiki/Special:
+
+User-agent: BadBot
+Disallow: /
+"""
+
+
+@dataclass
+class Response:
+    status: int
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def _html(text: str, status: int = 200, charset: str = "utf-8") -> Response:
+    return Response(status, text.encode(charset), {"Content-Type": f"text/html; charset={charset}"})
+
+
+class Site:
+    """Every page of the mirror, rendered on request from the facts table."""
+
+    def __init__(self, entries: list[Entry] | None = None, facts_dir: Path = FACTS_DIR,
+                 build: str = "2024.1", faults: bool = True):
+        self.entries = entries if entries is not None else load_facts(facts_dir)
+        self.build = build
+        self.by_title: dict[str, list[Entry]] = {}
+        for entry in self.entries:
+            self.by_title.setdefault(entry.title, []).append(entry)
+        self.by_baidu_id = {e.baidu_id: e for e in self.entries}
+        self.by_sogou_id = {e.sogou_id: e for e in self.entries}
+        titles = list(self.by_title)
+        self.baidu_link = render.Linker(titles, lambda t: render.item_path(t, self.by_title[t][0].baidu_id))
+        self.sogou_link = render.Linker(titles, lambda t: f"/v{self.by_title[t][0].sogou_id}.htm")
+        self.wiki_link = render.Linker(titles, render.wiki_path)
+        # Fault entries are picked deterministically from the entries with the lowest ids.
+        ordered = sorted((e for e in self.entries if len(self.by_title[e.title]) == 1), key=lambda e: e.baidu_id)
+        self.gbk_entry = ordered[0] if faults and ordered else None
+        self.truncate_once = {ordered[1].key} if faults and len(ordered) > 1 else set()
+        self.block_once = {ordered[2].key} if faults and len(ordered) > 2 else set()
+        self._served: set[str] = set()
+        self._lock = threading.Lock()
+
+    # -- helpers -----------------------------------------------------------------
+
+    def senses(self, title: str) -> list[Entry]:
+        return self.by_title.get(title, [])
+
+    def wiki_title(self, entry: Entry) -> str:
+        senses = self.senses(entry.title)
+        return entry.title if senses[0].key == entry.key else f"{entry.title} ({entry.sense})"
+
+    def _first_time(self, key: str) -> bool:
+        with self._lock:
+            if key in self._served:
+                return False
+            self._served.add(key)
+            return True
+
+    # -- routing ------------------------------------------------------------------
+
+    def respond(self, target: str) -> Response:
+        parts = urlsplit(target)
+        path = unquote(parts.path)
+        query = parse_qs(parts.query)
+        if path == "/robots.txt":
+            return Response(200, ROBOTS.encode(), {"Content-Type": "text/plain; charset=utf-8"})
+        if path.startswith("/__mirror__/"):
+            return self._special(path.removeprefix("/__mirror__/"))
+        if path.startswith("/wappass/"):
+            return _html(render.baidu_captcha())
+        if path.startswith("/item/"):
+            # Split before unquoting: a title may itself contain an encoded "/".
+            return self._baidu(parts.path.removeprefix("/item/").strip("/"))
+        if path.startswith("/v") and path.endswith(".htm"):
+            return self._sogou(path[2:-4])
+        if path == "/search/fullsearch.htm":
+            keyword = (query.get("keyword") or [""])[0]
+            senses = self.senses(keyword)
+            if not senses:
+                return _html(render.sogou_not_found(keyword), 404)
+            return Response(302, headers={"Location": f"/v{senses[0].sogou_id}.htm"})
+        for prefix in ("/wiki/", "/zh-hans/", "/zh-cn/"):
+            if path.startswith(prefix):
+                return self._wiki(path.removeprefix(prefix))
+        return _html(render.baidu_not_found(path), 404)
+
+    def _special(self, name: str) -> Response:
+        if name == "captcha":
+            return _html(render.baidu_captcha())
+        if name == "forbidden":
+            return _html("<html><body>403 Forbidden</body></html>", 403)
+        if name == "truncated" and self.entries:
+            entry = self.entries[0]
+            html = render.baidu(entry, self.baidu_link, self.senses(entry.title), self.build)
+            return _html(html[: len(html) * 3 // 5])
+        if name == "gbk" and self.gbk_entry is not None:
+            return self._render_baidu(self.gbk_entry)
+        return _html(render.baidu_not_found(name), 404)
+
+    def _baidu(self, rest: str) -> Response:
+        quoted_title, _, id_text = rest.partition("/")
+        title = unquote(quoted_title)
+        senses = self.senses(title)
+        if not id_text:
+            if not senses:
+                return _html(render.baidu_not_found(title), 404)
+            if len(senses) > 1:
+                return _html(render.baidu_disambiguation(title, senses))
+            return Response(302, headers={"Location": render.item_path(title, senses[0].baidu_id)})
+        entry = self.by_baidu_id.get(int(id_text)) if id_text.isdigit() else None
+        if entry is None:
+            return _html(render.baidu_not_found(title), 404)
+        if entry.title != title:
+            return Response(301, headers={"Location": render.item_path(entry.title, entry.baidu_id)})
+        if entry.key in self.block_once and self._first_time("block\t" + entry.key):
+            target = quote(render.item_path(entry.title, entry.baidu_id), safe="")
+            return Response(302, headers={"Location": f"/wappass/static/captcha/tuxing.html?ak=mirror&u={target}"})
+        response = self._render_baidu(entry)
+        if entry.key in self.truncate_once and self._first_time("truncate\t" + entry.key):
+            response.body = response.body[: len(response.body) * 3 // 5]
+        return response
+
+    def _render_baidu(self, entry: Entry) -> Response:
+        senses = self.senses(entry.title)
+        if entry.layout == "baidu_legacy":
+            html = render.baidu_legacy(entry, self.baidu_link, senses)
+        else:
+            html = render.baidu(entry, self.baidu_link, senses, self.build)
+        if self.gbk_entry is not None and entry.key == self.gbk_entry.key:
+            html = html.replace('<meta charset="utf-8">', '<meta charset="gbk">')
+            return _html(html, charset="gbk")
+        return _html(html)
+
+    def _sogou(self, id_text: str) -> Response:
+        entry = self.by_sogou_id.get(int(id_text)) if id_text.isdigit() else None
+        if entry is None:
+            return _html(render.sogou_not_found(id_text), 404)
+        return _html(render.sogou(entry, self.sogou_link))
+
+    def _wiki(self, name: str) -> Response:
+        page_title = name.replace("_", " ").strip()
+        if page_title.endswith(" (消歧义)"):
+            title = page_title.removesuffix(" (消歧义)")
+            senses = self.senses(title)
+            if len(senses) < 2:
+                return _html(render.wikipedia_not_found(page_title), 404)
+            return _html(render.wikipedia_disambiguation(title, senses, self.wiki_title))
+        for entry in self.senses(page_title.split(" (")[0]):
+            if self.wiki_title(entry) == page_title:
+                others = [s for s in self.senses(entry.title) if s.key != entry.key]
+                return _html(render.wikipedia(entry, self.wiki_link, page_title, others))
+        return _html(render.wikipedia_not_found(page_title), 404)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    site: Site
+    server_version = "zhbench-mirror/1"
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        response = self.site.respond(self.path)
+        self.send_response(response.status)
+        for name, value in response.headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(response.body)))
+        self.end_headers()
+        self.wfile.write(response.body)
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        response = self.site.respond(self.path)
+        self.send_response(response.status)
+        for name, value in response.headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(response.body)))
+        self.end_headers()
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 (http.server's signature)
+        pass  # a crawl makes thousands of requests; the crawler keeps its own stats
+
+
+class MirrorServer:
+    """The mirror on 127.0.0.1, in a background thread: ``with MirrorServer() as m: m.url``."""
+
+    def __init__(self, site: Site | None = None, port: int = 0, host: str = "127.0.0.1"):
+        self.site = site or Site()
+        handler = type("Handler", (_Handler,), {"site": self.site})
+        self.httpd = ThreadingHTTPServer((host, port), handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, name="zhbench-mirror", daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> "MirrorServer":
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self) -> "MirrorServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,63 @@
+"""Text cleaning shared by every page parser."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Citation marks as the sites print them: [1], [1-3], [2,5], [注 1], [a].
+CITATION = re.compile(r"\[(?:\d+(?:[\-–,，]\d+)*|注\s*\d+|[a-z])\]")
+# Whitespace, including the padding the sites use inside infobox names.
+SPACES = re.compile(r"[\s\u00a0\u3000\u200b\u200c\u200d\u2060\ufeff]+")
+# Labels of edit and audio controls that sit inside headings and paragraphs.
+CONTROL_WORDS = ("播报", "编辑", "讨论", "上传视频", "[编辑]")
+# Characters between CJK text that are layout, not content.
+_CJK = r"\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef"
+_SPACE_BETWEEN_CJK = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])")
+
+
+def clean_text(text: str) -> str:
+    """Collapse whitespace, drop citation marks and zero-width characters."""
+    text = CITATION.sub("", text)
+    text = SPACES.sub(" ", text).strip()
+    return _SPACE_BETWEEN_CJK.sub("", text)
+
+
+def clean_name(text: str) -> str:
+    """An infobox name without any padding: '中 文 名' -> '中文名'."""
+    return SPACES.sub("", CITATION.sub("", text)).rstrip("：:")
+
+
+def split_values(value: str, link_texts: list[str] | None = None) -> list[str]:
+    """Split one infobox cell into its single values, keeping their order.
+
+    Cells join values with 、，；/ or, on Baidu, with line breaks between links;
+    titles in 《》 are never split inside.
+    """
+    value = value.strip()
+    if not value:
+        return []
+    parts: list[str] = []
+    depth = 0
+    current = []
+    for ch in value:
+        if ch in "《（(":
+            depth += 1
+        elif ch in "》）)" and depth:
+            depth -= 1
+        if depth == 0 and ch in "、，,；;／/\n":
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(ch)
+    parts.append("".join(current))
+    values = [p.strip() for p in parts if p.strip()]
+    if len(values) == 1 and link_texts and len(link_texts) > 1:
+        joined = "".join(link_texts)
+        if SPACES.sub("", value) == SPACES.sub("", joined):
+            return [t.strip() for t in link_texts if t.strip()]
+    return values
+
+
+def nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)

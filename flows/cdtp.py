@@ -1,0 +1,165 @@
+"""The CDTP flow: crawl -> parse -> triples -> grounding -> release.
+
+Stage logic lives in plain functions (``crawl_stage``, ``align_stage``,
+``publish_stage``) that take settings sections and file paths and return file
+paths; the Prefect tasks are thin wrappers, so the logic is tested without the
+engine and the engine is tested once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import urlsplit
+
+from prefect import flow, task
+
+from crawlers.crawl import CrawlConfig, CrawlResult, run_crawl
+from crawlers.seeds import bundled_seed_files, read_seeds, seed_url
+from filters.base import Funnel, apply_filters
+from filters.grounding import HasGroundedTripleFilter, ValueInTextFilter
+from filters.triples import page_to_pair
+from flows.settings import AlignSettings, CrawlSettings, ReleaseSettings, Settings
+from schemas import DROPPED_TRIPLE_SCHEMA, PAIR_SCHEMA, Page, Pair
+from warehouse import release as releases
+from warehouse.shards import ShardWriter, iter_records
+
+CODE_VERSION = "0.1.0"
+
+
+@dataclass
+class AlignResult:
+    shards: list[Path]
+    funnel: dict
+    pages_by_status: dict[str, int]
+
+
+@dataclass
+class RunSummary:
+    release_dir: Path
+    run_dir: Path
+    pages: dict[str, int]
+    funnel: dict
+    crawl_stats: dict = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@contextlib.contextmanager
+def site_for(crawl: CrawlSettings) -> Iterator[str]:
+    """The base URL to crawl: the configured site, or the bundled mirror for the duration of the block."""
+    if crawl.base_url:
+        yield crawl.base_url.rstrip("/")
+        return
+    from crawlers.mirror.site import MirrorServer
+
+    with MirrorServer() as mirror:
+        yield mirror.url
+
+
+def seed_titles(crawl: CrawlSettings) -> list[str]:
+    files = crawl.seeds or bundled_seed_files()
+    titles: list[str] = []
+    for path in files:
+        titles.extend(read_seeds(path))
+    return list(dict.fromkeys(titles))
+
+
+def crawl_stage(crawl: CrawlSettings, base_url: str, out_dir: Path) -> CrawlResult:
+    titles = seed_titles(crawl)
+    config = CrawlConfig(
+        start_urls=[seed_url(base_url, crawl.site, t) for t in titles],
+        out_dir=str(out_dir),
+        max_depth=crawl.max_depth,
+        max_pages=crawl.max_pages,
+        concurrency=crawl.concurrency,
+        download_delay=crawl.download_delay,
+        autothrottle=crawl.autothrottle,
+        obey_robots=crawl.obey_robots,
+        user_agent=crawl.user_agent,
+        timeout_s=crawl.timeout_s,
+        max_block_retries=crawl.max_block_retries,
+        allowed_hosts=[urlsplit(base_url).netloc],
+    )
+    return run_crawl(config)
+
+
+def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path) -> AlignResult:
+    """Pages -> pairs with every triple judged; writes pair shards (kept and dropped pairs)."""
+    funnel = Funnel()
+    by_status: dict[str, int] = {}
+
+    def content_pages() -> Iterator[Pair]:
+        for page in iter_records(page_shards, Page):
+            by_status[page.status] = by_status.get(page.status, 0) + 1
+            if page.status == "ok":
+                yield page_to_pair(page, align.text_scope)
+
+    judged = apply_filters(content_pages(), [ValueInTextFilter()], [HasGroundedTripleFilter()], funnel)
+    with ShardWriter(out_dir, "pairs", Pair) as writer:
+        writer.write_all(judged)
+    return AlignResult(shards=writer.paths, funnel=funnel.as_dict(), pages_by_status=dict(sorted(by_status.items())))
+
+
+PAIRS_QUERY = """
+SELECT * REPLACE (list_filter(triples, lambda t: t.decision = 'kept') AS triples)
+FROM read_parquet($paths)
+WHERE decision = 'kept'
+QUALIFY row_number() OVER (PARTITION BY pair_id ORDER BY page_hash) = 1
+ORDER BY pair_id
+"""
+
+DROPPED_QUERY = """
+SELECT pair_id, t.head AS head, t.relation AS relation, t.tail AS tail, t.raw_value AS raw_value,
+       t.reason AS reason
+FROM (SELECT pair_id, unnest(triples) AS t FROM read_parquet($paths)
+      QUALIFY row_number() OVER (PARTITION BY pair_id ORDER BY page_hash) = 1)
+WHERE t.decision = 'dropped'
+ORDER BY pair_id, relation, tail
+"""
+
+
+def publish_stage(pair_shards: list[Path], release: ReleaseSettings, data_dir: Path, config: dict,
+                  counts: dict, source_snapshot: str, flow_run_id: str | None) -> Path:
+    tables = [
+        releases.TableSpec("cdtp_pairs", "all", PAIR_SCHEMA, PAIRS_QUERY, pair_shards),
+        releases.TableSpec("dropped_triples", "all", DROPPED_TRIPLE_SCHEMA, DROPPED_QUERY, pair_shards),
+    ]
+    return releases.publish(data_dir, release.name, tables, config=config, counts=counts,
+                            version=release.version, source_snapshot=source_snapshot,
+                            flow_run_id=flow_run_id, code_version=CODE_VERSION)
+
+
+crawl_task = task(crawl_stage, name="crawl")
+align_task = task(align_stage, name="align")
+publish_task = task(publish_stage, name="publish")
+
+
+@flow(name="cdtp", log_prints=False)
+def cdtp_flow(settings: Settings) -> RunSummary:
+    from prefect.runtime import flow_run
+
+    started = time.monotonic()
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    run_dir = Path(settings.data_dir) / "runs" / f"{stamp}-{uuid.uuid4().hex[:6]}"
+    with site_for(settings.crawl) as base_url:
+        crawled = crawl_task(settings.crawl, base_url, run_dir / "crawl")
+    aligned = align_task(crawled.shards, settings.align, run_dir / "pairs")
+    counts = {"pages": aligned.pages_by_status, **aligned.funnel}
+    snapshot = _snapshot_id(crawled.shards)
+    config = settings.model_dump(mode="json", exclude={"data_dir"})
+    release_dir = publish_task(aligned.shards, settings.release, Path(settings.data_dir), config, counts,
+                               snapshot, str(flow_run.id) if flow_run.id else None)
+    return RunSummary(release_dir=release_dir, run_dir=run_dir, pages=aligned.pages_by_status,
+                      funnel=aligned.funnel, crawl_stats=crawled.stats,
+                      problems=releases.verify(release_dir), seconds=time.monotonic() - started)
+
+
+def _snapshot_id(shards: list[Path]) -> str:
+    """The crawl snapshot a release came from: the content hashes in its shard names."""
+    return ",".join(p.stem.rsplit("-", 1)[-1] for p in shards)

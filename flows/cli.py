@@ -1,0 +1,266 @@
+"""The ``zhbench`` command: thin verbs over library functions.
+
+Each command parses its arguments, calls one library function and turns the
+library's named errors into one ``zhbench: error: ...`` line with a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+from pathlib import Path
+from typing import Callable, Sequence
+
+from crawlers.crawl import CrawlError
+from crawlers.mirror.facts import FactsError
+from crawlers.seeds import SeedError
+from flows.settings import SettingsError
+from warehouse.release import ReleaseError
+
+USER_ERRORS = (SeedError, CrawlError, ReleaseError, FactsError, SettingsError, OSError)
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage mistake in one line instead of a usage block."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _command(sub, name: str, help_text: str, example: str, func: Callable) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        name, help=help_text, description=help_text,
+        epilog="example:\n" + textwrap.indent(example.strip(), "  "),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.set_defaults(func=func)
+    return parser
+
+
+# --- run --------------------------------------------------------------------------------
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from flows.engine import configure_prefect
+
+    configure_prefect(verbose=args.verbose)
+    from flows.settings import Settings
+
+    settings = Settings.load(args.config, {
+        "data_dir": args.data_dir,
+        "crawl.site": args.site,
+        "crawl.base_url": args.base_url,
+        "crawl.seeds": args.seeds,
+        "crawl.max_pages": args.max_pages,
+        "crawl.max_depth": args.max_depth,
+        "release.version": args.version,
+    })
+    # Fail on a bad seed file or a dead site here, in a second, before any engine starts.
+    from crawlers.crawl import check_reachable
+    from crawlers.seeds import read_seeds
+
+    for seed in settings.crawl.seeds:
+        read_seeds(seed)
+    if settings.crawl.base_url:
+        check_reachable(settings.crawl.base_url)
+    from flows.cdtp import cdtp_flow
+
+    summary = cdtp_flow(settings)
+    print(format_summary(summary))
+    return 1 if summary.problems else 0
+
+
+def format_summary(summary) -> str:
+    pages = summary.pages
+    total = sum(pages.values())
+    detail = ", ".join(f"{k} {v}" for k, v in pages.items())
+    funnel = summary.funnel
+    dropped = funnel["triples_dropped"]
+    dropped_text = ", ".join(f"{k} {v}" for k, v in dropped.items()) or "none"
+    pair_drops = ", ".join(f"{k} {v}" for k, v in funnel["pairs_dropped"].items()) or "none"
+    retried = {k.rsplit("/", 1)[-1]: v for k, v in summary.crawl_stats.items() if k.startswith("zhbench/retry/")}
+    if retried:
+        detail += "; refetched after " + ", ".join(f"{k} {v}" for k, v in sorted(retried.items()))
+    lines = [
+        f"zhbench run finished in {summary.seconds:.1f} s",
+        f"  pages crawled   {total} ({detail})",
+        f"  pairs kept      {funnel['pairs_kept']} of {funnel['pairs_in']} (dropped: {pair_drops})",
+        f"  triples kept    {funnel['triples_kept']} of {funnel['triples_in']}",
+        f"  triples dropped {sum(dropped.values())} ({dropped_text})",
+        f"  release         {summary.release_dir}",
+        "  manifest        " + ("checksums verified" if not summary.problems else "; ".join(summary.problems)),
+    ]
+    return "\n".join(lines)
+
+
+# --- parse ------------------------------------------------------------------------------
+
+
+def cmd_parse(args: argparse.Namespace) -> int:
+    from crawlers.parsers import parse
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise UsageError(f"{path} is not a file (give a saved HTML page)")
+    page = parse(path.read_bytes(), args.url, http_status=args.status, encoding=args.encoding)
+    print(json.dumps(page.contract(), ensure_ascii=False, indent=None if args.compact else 2))
+    return 0
+
+
+# --- mirror -------------------------------------------------------------------------------
+
+
+def cmd_mirror_serve(args: argparse.Namespace) -> int:
+    import time
+
+    from crawlers.mirror.facts import FACTS_DIR
+    from crawlers.mirror.site import MirrorServer, Site
+
+    site = Site(facts_dir=Path(args.facts) if args.facts else FACTS_DIR)
+    try:
+        server = MirrorServer(site, port=args.port, host=args.host)
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {args.host}:{args.port} ({exc.strerror}); choose another --port")
+    with server:
+        print(f"mirror: {len(site.entries)} entries at {server.url}/item/<title> "
+              f"(sogou {server.url}/v<id>.htm, wikipedia {server.url}/wiki/<title>); Ctrl-C stops", flush=True)
+        try:
+            while True:
+                time.sleep(3600)
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+# --- release ------------------------------------------------------------------------------
+
+
+def _release_dir(args: argparse.Namespace) -> Path:
+    candidate = Path(args.release)
+    if (candidate / "manifest.json").is_file():
+        return candidate
+    from warehouse.release import releases_root
+
+    return releases_root(Path(args.data_dir), args.name) / args.release
+
+
+def cmd_release_list(args: argparse.Namespace) -> int:
+    from warehouse.release import list_versions, load_manifest, releases_root
+
+    versions = list_versions(Path(args.data_dir), args.name)
+    if not versions:
+        print(f"no releases of {args.name} under {Path(args.data_dir) / 'releases'}")
+        return 0
+    for version in versions:
+        manifest = load_manifest(releases_root(Path(args.data_dir), args.name) / version)
+        rows = ", ".join(f"{f.config}/{f.split} {f.rows}" for f in manifest.files)
+        print(f"{version}  {manifest.created_at}  {rows}")
+    return 0
+
+
+def cmd_release_verify(args: argparse.Namespace) -> int:
+    from warehouse.release import verify
+
+    directory = _release_dir(args)
+    problems = verify(directory)
+    if problems:
+        for problem in problems:
+            print(f"{directory}: {problem}")
+        return 1
+    print(f"{directory}: every file matches the manifest")
+    return 0
+
+
+# --- the parser ---------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="zhbench",
+        description="Turn Chinese encyclopedia pages into verified, versioned benchmark datasets.",
+        epilog="example:\n  zhbench run                 # whole pipeline on the bundled offline mirror\n"
+               "  zhbench run --help          # options of one command",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    run = _command(sub, "run", "Crawl, align and release: the CDTP flow, end to end.",
+                   "zhbench run --max-pages 200\n"
+                   "zhbench run --config zhbench.toml --seeds seeds.tsv --base-url https://baike.baidu.com",
+                   cmd_run)
+    run.add_argument("--config", type=Path, help="TOML settings file (sections: crawl, align, release)")
+    run.add_argument("--data-dir", type=Path, help="where runs and releases go (default ./zhbench-data)")
+    run.add_argument("--site", choices=["baidu", "sogou", "wikipedia"], help="which site's URL forms to crawl")
+    run.add_argument("--base-url", help="site to crawl (default: the bundled mirror, started for the run)")
+    run.add_argument("--seeds", type=Path, nargs="+", help="seed files: KgCLUE .tsv, OwnThink .csv or .txt")
+    run.add_argument("--max-pages", type=int, help="stop after this many content pages (0: no limit)")
+    run.add_argument("--max-depth", type=int, help="how many links deep to follow from a seed")
+    run.add_argument("--version", help="release version (default: the next minor version)")
+    run.add_argument("--verbose", action="store_true", help="show Prefect's run log")
+
+    parse = _command(sub, "parse", "Parse one saved page and print its record as JSON.",
+                     "zhbench parse libai.html --url https://baike.baidu.com/item/李白/1043", cmd_parse)
+    parse.add_argument("file", help="saved HTML page")
+    parse.add_argument("--url", required=True, help="the URL the page was fetched from (makes links absolute)")
+    parse.add_argument("--status", type=int, default=200, help="HTTP status it was served with (default 200)")
+    parse.add_argument("--encoding", help="charset from the HTTP header, if known")
+    parse.add_argument("--compact", action="store_true", help="one line of JSON")
+
+    mirror = _command(sub, "mirror", "The bundled offline Baike mirror.",
+                      "zhbench mirror serve --port 8800", lambda a: _help(mirror))
+    mirror_sub = mirror.add_subparsers(dest="mirror_command", metavar="COMMAND", parser_class=_Parser)
+    serve = _command(mirror_sub, "serve", "Serve the mirror on 127.0.0.1 until Ctrl-C.",
+                     "zhbench mirror serve --port 8800\ncurl http://127.0.0.1:8800/item/李白", cmd_mirror_serve)
+    serve.add_argument("--port", type=int, default=8800, help="port (default 8800; 0 picks a free one)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    serve.add_argument("--facts", help="facts directory (default: the bundled facts table)")
+
+    rel = _command(sub, "release", "List and verify releases.", "zhbench release list\nzhbench release verify 0.1.0",
+                   lambda a: _help(rel))
+    rel_sub = rel.add_subparsers(dest="release_command", metavar="COMMAND", parser_class=_Parser)
+    for name, help_text, example, func, needs_version in (
+        ("list", "List the versions of a release.", "zhbench release list --name cdtp", cmd_release_list, False),
+        ("verify", "Check a release's files against its manifest checksums.",
+         "zhbench release verify 0.1.0\nzhbench release verify zhbench-data/releases/cdtp/0.1.0",
+         cmd_release_verify, True),
+    ):
+        p = _command(rel_sub, name, help_text, example, func)
+        if needs_version:
+            p.add_argument("release", help="a version of --name, or a release directory")
+        p.add_argument("--name", default="cdtp", help="release name (default cdtp)")
+        p.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
+    return parser
+
+
+def _help(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 0
+        return args.func(args)
+    except UsageError as exc:
+        print(f"zhbench: error: {exc}", file=sys.stderr)
+        return 2
+    except USER_ERRORS as exc:
+        print(f"zhbench: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("zhbench: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""One settings object with a section per stage.
+
+Sources, strongest first: command-line flags, a TOML file (``--config``),
+environment variables (``ZHBENCH_DATA_DIR``, ``ZHBENCH_CRAWL__MAX_PAGES`` ...),
+then the defaults below. Components never read it: the flow passes each stage
+its own section.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from crawlers.crawl import DEFAULT_USER_AGENT
+
+
+class SettingsError(ValueError):
+    """Settings cannot be loaded; the message names the setting and the fix."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CrawlSettings(_Section):
+    site: Literal["baidu", "sogou", "wikipedia"] = "baidu"
+    base_url: str | None = Field(None, description="site to crawl; unset: the bundled mirror, started by the run")
+    seeds: list[Path] = Field(default_factory=list, description="seed files; empty: the bundled seed lists")
+    max_depth: int = Field(20, ge=0)
+    max_pages: int = Field(0, ge=0, description="stop after this many content pages; 0: no limit")
+    concurrency: int = Field(8, ge=1, le=64)
+    download_delay: float = Field(0.0, ge=0)
+    autothrottle: bool = True
+    obey_robots: bool = True
+    user_agent: str = DEFAULT_USER_AGENT
+    timeout_s: float = Field(30.0, gt=0)
+    max_block_retries: int = Field(3, ge=0)
+
+
+class AlignSettings(_Section):
+    text_scope: Literal["summary", "full"] = Field(
+        "summary", description="the pair text: the entry's summary (CDTP) or its whole text")
+
+
+class ReleaseSettings(_Section):
+    name: str = Field("cdtp", pattern=r"^[a-z0-9][a-z0-9_\-]*$")
+    version: str | None = Field(None, pattern=r"^\d+\.\d+\.\d+$")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="ZHBENCH_", env_nested_delimiter="__", extra="forbid")
+
+    data_dir: Path = Path("zhbench-data")
+    crawl: CrawlSettings = Field(default_factory=CrawlSettings)
+    align: AlignSettings = Field(default_factory=AlignSettings)
+    release: ReleaseSettings = Field(default_factory=ReleaseSettings)
+
+    @classmethod
+    def load(cls, config_file: Path | None = None, overrides: dict[str, Any] | None = None) -> "Settings":
+        data: dict[str, Any] = {}
+        if config_file is not None:
+            path = Path(config_file)
+            if not path.is_file():
+                raise SettingsError(f"config file {path} does not exist")
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except tomllib.TOMLDecodeError as exc:
+                raise SettingsError(f"config file {path} is not valid TOML: {exc}") from None
+        for dotted, value in (overrides or {}).items():
+            if value is None:
+                continue
+            section, _, key = dotted.rpartition(".")
+            target = data.setdefault(section, {}) if section else data
+            target[key] = value
+        try:
+            return cls(**data)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(p) for p in error["loc"])
+            raise SettingsError(f"setting {where}: {error['msg']} (got {error.get('input')!r})") from None

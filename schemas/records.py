@@ -1,0 +1,350 @@
+"""Typed records and their Arrow schemas.
+
+Inside a stage, code works on these slotted dataclasses; at stage boundaries the
+same data travels as Arrow record batches with the schemas below. Each schema
+carries its version in its metadata (``zhbench.schema_version``); a change that
+breaks readers bumps the major number.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field, fields
+from datetime import datetime, timezone
+from typing import Any, ClassVar, Iterable, Iterator
+
+import pyarrow as pa
+
+PAGE_STATUSES = ("ok", "blocked", "not_found", "disambiguation", "truncated")
+SOURCES = ("baidu", "sogou", "wikipedia", "other")
+ITEM_KINDS = ("kgc", "qa", "t2t", "cloze", "simpleqa")
+SPLITS = ("train", "eval", "all")
+DOMAINS = (
+    "history_politics",
+    "humanities_society",
+    "technology_economics",
+    "nature_environment",
+)
+
+
+def _with_version(schema: pa.Schema, name: str, version: str) -> pa.Schema:
+    return schema.with_metadata(
+        {b"zhbench.schema": name.encode(), b"zhbench.schema_version": version.encode()}
+    )
+
+
+def schema_version(schema: pa.Schema) -> str:
+    """The version stamped on a schema (or on a Parquet file's schema)."""
+    meta = schema.metadata or {}
+    return meta.get(b"zhbench.schema_version", b"").decode()
+
+
+class Record:
+    """Shared conversion between dataclass records and Arrow rows."""
+
+    SCHEMA: ClassVar[pa.Schema]
+    VERSION: ClassVar[str]
+
+    def to_row(self) -> dict[str, Any]:
+        return asdict(self)  # type: ignore[call-overload]
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]):
+        names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+        return cls(**{k: v for k, v in row.items() if k in names})
+
+    @classmethod
+    def to_batch(cls, records: Iterable["Record"]) -> pa.RecordBatch:
+        rows = [r.to_row() for r in records]
+        return pa.RecordBatch.from_pylist(rows, schema=cls.SCHEMA)
+
+    @classmethod
+    def from_batch(cls, batch: pa.RecordBatch) -> Iterator["Record"]:
+        for row in batch.to_pylist():
+            yield cls.from_row(row)
+
+
+# --- Page -------------------------------------------------------------------
+
+INFOBOX_ENTRY = pa.struct(
+    [
+        ("name", pa.string()),
+        ("value", pa.string()),  # the cell as displayed, cleaned of citation marks
+        ("values", pa.list_(pa.string())),  # the cell split into single values
+    ]
+)
+LINK = pa.struct([("title", pa.string()), ("url", pa.string())])
+SENSE = pa.struct([("label", pa.string()), ("url", pa.string())])
+
+PAGE_SCHEMA = _with_version(
+    pa.schema(
+        [
+            ("url", pa.string()),
+            ("canonical_url", pa.string()),
+            ("source", pa.string()),
+            ("layout", pa.string()),
+            ("status", pa.string()),
+            ("http_status", pa.int32()),
+            ("title", pa.string()),
+            ("subtitle", pa.string()),
+            ("summary", pa.string()),
+            ("paragraphs", pa.list_(pa.string())),
+            ("infobox", pa.list_(INFOBOX_ENTRY)),
+            ("links", pa.list_(LINK)),
+            ("senses", pa.list_(SENSE)),
+            ("tags", pa.list_(pa.string())),
+            ("depth", pa.int32()),
+            ("fetched_at", pa.timestamp("ms", tz="UTC")),
+            ("content_hash", pa.string()),
+        ]
+    ),
+    "page",
+    "1.0.0",
+)
+
+
+@dataclass(slots=True)
+class InfoboxEntry:
+    name: str
+    value: str
+    values: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Page(Record):
+    """One fetched encyclopedia page, parsed."""
+
+    SCHEMA: ClassVar[pa.Schema] = PAGE_SCHEMA
+    VERSION: ClassVar[str] = "1.0.0"
+
+    url: str
+    canonical_url: str = ""
+    source: str = "other"
+    layout: str = ""
+    status: str = "ok"
+    http_status: int = 200
+    title: str = ""
+    subtitle: str = ""
+    summary: str = ""
+    paragraphs: list[str] = field(default_factory=list)
+    infobox: list[InfoboxEntry] = field(default_factory=list)
+    links: list[dict] = field(default_factory=list)
+    senses: list[dict] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    depth: int = 0
+    fetched_at: datetime | None = None
+    content_hash: str = ""
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> "Page":
+        row = dict(row)
+        row["infobox"] = [InfoboxEntry(**e) for e in row.get("infobox") or []]
+        return super(Page, cls).from_row(row)
+
+    def contract(self) -> dict[str, Any]:
+        """The JSON shape printed by ``zhbench parse``."""
+        return {
+            "status": self.status,
+            "source": self.source,
+            "url": self.url,
+            "title": self.title,
+            "subtitle": self.subtitle,
+            "summary": self.summary,
+            "paragraphs": list(self.paragraphs),
+            "infobox": [[e.name, e.value] for e in self.infobox],
+            "links": [{"title": l["title"], "url": l["url"]} for l in self.links],
+            "senses": [{"label": s["label"], "url": s["url"]} for s in self.senses],
+        }
+
+
+# --- Triple and Pair -----------------------------------------------------------
+
+TRIPLE_SCHEMA = _with_version(
+    pa.schema(
+        [
+            ("head", pa.string()),
+            ("relation", pa.string()),
+            ("tail", pa.string()),
+            ("raw_value", pa.string()),
+            ("decision", pa.string()),  # kept | dropped
+            ("reason", pa.string()),  # why dropped ("" when kept)
+            ("span_end", pa.int32()),  # end offset of the mention in the pair text, -1 if none
+        ]
+    ),
+    "triple",
+    "1.0.0",
+)
+
+
+@dataclass(slots=True)
+class Triple(Record):
+    SCHEMA: ClassVar[pa.Schema] = TRIPLE_SCHEMA
+    VERSION: ClassVar[str] = "1.0.0"
+
+    head: str
+    relation: str
+    tail: str
+    raw_value: str = ""
+    decision: str = "kept"
+    reason: str = ""
+    span_end: int = -1
+
+
+# The side table of triples the text did not support (useful for augmentation, per CDTP).
+DROPPED_TRIPLE_SCHEMA = _with_version(
+    pa.schema(
+        [
+            ("pair_id", pa.string()),
+            ("head", pa.string()),
+            ("relation", pa.string()),
+            ("tail", pa.string()),
+            ("raw_value", pa.string()),
+            ("reason", pa.string()),
+        ]
+    ),
+    "dropped_triple",
+    "1.0.0",
+)
+
+PAIR_SCHEMA = _with_version(
+    pa.schema(
+        [
+            ("pair_id", pa.string()),
+            ("entity", pa.string()),
+            ("sense", pa.string()),
+            ("url", pa.string()),
+            ("source", pa.string()),
+            ("text", pa.string()),
+            ("triples", pa.list_(pa.struct(list(TRIPLE_SCHEMA)))),
+            ("position_index", pa.float64()),
+            ("domain", pa.string()),
+            ("decision", pa.string()),
+            ("reason", pa.string()),
+            ("page_hash", pa.string()),
+        ]
+    ),
+    "pair",
+    "1.0.0",
+)
+
+
+@dataclass(slots=True)
+class Pair(Record):
+    """An entity's text with its infobox triples and the decision on each."""
+
+    SCHEMA: ClassVar[pa.Schema] = PAIR_SCHEMA
+    VERSION: ClassVar[str] = "1.0.0"
+
+    pair_id: str
+    entity: str
+    text: str
+    sense: str = ""
+    url: str = ""
+    source: str = ""
+    triples: list[Triple] = field(default_factory=list)
+    position_index: float | None = None
+    domain: str | None = None
+    decision: str = "kept"
+    reason: str = ""
+    page_hash: str = ""
+
+    def kept_triples(self) -> list[Triple]:
+        return [t for t in self.triples if t.decision == "kept"]
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> "Pair":
+        row = dict(row)
+        row["triples"] = [Triple.from_row(t) for t in row.get("triples") or []]
+        return super(Pair, cls).from_row(row)
+
+
+# --- Item ------------------------------------------------------------------------
+
+ITEM_SCHEMA = _with_version(
+    pa.schema(
+        [
+            ("item_id", pa.string()),
+            ("kind", pa.string()),
+            ("question", pa.string()),
+            ("options", pa.list_(pa.string())),
+            ("answer", pa.string()),
+            ("answer_index", pa.int32()),
+            ("source_pair_ids", pa.list_(pa.string())),
+            ("provenance", pa.string()),  # JSON: urls, generator, verifiers that ran
+            ("domain", pa.string()),
+            ("split", pa.string()),
+        ]
+    ),
+    "item",
+    "1.0.0",
+)
+
+
+@dataclass(slots=True)
+class Item(Record):
+    SCHEMA: ClassVar[pa.Schema] = ITEM_SCHEMA
+    VERSION: ClassVar[str] = "1.0.0"
+
+    item_id: str
+    kind: str
+    question: str
+    answer: str
+    options: list[str] = field(default_factory=list)
+    answer_index: int | None = None
+    source_pair_ids: list[str] = field(default_factory=list)
+    provenance: str = "{}"
+    domain: str | None = None
+    split: str = "all"
+
+    def __post_init__(self) -> None:
+        if self.kind not in ITEM_KINDS:
+            raise ValueError(f"item kind must be one of {ITEM_KINDS}, got {self.kind!r}")
+        if self.split not in SPLITS:
+            raise ValueError(f"split must be one of {SPLITS}, got {self.split!r}")
+        if self.options and (
+            self.answer_index is None or self.options[self.answer_index] != self.answer
+        ):
+            raise ValueError(f"item {self.item_id}: answer_index does not point at the answer")
+
+
+# --- Release manifest ------------------------------------------------------------
+
+MANIFEST_VERSION = "1.0.0"
+
+
+@dataclass(slots=True)
+class ReleaseFile:
+    path: str  # relative to the release directory
+    config: str
+    split: str
+    rows: int
+    bytes: int
+    sha256: str
+    schema: str
+    schema_version: str
+
+
+@dataclass(slots=True)
+class ReleaseManifest:
+    name: str
+    version: str
+    files: list[ReleaseFile]
+    config: dict[str, Any]
+    counts: dict[str, Any]
+    manifest_version: str = MANIFEST_VERSION
+    code_version: str = ""
+    parent: str | None = None
+    source_snapshot: str = ""
+    flow_run_id: str | None = None
+    created_at: str = field(
+        default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds")
+    )
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> "ReleaseManifest":
+        data = json.loads(text)
+        data["files"] = [ReleaseFile(**f) for f in data["files"]]
+        return cls(**data)

@@ -1,0 +1,151 @@
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from crawlers.mirror.render import strip_markup
+from crawlers.parsers import parse
+from tests.conftest import FIXTURES, entry
+
+BASE = "http://127.0.0.1:8800"
+CITATION = re.compile(r"\[\d+\]")
+
+
+def fetch(site, path):
+    response = site.respond(path)
+    return parse(response.body, BASE + path, http_status=response.status,
+                 encoding=response.headers.get("Content-Type", "").partition("charset=")[2] or None)
+
+
+def page_paths(site, e):
+    wiki_title = site.wiki_title(e).replace(" ", "_")
+    return {
+        "baidu": f"/item/{e.title}/{e.baidu_id}",
+        "sogou": f"/v{e.sogou_id}.htm",
+        "wikipedia": f"/wiki/{wiki_title}",
+    }
+
+
+@pytest.mark.parametrize("layout", ["baidu", "baidu_legacy"])
+def test_both_baidu_layouts_give_the_same_record(mini_site, layout):
+    e = entry(mini_site, "李白", "唐代浪漫主义诗人")
+    original = e.layout
+    e.layout = layout
+    try:
+        page = fetch(mini_site, f"/item/李白/{e.baidu_id}")
+    finally:
+        e.layout = original
+    assert page.status == "ok" and page.source == "baidu" and page.layout == layout
+    assert page.title == "李白"
+    assert page.subtitle == "唐代浪漫主义诗人"
+    assert page.summary == strip_markup(e.summary)
+    assert [(i.name, i.value) for i in page.infobox] == e.infobox
+    assert page.paragraphs == [strip_markup(p) for _, paras in e.sections for p in paras]
+    assert {s["label"] for s in page.senses} == {"唐代浪漫主义诗人", "李荣浩演唱歌曲"}
+
+
+@pytest.mark.parametrize("site_name", ["baidu", "sogou", "wikipedia"])
+def test_every_site_parses_back_to_the_facts(mini_site, site_name):
+    for e in mini_site.entries:
+        page = fetch(mini_site, page_paths(mini_site, e)[site_name])
+        assert page.status == "ok", (site_name, e.title)
+        assert page.source == site_name
+        assert (page.title, page.subtitle or e.sense) == (e.title, e.sense)
+        assert page.summary == strip_markup(e.summary)
+        assert [(i.name, i.value) for i in page.infobox] == e.infobox
+        assert page.paragraphs == [strip_markup(p) for _, paras in e.sections for p in paras]
+
+
+def test_citation_marks_edit_labels_and_padding_are_removed(mini_site):
+    e = entry(mini_site, "长江")
+    assert e.layout == "baidu_legacy"
+    html = mini_site.respond(f"/item/长江/{e.baidu_id}").body.decode()
+    assert "中&nbsp;" in html and "[1]" in html and "编辑" in html  # the raw page has all three
+    page = fetch(mini_site, f"/item/长江/{e.baidu_id}")
+    text = page.summary + "".join(page.paragraphs)
+    assert not CITATION.search(text)
+    assert "编辑" not in text and "播报" not in text and "\xa0" not in text
+    assert page.infobox[0].name == "中文名"
+
+
+def test_multi_value_cells_are_split_and_keep_the_original_string(mini_site):
+    page = fetch(mini_site, page_paths(mini_site, entry(mini_site, "李白", "唐代浪漫主义诗人"))["baidu"])
+    works = next(i for i in page.infobox if i.name == "代表作品")
+    assert works.value == "《静夜思》、《蜀道难》、《将进酒》"
+    assert works.values == ["《静夜思》", "《蜀道难》", "《将进酒》"]
+
+
+def test_links_are_absolute_entry_links_without_navigation(mini_site):
+    page = fetch(mini_site, page_paths(mini_site, entry(mini_site, "杜甫"))["baidu"])
+    assert [l["title"] for l in page.links] == ["唐朝", "李白", "长江"]
+    assert all(l["url"].startswith(BASE + "/item/") for l in page.links)
+    wiki = fetch(mini_site, page_paths(mini_site, entry(mini_site, "杜甫"))["wikipedia"])
+    # The navbox lists other entries too; only the article's own mentions count.
+    assert [l["title"] for l in wiki.links] == ["唐朝", "李白", "长江"]
+
+
+def test_link_urls_drop_tracking_query_and_fragment(mini_site):
+    page = fetch(mini_site, page_paths(mini_site, entry(mini_site, "李白", "李荣浩演唱歌曲"))["baidu"])
+    assert all("?" not in s["url"] and "#" not in s["url"] for s in page.senses)
+
+
+def test_multi_sense_title_is_a_disambiguation_page_with_every_sense(mini_site):
+    page = fetch(mini_site, "/item/李白")
+    assert page.status == "disambiguation"
+    assert [s["label"] for s in page.senses] == ["唐代浪漫主义诗人", "李荣浩演唱歌曲"]
+    wiki = fetch(mini_site, "/wiki/李白_(消歧义)")
+    assert wiki.status == "disambiguation"
+    assert [s["label"] for s in wiki.senses] == ["唐代浪漫主义诗人", "李荣浩演唱歌曲"]
+
+
+def test_wikipedia_sense_page_splits_title_and_subtitle(mini_site):
+    page = fetch(mini_site, "/wiki/李白_(李荣浩演唱歌曲)")
+    assert (page.title, page.subtitle) == ("李白", "李荣浩演唱歌曲")
+
+
+def test_wikipedia_variants_share_one_canonical_url(mini_site):
+    hans = fetch(mini_site, "/zh-hans/杜甫")
+    wiki = fetch(mini_site, "/wiki/杜甫")
+    assert hans.canonical_url == wiki.canonical_url == BASE + "/wiki/%E6%9D%9C%E7%94%AB"
+
+
+@pytest.mark.parametrize("path, status", [
+    ("/__mirror__/captcha", "blocked"),
+    ("/wappass/static/captcha/tuxing.html?u=x", "blocked"),
+    ("/__mirror__/forbidden", "blocked"),
+    ("/__mirror__/truncated", "truncated"),
+    ("/item/鲁班锁", "not_found"),
+    ("/v1.htm", "not_found"),
+    ("/wiki/不存在的条目", "not_found"),
+])
+def test_pages_that_are_not_content_get_a_status_and_no_fields(faulty_site, path, status):
+    page = fetch(faulty_site, path)
+    assert page.status == status
+    assert page.title == "" and page.infobox == [] and page.links == []
+
+
+def test_gbk_page_decodes_from_its_meta_charset(faulty_site):
+    body = faulty_site.respond("/__mirror__/gbk").body
+    with pytest.raises(UnicodeDecodeError):
+        body.decode("utf-8")
+    page = parse(body, BASE + "/__mirror__/gbk")  # no HTTP charset: the <meta> tag decides
+    assert page.status == "ok"
+    assert page.title == faulty_site.gbk_entry.title
+
+
+def test_hand_saved_current_layout_page(tmp_path):
+    html = (FIXTURES / "pages" / "baidu_current_zhangheng.html").read_bytes()
+    page = parse(html, "https://baike.baidu.com/item/%E5%BC%A0%E8%A1%A1/7331?fromModule=lemma_search-box")
+    assert page.status == "ok"
+    assert page.canonical_url == "https://baike.baidu.com/item/%E5%BC%A0%E8%A1%A1/7331"
+    assert (page.title, page.subtitle) == ("张衡", "东汉时期天文学家")
+    assert page.summary.startswith("张衡（78年－139年），字平子")
+    assert not CITATION.search(page.summary)
+    assert [(i.name, i.value) for i in page.infobox][:3] == [
+        ("中文名", "张衡"), ("字", "平子"), ("出生日期", "78年")]
+    inventions = next(i for i in page.infobox if i.name == "主要成就")
+    assert inventions.values == ["浑天仪", "地动仪"]
+    assert [l["title"] for l in page.links] == ["南阳", "东汉", "浑天仪", "地动仪", "洛阳"]
+    assert page.paragraphs == ["张衡出身于南阳名门望族，青年时游学三辅，后入洛阳太学。",
+                               "132年，张衡制成候风地动仪，能测出地震发生的方向。"]

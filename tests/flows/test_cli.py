@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from flows.cli import build_parser, main
+from tests.conftest import FIXTURES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def zhbench(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
+    return subprocess.run([sys.executable, "-m", "flows.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, env=environment, timeout=600)
+
+
+def all_commands(parser, prefix=()):
+    yield prefix
+    for action in parser._actions:
+        if action.__class__.__name__ == "_SubParsersAction":
+            for name, sub in action.choices.items():
+                yield from all_commands(sub, prefix + (name,))
+
+
+def test_every_command_explains_itself_with_an_example(capsys):
+    commands = list(all_commands(build_parser()))
+    assert ("run",) in commands and ("parse",) in commands and ("mirror", "serve") in commands
+    for command in commands:
+        with pytest.raises(SystemExit) as exit_info:
+            main([*command, "--help"])
+        assert exit_info.value.code == 0
+        out = capsys.readouterr().out
+        assert "example" in out and "zhbench" in out, command
+
+
+def test_unknown_option_is_one_line_without_traceback():
+    result = zhbench("run", "--no-such-option")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("zhbench: error: unrecognized arguments: --no-such-option")
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_seed_file_is_one_line_and_nothing_runs(tmp_path):
+    bad = tmp_path / "seeds.tsv"
+    bad.write_text("李白 出生日期 701年\n", encoding="utf-8")
+    result = zhbench("run", "--seeds", str(bad), "--data-dir", str(tmp_path / "data"))
+    assert result.returncode == 1
+    assert result.stderr.strip() == (f"zhbench: error: {bad}:1: expected 3 tab-separated columns "
+                                     "(entity, relation, value), found 1")
+    assert not (tmp_path / "data").exists()
+
+
+def test_unreachable_site_is_one_line(tmp_path):
+    result = zhbench("run", "--base-url", "http://127.0.0.1:9", "--data-dir", str(tmp_path / "data"))
+    assert result.returncode == 1
+    assert result.stderr.strip().startswith("zhbench: error: site http://127.0.0.1:9 is unreachable")
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_setting_in_config_file_is_one_line(tmp_path):
+    config = tmp_path / "zhbench.toml"
+    config.write_text("[crawl]\nmax_pages = -3\n", encoding="utf-8")
+    result = zhbench("run", "--config", str(config))
+    assert result.returncode == 1
+    assert result.stderr.strip().startswith("zhbench: error: setting crawl.max_pages:")
+
+
+def test_parse_prints_the_contract_fields():
+    page = FIXTURES / "pages" / "baidu_current_zhangheng.html"
+    result = zhbench("parse", str(page), "--url", "https://baike.baidu.com/item/张衡/7331")
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert list(record) == ["status", "source", "url", "title", "subtitle", "summary", "paragraphs",
+                            "infobox", "links", "senses"]
+    assert record["status"] == "ok" and record["source"] == "baidu"
+    assert record["infobox"][0] == ["中文名", "张衡"]
+    assert record["links"][0] == {"title": "南阳", "url": "https://baike.baidu.com/item/%E5%8D%97%E9%98%B3/123"}
+
+
+def test_parse_missing_file_is_one_line(tmp_path):
+    result = zhbench("parse", str(tmp_path / "none.html"), "--url", "http://x/")
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"zhbench: error: {tmp_path / 'none.html'} is not a file (give a saved HTML page)"

@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import json
+
+import pyarrow.parquet as pq
+import pytest
+
+from flows.cdtp import publish_stage
+from flows.settings import ReleaseSettings
+from schemas import Pair, Triple
+from warehouse.release import ReleaseError, list_versions, next_version, verify
+from warehouse.shards import ShardWriter
+
+
+def pair(i: int, kept: bool = True) -> Pair:
+    return Pair(
+        pair_id=f"p{i:03d}", entity=f"实体{i}", text=f"实体{i}海拔{i}米。", url=f"http://x/item/{i}",
+        triples=[Triple(f"实体{i}", "海拔", f"{i}米", decision="kept", span_end=5),
+                 Triple(f"实体{i}", "别名", "无", decision="dropped", reason="grounding:value_not_in_text")],
+        decision="kept" if kept else "dropped", reason="" if kept else "pair:no_grounded_triple",
+        page_hash=f"h{i}",
+    )
+
+
+@pytest.fixture()
+def shards(tmp_path):
+    # Written out of order and across shards: the release must not depend on either.
+    with ShardWriter(tmp_path / "pairs", "pairs", Pair, rows_per_shard=7, batch_size=3) as writer:
+        writer.write_all(pair(i, kept=i % 5 != 0) for i in reversed(range(20)))
+    return writer.paths
+
+
+def publish(shards, data_dir, version=None):
+    return publish_stage(shards, ReleaseSettings(version=version), data_dir, {"k": 1}, {"pairs": 20}, "snap", None)
+
+
+def test_release_holds_kept_pairs_with_kept_triples_and_a_side_table(shards, tmp_path):
+    release = publish(shards, tmp_path / "data")
+    manifest = json.loads((release / "manifest.json").read_text())
+    files = {f["config"]: f for f in manifest["files"]}
+    assert files["cdtp_pairs"]["rows"] == 16 and files["dropped_triples"]["rows"] == 20
+    table = pq.read_table(release / "cdtp_pairs" / "all.parquet")
+    assert table.column("pair_id").to_pylist() == sorted(table.column("pair_id").to_pylist())
+    assert all(len(t) == 1 and t[0]["decision"] == "kept" for t in table.column("triples").to_pylist())
+    assert table.schema.metadata[b"zhbench.schema_version"] == b"1.0.0"
+    assert manifest["source_snapshot"] == "snap" and manifest["version"] == "0.1.0"
+    assert "configs:" in (release / "README.md").read_text()
+    assert verify(release) == []
+
+
+def test_same_input_gives_byte_identical_files(shards, tmp_path):
+    first = json.loads((publish(shards, tmp_path / "a") / "manifest.json").read_text())
+    second = json.loads((publish(shards, tmp_path / "b") / "manifest.json").read_text())
+    assert [f["sha256"] for f in first["files"]] == [f["sha256"] for f in second["files"]]
+
+
+def test_versions_increase_and_never_overwrite(shards, tmp_path):
+    data = tmp_path / "data"
+    publish(shards, data)
+    assert next_version(data, "cdtp") == "0.2.0"
+    second = publish(shards, data)
+    assert second.name == "0.2.0"
+    assert json.loads((second / "manifest.json").read_text())["parent"] == "0.1.0"
+    with pytest.raises(ReleaseError, match="already exists"):
+        publish(shards, data, version="0.1.0")
+    assert list_versions(data, "cdtp") == ["0.1.0", "0.2.0"]
+    assert not [p for p in (data / "releases" / "cdtp").iterdir() if p.name.startswith(".tmp")]
+
+
+def test_verify_reports_a_changed_file(shards, tmp_path):
+    release = publish(shards, tmp_path / "data")
+    target = release / "dropped_triples" / "all.parquet"
+    target.write_bytes(target.read_bytes() + b"x")
+    (problem,) = verify(release)
+    assert problem.startswith("dropped_triples/all.parquet: sha256")

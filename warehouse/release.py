@@ -1,0 +1,211 @@
+"""Versioned, immutable Parquet releases with a manifest, checksums and a dataset card.
+
+A release is assembled in a temporary directory beside its final place and moved
+into ``<data_dir>/releases/<name>/<version>/`` with one rename, so readers see a
+whole release or none. An existing version is never overwritten.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from schemas import ReleaseFile, ReleaseManifest, schema_version
+from warehouse.shards import WRITE_OPTIONS, sha256_file
+
+SEMVER = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
+ROW_GROUP = 10_000
+
+
+class ReleaseError(RuntimeError):
+    """A release cannot be written or read; the message says which and why."""
+
+
+@dataclass
+class TableSpec:
+    """One config/split file of a release, produced by a SQL query over shards.
+
+    ``query`` reads the shards through ``read_parquet($paths)`` and must order its
+    rows by a unique key, so the file's bytes depend only on its content.
+    """
+
+    config: str
+    split: str
+    schema: pa.Schema
+    query: str
+    paths: list[Path]
+
+
+def releases_root(data_dir: Path, name: str) -> Path:
+    return Path(data_dir) / "releases" / name
+
+
+def list_versions(data_dir: Path, name: str) -> list[str]:
+    root = releases_root(data_dir, name)
+    if not root.is_dir():
+        return []
+    found = [p.name for p in root.iterdir() if SEMVER.match(p.name) and (p / "manifest.json").is_file()]
+    return sorted(found, key=lambda v: tuple(int(x) for x in v.split(".")))
+
+
+def next_version(data_dir: Path, name: str) -> str:
+    """0.1.0 for the first release, else the latest with its minor number raised."""
+    versions = list_versions(data_dir, name)
+    if not versions:
+        return "0.1.0"
+    major, minor, _ = (int(x) for x in versions[-1].split("."))
+    return f"{major}.{minor + 1}.0"
+
+
+def _batches(spec: TableSpec) -> Iterator[pa.RecordBatch]:
+    con = duckdb.connect()
+    try:
+        con.execute("SET threads = 1")  # a single thread keeps DuckDB's output order fixed
+        relation = con.sql(spec.query.replace("$paths", _path_list(spec.paths)))
+        reader = relation.to_arrow_reader(ROW_GROUP)
+        yield from reader
+    finally:
+        con.close()
+
+
+def _path_list(paths: list[Path]) -> str:
+    if not paths:
+        raise ReleaseError("a release table has no input shards")
+    return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths) + "]"
+
+
+def _write_table(spec: TableSpec, path: Path) -> int:
+    """Stream the query's rows into one Parquet file, in row groups of a fixed size."""
+    rows = 0
+    buffer: list[pa.RecordBatch] = []
+    buffered = 0
+    with pq.ParquetWriter(path, spec.schema, **WRITE_OPTIONS) as writer:
+        def emit(final: bool) -> None:
+            nonlocal buffer, buffered, rows
+            if not buffer:
+                return
+            table = pa.Table.from_batches(buffer).cast(spec.schema)
+            offset = 0
+            while table.num_rows - offset >= ROW_GROUP or (final and offset < table.num_rows):
+                part = table.slice(offset, ROW_GROUP)
+                writer.write_table(part, row_group_size=ROW_GROUP)
+                offset += part.num_rows
+                rows += part.num_rows
+            rest = table.slice(offset)
+            buffer = rest.to_batches() if rest.num_rows else []
+            buffered = rest.num_rows
+
+        for batch in _batches(spec):
+            if batch.num_rows == 0:
+                continue
+            buffer.append(batch)
+            buffered += batch.num_rows
+            if buffered >= ROW_GROUP:
+                emit(final=False)
+        emit(final=True)
+    return rows
+
+
+def publish(data_dir: Path, name: str, tables: list[TableSpec], config: dict[str, Any],
+            counts: dict[str, Any], version: str | None = None, card: str = "",
+            source_snapshot: str = "", flow_run_id: str | None = None, code_version: str = "") -> Path:
+    """Write a release and return its directory."""
+    data_dir = Path(data_dir)
+    version = version or next_version(data_dir, name)
+    if not SEMVER.match(version):
+        raise ReleaseError(f"version {version!r} is not semantic (MAJOR.MINOR.PATCH, e.g. 1.2.0)")
+    root = releases_root(data_dir, name)
+    final = root / version
+    if final.exists():
+        raise ReleaseError(f"release {name} {version} already exists at {final}; releases are immutable, "
+                           "choose another version")
+    previous = list_versions(data_dir, name)
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = root / f".tmp-{version}-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    try:
+        files = []
+        for spec in tables:
+            relative = Path(spec.config) / f"{spec.split}.parquet"
+            target = tmp / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            rows = _write_table(spec, target)
+            files.append(ReleaseFile(
+                path=relative.as_posix(), config=spec.config, split=spec.split, rows=rows,
+                bytes=target.stat().st_size, sha256=sha256_file(target),
+                schema=(spec.schema.metadata or {}).get(b"zhbench.schema", b"").decode(),
+                schema_version=schema_version(spec.schema),
+            ))
+        manifest = ReleaseManifest(
+            name=name, version=version, files=files, config=config, counts=counts,
+            code_version=code_version, parent=previous[-1] if previous else None,
+            source_snapshot=source_snapshot, flow_run_id=flow_run_id,
+        )
+        (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
+        (tmp / "README.md").write_text(card or default_card(manifest), encoding="utf-8")
+        os.rename(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
+def load_manifest(release_dir: Path) -> ReleaseManifest:
+    path = Path(release_dir) / "manifest.json"
+    if not path.is_file():
+        raise ReleaseError(f"{release_dir} is not a release: it has no manifest.json")
+    try:
+        return ReleaseManifest.from_json(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, TypeError, KeyError) as exc:
+        raise ReleaseError(f"{path} is not a valid manifest ({exc})") from None
+
+
+def verify(release_dir: Path) -> list[str]:
+    """Check every file against the manifest; returns the problems found (empty when sound)."""
+    release_dir = Path(release_dir)
+    manifest = load_manifest(release_dir)
+    problems = []
+    for item in manifest.files:
+        path = release_dir / item.path
+        if not path.is_file():
+            problems.append(f"{item.path}: missing")
+            continue
+        digest = sha256_file(path)
+        if digest != item.sha256:
+            problems.append(f"{item.path}: sha256 {digest[:12]}… differs from the manifest's {item.sha256[:12]}…")
+            continue
+        rows = pq.ParquetFile(path).metadata.num_rows
+        if rows != item.rows:
+            problems.append(f"{item.path}: {rows} rows, the manifest says {item.rows}")
+    return problems
+
+
+def default_card(manifest: ReleaseManifest) -> str:
+    configs: dict[str, list[ReleaseFile]] = {}
+    for item in manifest.files:
+        configs.setdefault(item.config, []).append(item)
+    lines = ["---", "configs:"]
+    for config, items in configs.items():
+        lines.append(f"- config_name: {config}")
+        lines.append("  data_files:")
+        for item in items:
+            lines.append(f"  - split: {item.split}")
+            lines.append(f"    path: {item.path}")
+    lines += ["language:", "- zh", "---", "", f"# {manifest.name} {manifest.version}", ""]
+    lines.append("| config | split | rows | sha256 |")
+    lines.append("|---|---|---|---|")
+    for item in manifest.files:
+        lines.append(f"| {item.config} | {item.split} | {item.rows} | `{item.sha256[:16]}` |")
+    lines += ["", "## Funnel", "", "```json", json.dumps(manifest.counts, ensure_ascii=False, indent=2), "```", ""]
+    return "\n".join(lines)
