@@ -19,7 +19,7 @@ from crawlers.seeds import SeedError
 from flows.settings import SettingsError
 from warehouse.release import ReleaseError
 
-USER_ERRORS = (SeedError, CrawlError, ReleaseError, FactsError, SettingsError, OSError)
+USER_ERRORS = (SeedError, CrawlError, ReleaseError, FactsError, SettingsError, OSError, ValueError)
 
 
 class UsageError(Exception):
@@ -122,19 +122,51 @@ def cmd_mirror_serve(args: argparse.Namespace) -> int:
     from crawlers.mirror.facts import FACTS_DIR
     from crawlers.mirror.site import MirrorServer, Site
 
-    site = Site(facts_dir=Path(args.facts) if args.facts else FACTS_DIR)
+    from crawlers.mirror.synth import SynthConfig
+
+    site = Site(facts_dir=Path(args.facts) if args.facts else FACTS_DIR, synthetic=args.synthetic,
+                synth_config=SynthConfig(seed=args.seed))
     try:
         server = MirrorServer(site, port=args.port, host=args.host)
     except OSError as exc:
         raise UsageError(f"cannot listen on {args.host}:{args.port} ({exc.strerror}); choose another --port")
     with server:
-        print(f"mirror: {len(site.entries)} entries at {server.url}/item/<title> "
+        extra = f" + {args.synthetic} synthetic" if args.synthetic else ""
+        print(f"mirror: {len(site.entries)} entries{extra} at {server.url}/item/<title> "
               f"(sogou {server.url}/v<id>.htm, wikipedia {server.url}/wiki/<title>); Ctrl-C stops", flush=True)
         try:
             while True:
                 time.sleep(3600)
         except KeyboardInterrupt:
             pass
+    return 0
+
+
+def cmd_mirror_synth(args: argparse.Namespace) -> int:
+    from crawlers.mirror.facts import FACTS_DIR, load_facts
+    from crawlers.mirror.render import item_path
+    from crawlers.mirror.synth import SynthConfig, Synthesizer, to_record
+
+    if args.count < 1:
+        raise UsageError(f"--count must be at least 1, got {args.count}")
+    config = SynthConfig(seed=args.seed, ungrounded_rate=args.ungrounded_rate,
+                         trailing_rate=args.trailing_rate, near_duplicate_rate=args.near_duplicate_rate)
+    synth = Synthesizer(load_facts(Path(args.facts) if args.facts else FACTS_DIR), config)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".tmp-{out.name}")
+    seeds = open(args.seeds_out, "w", encoding="utf-8") if args.seeds_out else None
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            for entry in synth.take(args.count):
+                handle.write(json.dumps(to_record(entry), ensure_ascii=False) + "\n")
+                if seeds:
+                    seeds.write(item_path(entry.title, entry.baidu_id) + "\n")
+    finally:
+        if seeds:
+            seeds.close()
+    tmp.replace(out)
+    print(f"wrote {args.count} synthetic entries (seed {args.seed}) to {out}")
     return 0
 
 
@@ -220,6 +252,21 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8800, help="port (default 8800; 0 picks a free one)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--facts", help="facts directory (default: the bundled facts table)")
+    serve.add_argument("--synthetic", type=int, default=0,
+                       help="also serve this many synthetic entries at /item/<title>/<20000000+i>")
+    serve.add_argument("--seed", type=int, default=0, help="seed of the synthetic entries (default 0)")
+    synth = _command(mirror_sub, "synth",
+                     "Write synthetic entries, recombined from the facts, with planted noise labelled.",
+                     "zhbench mirror synth --count 100000 --seed 7 --out synth.jsonl --seeds-out synth-urls.txt",
+                     cmd_mirror_synth)
+    synth.add_argument("--count", type=int, required=True, help="number of entries")
+    synth.add_argument("--seed", type=int, default=0, help="seed (default 0); same seed, same entries")
+    synth.add_argument("--out", required=True, help="JSON Lines file to write (facts format plus 'labels')")
+    synth.add_argument("--seeds-out", help="also write each entry's Baidu-form path, one per line")
+    synth.add_argument("--facts", help="facts directory to recombine (default: the bundled facts table)")
+    synth.add_argument("--ungrounded-rate", type=float, default=0.3, help="share of entries with an unmentioned row")
+    synth.add_argument("--trailing-rate", type=float, default=0.2, help="share with a trailing uncovered relation")
+    synth.add_argument("--near-duplicate-rate", type=float, default=0.05, help="share that copy an earlier entry")
 
     rel = _command(sub, "release", "List and verify releases.", "zhbench release list\nzhbench release verify 0.1.0",
                    lambda a: _help(rel))

@@ -25,6 +25,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from crawlers.mirror import render
 from crawlers.mirror.facts import FACTS_DIR, Entry, load_facts
+from crawlers.mirror.synth import SYNTHETIC_ID_BASE, SynthConfig, Synthesizer
 
 ROBOTS = """User-agent: *
 Disallow: /usercenter
@@ -53,9 +54,13 @@ class Site:
     """Every page of the mirror, rendered on request from the facts table."""
 
     def __init__(self, entries: list[Entry] | None = None, facts_dir: Path = FACTS_DIR,
-                 build: str = "2024.1", faults: bool = True):
+                 build: str = "2024.1", faults: bool = True, synthetic: int = 0,
+                 synth_config: SynthConfig = SynthConfig()):
         self.entries = entries if entries is not None else load_facts(facts_dir)
         self.build = build
+        # Synthetic entries are rendered on request from their id, never held in memory.
+        self.synthetic = synthetic
+        self.synth = Synthesizer(self.entries, synth_config) if synthetic else None
         self.by_title: dict[str, list[Entry]] = {}
         for entry in self.entries:
             self.by_title.setdefault(entry.title, []).append(entry)
@@ -81,6 +86,21 @@ class Site:
     def wiki_title(self, entry: Entry) -> str:
         senses = self.senses(entry.title)
         return entry.title if senses[0].key == entry.key else f"{entry.title} ({entry.sense})"
+
+    def _by_id(self, table: dict[int, Entry], id_text: str) -> Entry | None:
+        if not id_text.isdigit():
+            return None
+        number = int(id_text)
+        if self.synth is not None and SYNTHETIC_ID_BASE <= number < SYNTHETIC_ID_BASE + self.synthetic:
+            return self.synth.entry(number - SYNTHETIC_ID_BASE)
+        return table.get(number)
+
+    def synthetic_url(self, index: int) -> str:
+        """The Baidu-form path of synthetic entry ``index`` (seed lists for large crawls use these)."""
+        if self.synth is None or not 0 <= index < self.synthetic:
+            raise IndexError(f"synthetic entry {index} is not served (the site has {self.synthetic})")
+        entry = self.synth.entry(index)
+        return render.item_path(entry.title, entry.baidu_id)
 
     def _first_time(self, key: str) -> bool:
         with self._lock:
@@ -140,7 +160,7 @@ class Site:
             if len(senses) > 1:
                 return _html(render.baidu_disambiguation(title, senses))
             return Response(302, headers={"Location": render.item_path(title, senses[0].baidu_id)})
-        entry = self.by_baidu_id.get(int(id_text)) if id_text.isdigit() else None
+        entry = self._by_id(self.by_baidu_id, id_text)
         if entry is None:
             return _html(render.baidu_not_found(title), 404)
         if entry.title != title:
@@ -154,7 +174,7 @@ class Site:
         return response
 
     def _render_baidu(self, entry: Entry) -> Response:
-        senses = self.senses(entry.title)
+        senses = [entry] if entry.labels.get("synthetic") else self.senses(entry.title)
         if entry.layout == "baidu_legacy":
             html = render.baidu_legacy(entry, self.baidu_link, senses)
         else:
@@ -165,7 +185,7 @@ class Site:
         return _html(html)
 
     def _sogou(self, id_text: str) -> Response:
-        entry = self.by_sogou_id.get(int(id_text)) if id_text.isdigit() else None
+        entry = self._by_id(self.by_sogou_id, id_text)
         if entry is None:
             return _html(render.sogou_not_found(id_text), 404)
         return _html(render.sogou(entry, self.sogou_link))

@@ -23,9 +23,13 @@ def clean_text(text: str) -> str:
     return _SPACE_BETWEEN_CJK.sub("", text)
 
 
+_SPACE_NOT_BETWEEN_LATIN = re.compile(r"(?<![A-Za-z0-9]) | (?![A-Za-z0-9])")
+
+
 def clean_name(text: str) -> str:
-    """An infobox name without any padding: '中 文 名' -> '中文名'."""
-    return SPACES.sub("", CITATION.sub("", text)).rstrip("：:")
+    """An infobox name without padding: '中 文 名' -> '中文名', while 'Python 3发布时间' keeps its space."""
+    text = SPACES.sub(" ", CITATION.sub("", text)).strip()
+    return _SPACE_NOT_BETWEEN_LATIN.sub("", text).rstrip("：:")
 
 
 def split_values(value: str, link_texts: list[str] | None = None) -> list[str]:
