@@ -142,6 +142,16 @@ def cmd_mirror_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_mirror_export(args: argparse.Namespace) -> int:
+    from crawlers.mirror.facts import FACTS_DIR
+    from crawlers.mirror.site import Site
+
+    site = Site(facts_dir=Path(args.facts) if args.facts else FACTS_DIR)
+    written = site.export(Path(args.directory))
+    print(f"wrote {written} pages of {len(site.entries)} entries to {args.directory}")
+    return 0
+
+
 def cmd_mirror_synth(args: argparse.Namespace) -> int:
     from crawlers.mirror.facts import FACTS_DIR, load_facts
     from crawlers.mirror.render import item_path
@@ -255,6 +265,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--synthetic", type=int, default=0,
                        help="also serve this many synthetic entries at /item/<title>/<20000000+i>")
     serve.add_argument("--seed", type=int, default=0, help="seed of the synthetic entries (default 0)")
+    export = _command(mirror_sub, "export",
+                      "Write every mirror page as a static HTML file (for review, fixtures and zhbench parse).",
+                      "zhbench mirror export mirror-html\nzhbench parse mirror-html/baidu/李白-8555631.html "
+                      "--url http://127.0.0.1:8800/item/李白/8555631", cmd_mirror_export)
+    export.add_argument("directory", help="output directory (created if missing)")
+    export.add_argument("--facts", help="facts directory (default: the bundled facts table)")
     synth = _command(mirror_sub, "synth",
                      "Write synthetic entries, recombined from the facts, with planted noise labelled.",
                      "zhbench mirror synth --count 100000 --seed 7 --out synth.jsonl --seeds-out synth-urls.txt",

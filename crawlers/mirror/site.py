@@ -109,6 +109,34 @@ class Site:
             self._served.add(key)
             return True
 
+    def export(self, directory: Path) -> int:
+        """Write each entry's page on every site, plus the fault pages, as static files.
+
+        Entry pages are written whole: the one-time faults (captcha, cut-off) are
+        exported separately under special/.
+        """
+        pages: dict[str, bytes] = {}
+        for name, path in (("robots.txt", "/robots.txt"), ("special/captcha.html", "/__mirror__/captcha"),
+                           ("special/truncated.html", "/__mirror__/truncated"),
+                           ("special/gbk.html", "/__mirror__/gbk"), ("special/not_found.html", "/item/鲁班锁")):
+            pages[name] = self.respond(path).body
+        for entry in self.entries:
+            name = f"{entry.title}-{entry.baidu_id}".replace("/", "_")
+            pages[f"baidu/{name}.html"] = self._render_baidu(entry).body
+            pages[f"sogou/{entry.sogou_id}.html"] = self.respond(f"/v{entry.sogou_id}.htm").body
+            pages[f"wikipedia/{name}.html"] = self.respond(render.wiki_path(self.wiki_title(entry))).body
+        for title, senses in self.by_title.items():
+            if len(senses) > 1:
+                safe = title.replace("/", "_")
+                pages[f"baidu/{safe}-senses.html"] = self.respond(render.item_path(title)).body
+                pages[f"wikipedia/{safe}-disambiguation.html"] = self.respond(
+                    render.wiki_path(f"{title} (消歧义)")).body
+        for relative, body in pages.items():
+            target = Path(directory) / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(body)
+        return len(pages)
+
     # -- routing ------------------------------------------------------------------
 
     def respond(self, target: str) -> Response:

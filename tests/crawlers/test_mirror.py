@@ -107,3 +107,20 @@ def test_synth_command_writes_records_and_seed_paths(tmp_path):
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert len(records) == 50 and all("labels" in r for r in records)
     assert len(urls.read_text().splitlines()) == 50
+
+
+def test_export_writes_every_page_and_the_fault_pages(tmp_path):
+    from crawlers.mirror.facts import load_facts
+    from tests.conftest import MINI_FACTS
+
+    site = Site(facts_dir=MINI_FACTS)
+    assert site.export(tmp_path) == 5 + 3 * len(site.entries) + 2
+    expected = {"captcha.html": "blocked", "truncated.html": "truncated", "not_found.html": "not_found",
+                "gbk.html": "ok"}
+    for name, status in expected.items():
+        assert parse((tmp_path / "special" / name).read_bytes(), BASE + "/x").status == status
+    for layout in ("baidu", "sogou", "wikipedia"):
+        for path in (tmp_path / layout).glob("*.html"):
+            page = parse(path.read_bytes(), BASE + "/x")
+            assert page.status in ("ok", "disambiguation") and page.source == layout, path
+    assert len(load_facts(MINI_FACTS)) == len(site.entries)
