@@ -129,7 +129,7 @@ def cmd_mirror_serve(args: argparse.Namespace) -> int:
     try:
         server = MirrorServer(site, port=args.port, host=args.host)
     except OSError as exc:
-        raise UsageError(f"cannot listen on {args.host}:{args.port} ({exc.strerror}); choose another --port")
+        raise UsageError(f"cannot listen on {args.host}:{args.port} ({exc.strerror}); choose another --port") from None
     with server:
         extra = f" + {args.synthetic} synthetic" if args.synthetic else ""
         print(f"mirror: {len(site.entries)} entries{extra} at {server.url}/item/<title> "

@@ -11,7 +11,6 @@ import os
 from pathlib import Path
 from typing import Iterable, Iterator, TypeVar
 
-import pyarrow as pa
 import pyarrow.parquet as pq
 
 from schemas.records import Record
@@ -111,13 +110,3 @@ def iter_records(paths: Iterable[Path | str], record_type: type[R], batch_size: 
         for batch in parquet.iter_batches(batch_size=batch_size):
             yield from record_type.from_batch(batch)  # type: ignore[misc]
 
-
-def write_table(path: Path, records: list[Record], record_type: type[Record]) -> int:
-    """Write one complete file atomically (small outputs such as release files)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".tmp-{path.name}-{os.getpid()}")
-    table = pa.Table.from_batches([record_type.to_batch(records)], schema=record_type.SCHEMA) if records \
-        else record_type.SCHEMA.empty_table()
-    pq.write_table(table, tmp, **WRITE_OPTIONS)
-    os.replace(tmp, path)
-    return table.num_rows

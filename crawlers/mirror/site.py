@@ -55,12 +55,12 @@ class Site:
 
     def __init__(self, entries: list[Entry] | None = None, facts_dir: Path = FACTS_DIR,
                  build: str = "2024.1", faults: bool = True, synthetic: int = 0,
-                 synth_config: SynthConfig = SynthConfig()):
+                 synth_config: SynthConfig | None = None):
         self.entries = entries if entries is not None else load_facts(facts_dir)
         self.build = build
         # Synthetic entries are rendered on request from their id, never held in memory.
         self.synthetic = synthetic
-        self.synth = Synthesizer(self.entries, synth_config) if synthetic else None
+        self.synth = Synthesizer(self.entries, synth_config or SynthConfig()) if synthetic else None
         self.by_title: dict[str, list[Entry]] = {}
         for entry in self.entries:
             self.by_title.setdefault(entry.title, []).append(entry)

@@ -110,7 +110,7 @@ class Synthesizer:
         template = self.templates[rng.randrange(len(self.templates))]
         name = self._name(template, rng)
         infobox: list[tuple[str, str]] = []
-        for relation, value in template.infobox:
+        for relation, _ in template.infobox:
             if relation == "中文名":
                 infobox.append((relation, name))
             elif relation == "外文名":

@@ -1,4 +1,8 @@
-"""Pure page parsers: ``parse(html, url) -> Page``, selected by site and layout."""
+"""Pure page parsers: ``parse(html, url) -> Page``, selected by site and layout.
+
+Two tree backends give identical records: ``lxml`` (the default, several times
+faster; see ``bench/parse_bench.py``) and ``bs4`` (BeautifulSoup, the reference).
+"""
 
 from __future__ import annotations
 
@@ -8,14 +12,15 @@ from datetime import datetime
 from urllib.parse import urljoin
 
 from crawlers.parsers import detect
-from crawlers.parsers.soup import LAYOUTS, make_soup
+from crawlers.parsers.layouts import LAYOUTS
+from crawlers.parsers.tree import BACKENDS
 from crawlers.urls import canonicalize
 from schemas import Page
 
 _CANONICAL = re.compile(r"""<link[^>]+rel=["']canonical["'][^>]*>""", re.I)
 _HREF = re.compile(r"""href=["']([^"']+)["']""", re.I)
 
-__all__ = ["canonicalize", "content_hash", "parse"]
+__all__ = ["BACKENDS", "canonicalize", "content_hash", "parse"]
 
 
 def content_hash(body: bytes | str) -> str:
@@ -31,8 +36,11 @@ def parse(
     encoding: str | None = None,
     fetched_at: datetime | None = None,
     depth: int = 0,
+    backend: str = "lxml",
 ) -> Page:
     """Parse one fetched page into a :class:`Page`; pages that are not content get a status, not fields."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     text = detect.decode(html, encoding)
     page = Page(
         url=url,
@@ -59,7 +67,7 @@ def parse(
     if layout is None:
         page.status = "ok"
         return page
-    fields = layout(make_soup(text), url)
+    fields = layout(BACKENDS[backend](text), url)
     page.status = fields.pop("status", "ok")
     for name, value in fields.items():
         setattr(page, name, value)
