@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from urllib.parse import quote, unquote, urlsplit
 
 _SAFE = "/()_-.~,:!*'"
@@ -10,6 +11,7 @@ _BAIDU_ITEM = re.compile(r"^/item/([^/]+)(/\d+)?/?$")
 _WIKI_VARIANT = re.compile(r"^/(?:zh-hans|zh-hant|zh-cn|zh-tw|zh-hk|zh-sg)/(.+)$")
 
 
+@lru_cache(maxsize=1 << 16)
 def canonicalize(url: str) -> str:
     """Drop query and fragment (``?fromModule=``, ``#viewPageContent``), encode the path once,
     and map ``/zh-hans/``-style Wikipedia variants to ``/wiki/``."""

@@ -126,12 +126,15 @@ def _dl_infobox(container: Node | None, name_tag: str, name_cls: str | None) -> 
 
 
 def baidu(root: Node, url: str) -> dict[str, Any]:
-    title_box = root.first(cls="J-lemma-title")
+    found = root.select({
+        "title": dict(cls="J-lemma-title"), "summary": dict(cls="J-summary"), "info": dict(cls="J-basic-info"),
+        "content": dict(cls="J-lemma-content"), "poly": dict(prefix="polysemantList"),
+        "tags": dict(prefix="tagList"),
+    })
+    title_box, summary_el, info_el, content_el, poly = (
+        (found[k] or [None])[0] for k in ("title", "summary", "info", "content", "poly"))
     title = _text(title_box.first(tag="h1")) if title_box else ""
     subtitle = _subtitle(title_box.first(prefix="lemmaDesc") or title_box.first(tag="h2")) if title_box else ""
-    summary_el = root.first(cls="J-summary")
-    info_el = root.first(cls="J-basic-info")
-    content_el = root.first(cls="J-lemma-content")
     roots = [el for el in (summary_el, info_el, content_el) if el is not None]
     for el in roots:
         _strip_noise(el)
@@ -140,8 +143,7 @@ def baidu(root: Node, url: str) -> dict[str, Any]:
     if summary_el is not None:
         summary = " ".join(_texts(summary_el.all(attr=("data-tag", "paragraph")))) or _text(summary_el)
     paragraphs = _texts(content_el.all(attr=("data-tag", "paragraph"))) if content_el else []
-    poly = root.first(prefix="polysemantList")
-    tags = [_text(a) for box in root.all(prefix="tagList") for a in box.all(tag="a")]
+    tags = [_text(a) for box in found["tags"] for a in box.all(tag="a")]
     return _fields(title, subtitle, summary, paragraphs, _dl_infobox(info_el, "dt", None), links,
                    _senses(poly, url) if poly else [], tags)
 

@@ -45,6 +45,10 @@ class Node:
             id: str | None = None, attr: tuple[str, str] | None = None) -> list["Node"]:  # noqa: A002
         raise NotImplementedError
 
+    def select(self, queries: dict[str, dict]) -> dict[str, list["Node"]]:
+        """Several queries at once: {name: dict(tag=..., cls=...)} -> {name: matches}."""
+        return {name: self.all(**query) for name, query in queries.items()}
+
     def children(self) -> list["Node"]:
         raise NotImplementedError
 
@@ -150,21 +154,43 @@ def _literal(text: str) -> str:
 
 @lru_cache(maxsize=512)
 def _xpath(axis: str, tags: tuple, classes: tuple, prefixes: tuple, id_: str | None, attr) -> etree.XPath:
+    # Class tests use a plain substring test here (cheap in libxml2) and are made
+    # exact in Python afterwards (_class_ok): XPath's concat/normalize-space per
+    # element costs several times more on a page of thousands of elements.
     conditions = []
     if tags:
         conditions.append(" or ".join(f"self::{t}" for t in tags))
-    if classes:
-        conditions.append(" or ".join(
-            f"contains(concat(' ', normalize-space(@class), ' '), {_literal(' ' + c + ' ')})" for c in classes))
-    if prefixes:
-        conditions.append(" or ".join(
-            f"contains(concat(' ', normalize-space(@class)), {_literal(' ' + p)})" for p in prefixes))
+    if classes or prefixes:
+        conditions.append(" or ".join(f"contains(@class, {_literal(c)})" for c in classes + prefixes))
     if id_ is not None:
         conditions.append(f"@id={_literal(id_)}")
     if attr is not None:
         conditions.append(f"@{attr[0]}={_literal(attr[1])}")
     predicate = "".join(f"[{c}]" for c in conditions)
     return etree.XPath(f"{axis}::*{predicate}")
+
+
+def _query_key(query: dict) -> tuple:
+    return (_as_tuple(query.get("tag")), _as_tuple(query.get("cls")), _as_tuple(query.get("prefix")),
+            query.get("id"), query.get("attr"))
+
+
+@lru_cache(maxsize=128)
+def _union_xpath(keys: tuple) -> etree.XPath:
+    parts = []
+    for tags, classes, prefixes, id_, attr in keys:
+        predicate = _xpath("self", tags, classes, prefixes, id_, attr).path.removeprefix("self::*")
+        parts.append(predicate.replace("][", " and ").strip("[]") or "true()")
+    return etree.XPath("descendant::*[" + " or ".join(f"({p})" for p in parts) + "]")
+
+
+def _class_ok(el, classes: tuple, prefixes: tuple) -> bool:
+    have = (el.get("class") or "").split()
+    if classes and not any(c in have for c in classes):
+        return False
+    if prefixes and not any(c.startswith(p) for c in have for p in prefixes):
+        return False
+    return True
 
 
 class LxmlNode(Node):
@@ -178,15 +204,39 @@ class LxmlNode(Node):
         return self.el.tag if isinstance(self.el.tag, str) else ""
 
     def all(self, tag=None, cls=None, prefix=None, id=None, attr=None):  # noqa: A002
-        query = _xpath("descendant", _as_tuple(tag), _as_tuple(cls), _as_tuple(prefix), id, attr)
-        return [LxmlNode(el) for el in query(self.el)]
+        classes, prefixes = _as_tuple(cls), _as_tuple(prefix)
+        found = _xpath("descendant", _as_tuple(tag), classes, prefixes, id, attr)(self.el)
+        if classes or prefixes:
+            found = [el for el in found if _class_ok(el, classes, prefixes)]
+        return [LxmlNode(el) for el in found]
+
+    def select(self, queries: dict[str, dict]) -> dict[str, list["Node"]]:
+        # One pass over the document for all queries instead of one pass each.
+        keys = tuple((name, _query_key(q)) for name, q in queries.items())
+        union = _union_xpath(tuple(key for _, key in keys))
+        result: dict[str, list[Node]] = {name: [] for name in queries}
+        for el in union(self.el):
+            for name, (tags, classes, prefixes, id_, attr) in keys:
+                if tags and el.tag not in tags:
+                    continue
+                if (classes or prefixes) and not _class_ok(el, classes, prefixes):
+                    continue
+                if id_ is not None and el.get("id") != id_:
+                    continue
+                if attr is not None and el.get(attr[0]) != attr[1]:
+                    continue
+                result[name].append(LxmlNode(el))
+        return result
 
     def children(self):
         return [LxmlNode(el) for el in self.el if isinstance(el.tag, str)]
 
     def next_sibling(self, tag=None, cls=None):
-        found = _xpath("following-sibling", _as_tuple(tag), _as_tuple(cls), (), None, None)(self.el)
-        return LxmlNode(found[0]) if found else None
+        classes = _as_tuple(cls)
+        for el in _xpath("following-sibling", _as_tuple(tag), classes, (), None, None)(self.el):
+            if not classes or _class_ok(el, classes, ()):
+                return LxmlNode(el)
+        return None
 
     def text(self) -> str:
         # Text nodes only, like BeautifulSoup's get_text: comments and processing
