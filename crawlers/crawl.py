@@ -1,23 +1,43 @@
-"""Run one crawl in a child process and collect its Parquet shards and stats.
+"""Run one crawl in a child process; resume it, recrawl it, re-parse it.
 
 Twisted's reactor cannot be restarted inside one process, so every crawl gets a
-fresh interpreter: ``python -m crawlers.crawl CONFIG.json``. The parent only
-launches, waits and reads the results the child wrote.
+fresh interpreter: ``python -m crawlers.crawl CONFIG.json``. The parent
+launches, shows progress, waits and reads what the child wrote.
+
+A crawl directory holds:
+
+* ``fetched.jsonl``: the fetch log, one flushed line per kept response (the durable record);
+* ``pages/pages-*.parquet``: the parsed pages in shards, written in batches;
+* ``progress.json`` and ``crawl-stats.json``: live and final counters.
+
+Raw HTML goes to a content-addressed store shared by all crawls of a data directory.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import signal
 import subprocess
 import sys
+import time
 import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
+from typing import Callable
 from urllib.parse import urlsplit
 
+import pyarrow.parquet as pq
+
+from crawlers.fetchlog import FetchLog, ResumeState, record_hash
+from crawlers.parsers import parse
+from crawlers.rawstore import RawStore
+from crawlers.urls import canonicalize
 from schemas import Page
-from warehouse.shards import ShardWriter
+from warehouse.shards import ShardWriter, iter_records
 
 DEFAULT_USER_AGENT = "zhbench/0.1 (Chinese benchmark data crawler; set crawl.user_agent to add your contact)"
 
@@ -30,6 +50,7 @@ class CrawlError(RuntimeError):
 class CrawlConfig:
     start_urls: list[str]
     out_dir: str
+    raw_dir: str = ""  # default: <out_dir>/raw
     max_depth: int = 20
     max_pages: int = 0  # 0: no limit
     concurrency: int = 8
@@ -38,21 +59,30 @@ class CrawlConfig:
     obey_robots: bool = True
     user_agent: str = DEFAULT_USER_AGENT
     timeout_s: float = 30.0
-    max_block_retries: int = 3
+    max_block_retries: int = 5
+    backoff_base_s: float = 1.0
+    backoff_max_s: float = 300.0
     rows_per_shard: int = 5_000
     log_level: str = "WARNING"
     allowed_hosts: list[str] = field(default_factory=list)
+    backend: str = "lxml"
+    resume: bool = False
+    known: dict[str, dict] = field(default_factory=dict)  # recrawl: canonical URL -> validators, record hash
+    follow_known: bool = True
+    redis_url: str = ""  # share the frontier and seen-set with other processes through Redis
+
+    @property
+    def raw_root(self) -> Path:
+        return Path(self.raw_dir) if self.raw_dir else Path(self.out_dir) / "raw"
 
 
 @dataclass
 class CrawlResult:
+    out_dir: Path
     shards: list[Path]
     stats: dict
-
-    @property
-    def by_status(self) -> dict[str, int]:
-        prefix = "zhbench/status/"
-        return {k[len(prefix):]: v for k, v in sorted(self.stats.items()) if k.startswith(prefix)}
+    by_status: dict[str, int]
+    changes: dict[str, int]
 
 
 def check_reachable(url: str, timeout: float = 5.0) -> None:
@@ -71,46 +101,170 @@ def check_reachable(url: str, timeout: float = 5.0) -> None:
         ) from None
 
 
-def run_crawl(config: CrawlConfig) -> CrawlResult:
-    if not config.start_urls:
+def read_progress(out_dir: Path) -> dict:
+    try:
+        return json.loads((Path(out_dir) / "progress.json").read_text(encoding="utf-8"))
+    except (FileNotFoundError, json.JSONDecodeError):
+        return {}
+
+
+def run_crawl(config: CrawlConfig, progress: Callable[[dict], None] | None = None) -> CrawlResult:
+    if not config.start_urls and not config.resume:
         raise CrawlError("no start URLs: the seed files gave no entries")
-    check_reachable(config.start_urls[0])
+    if config.start_urls:
+        check_reachable(config.start_urls[0])
     out = Path(config.out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    if config.resume and not (out / "fetched.jsonl").exists() and not config.start_urls:
+        raise CrawlError(f"nothing to resume in {out}: it has no fetch log")
     config_path = out / "crawl-config.json"
     config_path.write_text(json.dumps(asdict(config), ensure_ascii=False, indent=2), encoding="utf-8")
-    proc = subprocess.run([sys.executable, "-m", "crawlers.crawl", str(config_path)],
-                          capture_output=True, text=True)
+    (out / "crawl-stats.json").unlink(missing_ok=True)
+    stderr_path = out / "crawl-stderr.log"
+    with open(stderr_path, "w", encoding="utf-8") as stderr:
+        proc = subprocess.Popen([sys.executable, "-m", "crawlers.crawl", str(config_path)],
+                                stdout=subprocess.DEVNULL, stderr=stderr)
+        try:
+            while proc.poll() is None:
+                if progress is not None:
+                    progress(read_progress(out))
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            # The child got the same Ctrl-C: let it close its files, then report.
+            proc.send_signal(signal.SIGINT)
+            proc.wait()
+            raise
+    if progress is not None:
+        progress(read_progress(out))
     stats_path = out / "crawl-stats.json"
     if proc.returncode != 0 or not stats_path.exists():
-        tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-5:])
+        if proc.returncode and proc.returncode < 0:
+            raise CrawlError(f"crawl process was killed (signal {-proc.returncode}); "
+                             f"fetched pages are kept in {out}, continue with --resume")
+        tail = "\n".join(stderr_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:])
         raise CrawlError(f"crawl process failed (exit {proc.returncode}): {tail}")
-    stats = json.loads(stats_path.read_text(encoding="utf-8"))
+    return collect(out, json.loads(stats_path.read_text(encoding="utf-8")))
+
+
+def collect(out: Path, stats: dict) -> CrawlResult:
+    by_status: dict[str, int] = {}
+    changes: dict[str, int] = {}
+    for entry in FetchLog(out / "fetched.jsonl").entries():
+        by_status[entry["page_status"]] = by_status.get(entry["page_status"], 0) + 1
+        changes[entry["change"]] = changes.get(entry["change"], 0) + 1
     shards = sorted((out / "pages").glob("pages-*.parquet"))
-    return CrawlResult(shards=shards, stats=stats)
+    return CrawlResult(out, shards, stats, dict(sorted(by_status.items())), dict(sorted(changes.items())))
 
 
-class PageShardPipeline:
-    """Scrapy item pipeline: pages go to Parquet shards in batches, never one file per page."""
+# --- the child process -------------------------------------------------------------------
 
-    def __init__(self, out_dir: str, rows_per_shard: int):
-        self.writer = ShardWriter(Path(out_dir) / "pages", "pages", Page,
-                                  rows_per_shard=rows_per_shard, batch_size=min(500, rows_per_shard))
+
+class CrawlPipeline:
+    """Scrapy item pipeline: raw body to the store, a line to the fetch log, the page to a shard batch."""
+
+    def __init__(self, config: CrawlConfig):
+        self.config = config
+        out = Path(config.out_dir)
+        self.raw = RawStore(config.raw_root)
+        self.log = FetchLog(out / "fetched.jsonl")
+        existing = sorted((out / "pages").glob("pages-*.parquet"))
+        self.writer = ShardWriter(out / "pages", "pages", Page, rows_per_shard=config.rows_per_shard,
+                                  batch_size=min(500, config.rows_per_shard), start_index=len(existing))
 
     @classmethod
     def from_crawler(cls, crawler):
-        return cls(crawler.settings.get("ZHBENCH_OUT_DIR"), crawler.settings.getint("ZHBENCH_ROWS_PER_SHARD"))
+        return cls(crawler.settings["ZHBENCH_CONFIG"])
 
     def process_item(self, item, spider=None):
-        self.writer.write(item["page"])
+        now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        if "not_modified" in item:
+            url = item["not_modified"]
+            previous = self.config.known.get(url, {})
+            self.log.append({
+                "url": item["request_url"], "canonical_url": url, "request_canonical": url,
+                "page_status": "unchanged", "http_status": 304, "change": "unchanged", "depth": item["depth"],
+                "content_hash": previous.get("content_hash", ""), "record_hash": previous.get("record_hash", ""),
+                "etag": previous.get("etag", ""), "last_modified": previous.get("last_modified", ""),
+                "fetched_at": now, "follow": [],
+            })
+            return item
+        page: Page = item["page"]
+        digest = self.raw.put(item["body"])
+        rhash = record_hash(page)
+        previous = self.config.known.get(page.canonical_url) or self.config.known.get(item["canonical"])
+        change = "new" if previous is None else ("unchanged" if previous.get("record_hash") == rhash else "changed")
+        self.log.append({
+            "url": page.url, "canonical_url": page.canonical_url, "request_url": item["request_url"],
+            "request_canonical": canonicalize(item["request_url"]), "page_status": page.status,
+            "http_status": page.http_status, "encoding": item["encoding"] or "", "content_hash": digest,
+            "record_hash": rhash, "etag": item["etag"], "last_modified": item["last_modified"],
+            "depth": page.depth, "fetched_at": page.fetched_at.isoformat(timespec="seconds"),
+            "title": page.title, "change": change, "follow": item["follow"],
+        })
+        self.writer.write(page)
         return item
 
     def close_spider(self, spider=None):
         self.writer.close()
+        self.log.close()
+
+
+class ProgressExtension:
+    """Writes progress.json once a second: pages, pages/s, queue size, blocked count."""
+
+    def __init__(self, crawler, out_dir: Path):
+        self.crawler = crawler
+        self.path = Path(out_dir) / "progress.json"
+        self.started = time.monotonic()
+        self.samples: list[tuple[float, int]] = []
+        self.loop = None
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        from scrapy import signals
+
+        ext = cls(crawler, Path(crawler.settings["ZHBENCH_CONFIG"].out_dir))
+        crawler.signals.connect(ext.opened, signal=signals.spider_opened)
+        crawler.signals.connect(ext.closed, signal=signals.spider_closed)
+        return ext
+
+    def opened(self, spider=None):
+        from twisted.internet import task
+
+        self.loop = task.LoopingCall(self.write)
+        self.loop.start(1.0, now=True)
+
+    def closed(self, spider=None, reason=None):
+        if self.loop is not None and self.loop.running:
+            self.loop.stop()
+        self.write(finished=True)
+
+    def write(self, finished: bool = False) -> None:
+        stats = self.crawler.stats.get_stats()
+        pages = int(stats.get("item_scraped_count", 0))
+        now = time.monotonic()
+        self.samples = [s for s in self.samples if now - s[0] <= 10.0] + [(now, pages)]
+        first_t, first_n = self.samples[0]
+        rate = (pages - first_n) / (now - first_t) if now > first_t else 0.0
+        engine = self.crawler.engine
+        scheduler = getattr(getattr(engine, "_slot", None), "scheduler", None)
+        try:
+            queue = len(scheduler) if scheduler is not None else 0
+        except TypeError:
+            queue = 0
+        data = {
+            "elapsed_s": round(now - self.started, 1), "pages": pages, "pages_per_s": round(rate, 1),
+            "queue": queue, "requests": int(stats.get("downloader/request_count", 0)),
+            "blocked": sum(int(v) for k, v in stats.items() if k.startswith("zhbench/blocked/")),
+            "ok": int(stats.get("zhbench/status/ok", 0)), "finished": finished,
+        }
+        tmp = self.path.with_name(".progress.json.tmp")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, self.path)
 
 
 def scrapy_settings(config: CrawlConfig) -> dict:
-    return {
+    settings = {
         "BOT_NAME": "zhbench",
         "USER_AGENT": config.user_agent,
         "ROBOTSTXT_OBEY": config.obey_robots,
@@ -125,16 +279,104 @@ def scrapy_settings(config: CrawlConfig) -> dict:
         "DEPTH_PRIORITY": 0,
         "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.LifoMemoryQueue",
         "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleLifoDiskQueue",
-        # Retries for transient failures only; blocked pages are retried by the spider itself.
+        # Retries for transient failures only; blocks are the backoff middleware's job.
         "RETRY_ENABLED": True,
         "RETRY_TIMES": 2,
         "RETRY_HTTP_CODES": [500, 502, 503, 504, 522, 524, 408],
+        "DOWNLOADER_MIDDLEWARES": {"crawlers.middleware.BlockBackoffMiddleware": 650},
+        "ZHBENCH_BACKOFF_BASE": config.backoff_base_s,
+        "ZHBENCH_BACKOFF_MAX": config.backoff_max_s,
+        "ZHBENCH_BLOCK_TRIES": config.max_block_retries,
         "TELNETCONSOLE_ENABLED": False,
         "LOG_LEVEL": config.log_level,
-        "ITEM_PIPELINES": {"crawlers.crawl.PageShardPipeline": 100},
-        "ZHBENCH_OUT_DIR": config.out_dir,
-        "ZHBENCH_ROWS_PER_SHARD": config.rows_per_shard,
+        "ITEM_PIPELINES": {"crawlers.crawl.CrawlPipeline": 100},
+        "EXTENSIONS": {"crawlers.crawl.ProgressExtension": 500},
+        "ZHBENCH_CONFIG": config,
     }
+    if config.redis_url:
+        settings.update({
+            "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
+            "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
+            "SCHEDULER_QUEUE_CLASS": "scrapy_redis.queue.LifoQueue",
+            "SCHEDULER_PERSIST": True,
+            "REDIS_URL": config.redis_url,
+        })
+    return settings
+
+
+def recover_shards(config: CrawlConfig) -> int:
+    """Write page records that reached the fetch log but not a shard (the crawl was killed mid-batch).
+
+    Also drops half-written shard files. Returns the number of pages recovered.
+    """
+    out = Path(config.out_dir)
+    pages_dir = out / "pages"
+    for tmp in pages_dir.glob(".tmp-*"):
+        tmp.unlink()
+    existing = sorted(pages_dir.glob("pages-*.parquet"))
+    in_shards: set[str] = set()
+    for path in existing:
+        in_shards.update(pq.read_table(path, columns=["canonical_url"]).column(0).to_pylist())
+    raw = RawStore(config.raw_root)
+    missing = [e for e in FetchLog(out / "fetched.jsonl").entries()
+               if e["page_status"] != "unchanged" and e["canonical_url"] not in in_shards]
+    if not missing:
+        return 0
+    with ShardWriter(pages_dir, "pages", Page, rows_per_shard=config.rows_per_shard,
+                     start_index=len(existing)) as writer:
+        for entry in missing:
+            writer.write(_page_from_log(entry, raw, config.backend))
+    return len(missing)
+
+
+def _page_from_log(entry: dict, raw: RawStore, backend: str) -> Page:
+    page = parse(raw.get(entry["content_hash"]), entry["url"], http_status=entry["http_status"],
+                 encoding=entry.get("encoding") or None, depth=entry.get("depth", 0),
+                 fetched_at=datetime.fromisoformat(entry["fetched_at"]), backend=backend)
+    return page
+
+
+def reparse(crawl_dir: Path, raw_dir: Path | None = None, backend: str = "lxml",
+            rows_per_shard: int = 5_000) -> list[Path]:
+    """Rebuild every page record of a crawl from its stored HTML (after a parser change); no network.
+
+    The new shards replace the old ones only once all are written.
+    """
+    crawl_dir = Path(crawl_dir)
+    log = FetchLog(crawl_dir / "fetched.jsonl")
+    if not log.path.exists():
+        raise CrawlError(f"{crawl_dir} is not a crawl directory: it has no fetched.jsonl")
+    raw = RawStore(raw_dir or _raw_dir_of(crawl_dir))
+    staging = crawl_dir / f".reparse-{os.getpid()}"
+    try:
+        with ShardWriter(staging, "pages", Page, rows_per_shard=rows_per_shard) as writer:
+            for entry in log.entries():
+                if entry["page_status"] == "unchanged":
+                    continue
+                try:
+                    writer.write(_page_from_log(entry, raw, backend))
+                except KeyError as exc:
+                    raise CrawlError(f"cannot re-parse {entry['url']}: {exc.args[0]}") from None
+        old = crawl_dir / "pages"
+        retired = crawl_dir / f".pages-old-{os.getpid()}"
+        if old.exists():
+            os.rename(old, retired)
+        os.rename(staging, old)
+        if retired.exists():
+            shutil.rmtree(retired)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    return sorted((crawl_dir / "pages").glob("pages-*.parquet"))
+
+
+def _raw_dir_of(crawl_dir: Path) -> Path:
+    config_path = crawl_dir / "crawl-config.json"
+    if config_path.exists():
+        data = json.loads(config_path.read_text(encoding="utf-8"))
+        if data.get("raw_dir"):
+            return Path(data["raw_dir"])
+    return crawl_dir / "raw"
 
 
 def _child(config_path: str) -> int:
@@ -144,13 +386,19 @@ def _child(config_path: str) -> int:
 
     data = json.loads(Path(config_path).read_text(encoding="utf-8"))
     config = CrawlConfig(**data)
+    state = ResumeState()
+    if config.resume:
+        recover_shards(config)
+        state = ResumeState.read(FetchLog(Path(config.out_dir) / "fetched.jsonl"))
     process = CrawlerProcess(settings=scrapy_settings(config), install_root_handler=True)
     crawler = process.create_crawler(BaikeSpider)
     process.crawl(crawler, start_urls=config.start_urls, allowed_hosts=config.allowed_hosts or None,
-                  max_depth=config.max_depth, max_pages=config.max_pages,
-                  max_block_retries=config.max_block_retries)
+                  max_depth=config.max_depth, max_pages=config.max_pages, done=state.done,
+                  frontier=state.frontier, known=config.known, follow_known=config.follow_known,
+                  backend=config.backend, pages_done=state.pages_ok)
     process.start()
     stats = {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in crawler.stats.get_stats().items()}
+    stats["zhbench/resumed_from_entries"] = state.entries
     out = Path(config.out_dir) / "crawl-stats.json"
     out.write_text(json.dumps(stats, ensure_ascii=False, indent=2, sort_keys=True), encoding="utf-8")
     return 0

@@ -1,8 +1,10 @@
 """The Baike spider: depth-first expansion along entry links, one engine for every site.
 
 The spider only fetches, parses (with the pure functions in :mod:`crawlers.parsers`)
-and yields; writing is the pipeline's job. Pages that are not content (blocked,
-cut off) are retried later a bounded number of times and counted by kind.
+and yields; storing is the pipeline's job. Blocked responses are handled before
+the spider by :mod:`crawlers.middleware`; a page cut off in transfer is fetched
+again a bounded number of times. In a recrawl, known pages are asked for with
+conditional headers and a 304 means unchanged.
 """
 
 from __future__ import annotations
@@ -16,61 +18,97 @@ from scrapy.exceptions import CloseSpider
 from crawlers.parsers import parse
 from crawlers.urls import canonicalize
 
-RETRY_STATUSES = ("blocked", "truncated")
-
 
 class BaikeSpider(scrapy.Spider):
     name = "baike"
-    # 404/403/429 responses reach parse() so they are classified and counted, not dropped silently.
-    handle_httpstatus_list = [403, 404, 410, 429]
+    # These reach parse() so they are classified and counted, not dropped silently.
+    handle_httpstatus_list = [304, 403, 404, 410, 429]
 
     def __init__(self, start_urls: list[str], allowed_hosts: list[str] | None = None,
-                 max_depth: int = 20, max_pages: int = 0, max_block_retries: int = 3, **kwargs):
+                 max_depth: int = 20, max_pages: int = 0, max_truncated_retries: int = 3,
+                 done: set[str] | None = None, frontier: list[tuple[str, int]] | None = None,
+                 known: dict[str, dict] | None = None, follow_known: bool = True, backend: str = "lxml",
+                 pages_done: int = 0, **kwargs):
         super().__init__(**kwargs)
         self.start_urls = list(start_urls)
         self.allowed_hosts = set(allowed_hosts or {urlsplit(u).netloc for u in self.start_urls})
         self.max_depth = max_depth
         self.max_pages = max_pages
-        self.max_block_retries = max_block_retries
-        self.pages_ok = 0
+        self.max_truncated_retries = max_truncated_retries
+        self.done = done or set()  # canonical URLs a resumed crawl already holds
+        self.frontier = frontier or []  # (url, depth) discovered before a resume, oldest first
+        self.known = known or {}  # canonical URL -> {"etag", "last_modified", "record_hash"} for a recrawl
+        self.follow_known = follow_known
+        self.backend = backend
+        self.pages_ok = pages_done
+
+    def _request(self, url: str, depth: int, priority: int = 0, **meta) -> scrapy.Request:
+        headers = {}
+        previous = self.known.get(canonicalize(url))
+        if previous:
+            if previous.get("etag"):
+                headers["If-None-Match"] = previous["etag"]
+            if previous.get("last_modified"):
+                headers["If-Modified-Since"] = previous["last_modified"]
+        return scrapy.Request(url, callback=self.parse, headers=headers, priority=priority,
+                              meta={"zh_depth": depth, **meta})
 
     async def start(self):
-        # Yielded in reverse so that, with the LIFO scheduler, the first seed is crawled first.
+        # The LIFO scheduler pops the last request first: yield seeds in reverse so the first seed
+        # is crawled first. A resumed frontier goes below new discoveries (negative priorities),
+        # most recently discovered first, as the interrupted depth-first walk would have taken them.
+        total = len(self.frontier)
+        for number, (url, depth) in enumerate(self.frontier):
+            yield self._request(url, depth, priority=number - total)
         for url in reversed(self.start_urls):
-            yield scrapy.Request(url, callback=self.parse, meta={"zh_depth": 0})
+            if canonicalize(url) not in self.done:
+                yield self._request(url, 0)
 
     def parse(self, response):
         depth = response.meta.get("zh_depth", 0)
-        original = (response.meta.get("redirect_urls") or [response.url])[0]
+        stats = self.crawler.stats
+        canonical = canonicalize(response.url)
+        if response.status == 304:
+            stats.inc_value("zhbench/status/unchanged")
+            yield {"not_modified": canonicalize(response.request.url), "depth": depth,
+                   "request_url": response.request.url}
+            return
         encoding = getattr(response, "encoding", None)
         page = parse(response.body, response.url, http_status=response.status, encoding=encoding,
-                     fetched_at=datetime.now(timezone.utc), depth=depth)
-        stats = self.crawler.stats
+                     fetched_at=datetime.now(timezone.utc), depth=depth, backend=self.backend)
         stats.inc_value(f"zhbench/status/{page.status}")
-        if page.status in RETRY_STATUSES:
-            tries = response.meta.get("zh_block_tries", 0) + 1
-            if tries <= self.max_block_retries:
-                stats.inc_value(f"zhbench/retry/{page.status}")
-                yield scrapy.Request(original, callback=self.parse, dont_filter=True, priority=-tries,
-                                     meta={"zh_depth": depth, "zh_block_tries": tries})
+        if page.status == "truncated":
+            tries = response.meta.get("zh_truncated_tries", 0) + 1
+            if tries <= self.max_truncated_retries:
+                stats.inc_value("zhbench/retry/truncated")
+                original = (response.meta.get("redirect_urls") or [response.url])[0]
+                retry = self._request(original, depth, priority=-tries, zh_truncated_tries=tries)
+                yield retry.replace(dont_filter=True)
                 return
-            stats.inc_value(f"zhbench/gave_up/{page.status}")
+            stats.inc_value("zhbench/gave_up/truncated")
         if page.status == "ok":
             if self.max_pages and self.pages_ok >= self.max_pages:
                 # Responses already in flight when the limit was reached are not kept.
                 stats.inc_value("zhbench/over_max_pages")
                 return
             self.pages_ok += 1
-        yield {"page": page}
+        follow: list[str] = []
+        if depth < self.max_depth and not (self.max_pages and self.pages_ok >= self.max_pages):
+            for target in [link["url"] for link in page.links] + [sense["url"] for sense in page.senses]:
+                url = canonicalize(target)
+                if urlsplit(url).netloc not in self.allowed_hosts:
+                    stats.inc_value("zhbench/offsite")
+                elif url in self.done or (not self.follow_known and url in self.known):
+                    continue
+                else:
+                    follow.append(url)
+        yield {"page": page, "body": response.body, "encoding": encoding, "follow": follow,
+               "request_url": (response.meta.get("redirect_urls") or [response.request.url])[0],
+               "etag": response.headers.get(b"ETag", b"").decode("latin-1"),
+               "last_modified": response.headers.get(b"Last-Modified", b"").decode("latin-1"),
+               "canonical": canonical}
         if self.max_pages and self.pages_ok >= self.max_pages:
             raise CloseSpider("max_pages")
-        if depth >= self.max_depth:
-            return
-        targets = [link["url"] for link in page.links] + [sense["url"] for sense in page.senses]
         # Reversed for the LIFO scheduler: the first link on the page is expanded first.
-        for url in reversed(targets):
-            url = canonicalize(url)
-            if urlsplit(url).netloc not in self.allowed_hosts:
-                stats.inc_value("zhbench/offsite")
-                continue
-            yield scrapy.Request(url, callback=self.parse, meta={"zh_depth": depth + 1})
+        for url in reversed(follow):
+            yield self._request(url, depth + 1)

@@ -70,11 +70,12 @@ def seed_titles(crawl: CrawlSettings) -> list[str]:
     return list(dict.fromkeys(titles))
 
 
-def crawl_stage(crawl: CrawlSettings, base_url: str, out_dir: Path) -> CrawlResult:
+def crawl_stage(crawl: CrawlSettings, base_url: str, out_dir: Path, raw_dir: Path) -> CrawlResult:
     titles = seed_titles(crawl)
     config = CrawlConfig(
         start_urls=[seed_url(base_url, crawl.site, t) for t in titles],
         out_dir=str(out_dir),
+        raw_dir=str(raw_dir),
         max_depth=crawl.max_depth,
         max_pages=crawl.max_pages,
         concurrency=crawl.concurrency,
@@ -84,6 +85,9 @@ def crawl_stage(crawl: CrawlSettings, base_url: str, out_dir: Path) -> CrawlResu
         user_agent=crawl.user_agent,
         timeout_s=crawl.timeout_s,
         max_block_retries=crawl.max_block_retries,
+        backoff_base_s=crawl.backoff_base_s,
+        backoff_max_s=crawl.backoff_max_s,
+        backend=crawl.parser_backend,
         allowed_hosts=[urlsplit(base_url).netloc],
     )
     return run_crawl(config)
@@ -148,7 +152,7 @@ def cdtp_flow(settings: Settings) -> RunSummary:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     run_dir = Path(settings.data_dir) / "runs" / f"{stamp}-{uuid.uuid4().hex[:6]}"
     with site_for(settings.crawl) as base_url:
-        crawled = crawl_task(settings.crawl, base_url, run_dir / "crawl")
+        crawled = crawl_task(settings.crawl, base_url, run_dir / "crawl", Path(settings.data_dir) / "raw")
     aligned = align_task(crawled.shards, settings.align, run_dir / "pairs")
     counts = {"pages": aligned.pages_by_status, **aligned.funnel}
     snapshot = _snapshot_id(crawled.shards)

@@ -84,7 +84,8 @@ def format_summary(summary) -> str:
     dropped = funnel["triples_dropped"]
     dropped_text = ", ".join(f"{k} {v}" for k, v in dropped.items()) or "none"
     pair_drops = ", ".join(f"{k} {v}" for k, v in funnel["pairs_dropped"].items()) or "none"
-    retried = {k.rsplit("/", 1)[-1]: v for k, v in summary.crawl_stats.items() if k.startswith("zhbench/retry/")}
+    retried = {k.rsplit("/", 1)[-1]: v for k, v in summary.crawl_stats.items()
+               if k.startswith(("zhbench/retry/", "zhbench/blocked/"))}
     if retried:
         detail += "; refetched after " + ", ".join(f"{k} {v}" for k, v in sorted(retried.items()))
     lines = [

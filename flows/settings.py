@@ -38,7 +38,10 @@ class CrawlSettings(_Section):
     obey_robots: bool = True
     user_agent: str = DEFAULT_USER_AGENT
     timeout_s: float = Field(30.0, gt=0)
-    max_block_retries: int = Field(3, ge=0)
+    max_block_retries: int = Field(5, ge=0)
+    backoff_base_s: float = Field(1.0, gt=0, description="first pause of a domain after a block")
+    backoff_max_s: float = Field(300.0, gt=0, description="longest pause of a domain after repeated blocks")
+    parser_backend: Literal["lxml", "bs4"] = "lxml"
 
 
 class AlignSettings(_Section):

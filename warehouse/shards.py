@@ -38,7 +38,7 @@ class ShardWriter:
     """
 
     def __init__(self, directory: Path | str, prefix: str, record_type: type[Record],
-                 rows_per_shard: int = 10_000, batch_size: int = 1_000):
+                 rows_per_shard: int = 10_000, batch_size: int = 1_000, start_index: int = 0):
         if rows_per_shard < 1 or batch_size < 1:
             raise ValueError("rows_per_shard and batch_size must be positive")
         self.directory = Path(directory)
@@ -48,6 +48,7 @@ class ShardWriter:
         self.rows_per_shard = rows_per_shard
         self.batch_size = batch_size
         self.paths: list[Path] = []
+        self.start_index = start_index  # a resumed writer numbers its shards after the existing ones
         self.rows = 0
         self._buffer: list[Record] = []
         self._writer: pq.ParquetWriter | None = None
@@ -66,7 +67,7 @@ class ShardWriter:
     def _flush(self) -> None:
         while self._buffer:
             if self._writer is None:
-                self._tmp = self.directory / f".tmp-{self.prefix}-{len(self.paths):05d}-{os.getpid()}.parquet"
+                self._tmp = self.directory / f".tmp-{self.prefix}-{self._index():05d}-{os.getpid()}.parquet"
                 self._writer = pq.ParquetWriter(self._tmp, self.record_type.SCHEMA, **WRITE_OPTIONS)
                 self._shard_rows = 0
             room = self.rows_per_shard - self._shard_rows
@@ -82,11 +83,14 @@ class ShardWriter:
             return
         self._writer.close()
         digest = sha256_file(self._tmp)[:12]
-        final = self.directory / f"{self.prefix}-{len(self.paths):05d}-{digest}.parquet"
+        final = self.directory / f"{self.prefix}-{self._index():05d}-{digest}.parquet"
         os.replace(self._tmp, final)
         self.paths.append(final)
         self._writer = None
         self._tmp = None
+
+    def _index(self) -> int:
+        return self.start_index + len(self.paths)
 
     def close(self) -> list[Path]:
         self._flush()

@@ -17,7 +17,10 @@ paths that always serve the captcha, the truncated page and a 403.
 
 from __future__ import annotations
 
+import hashlib
 import threading
+import time
+from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -55,7 +58,7 @@ class Site:
 
     def __init__(self, entries: list[Entry] | None = None, facts_dir: Path = FACTS_DIR,
                  build: str = "2024.1", faults: bool = True, synthetic: int = 0,
-                 synth_config: SynthConfig | None = None):
+                 synth_config: SynthConfig | None = None, rate_limit: float = 0.0):
         self.entries = entries if entries is not None else load_facts(facts_dir)
         self.build = build
         # Synthetic entries are rendered on request from their id, never held in memory.
@@ -77,6 +80,13 @@ class Site:
         self.block_once = {ordered[2].key} if faults and len(ordered) > 2 else set()
         self._served: set[str] = set()
         self._lock = threading.Lock()
+        # Above rate_limit entry requests per second the site pushes back, as the real
+        # ones do: alternately a 429 with Retry-After and a redirect to the verification page.
+        self.rate_limit = rate_limit
+        self._recent: deque[float] = deque()
+        self._refusals = 0
+        # Entry pages changed after the mirror started (a recrawl must notice these).
+        self.edits: dict[str, str] = {}
 
     # -- helpers -----------------------------------------------------------------
 
@@ -139,7 +149,49 @@ class Site:
 
     # -- routing ------------------------------------------------------------------
 
-    def respond(self, target: str) -> Response:
+    def edit(self, title: str, summary: str, sense: str | None = None) -> None:
+        """Change an entry's summary, as an editor would; its ETag and Last-Modified change with it."""
+        for entry in self.senses(title):
+            if sense is None or entry.sense == sense:
+                entry.summary = summary
+                self.edits[entry.key] = time.strftime("%a, %d %b %Y %H:%M:%S GMT", time.gmtime())
+                return
+        raise KeyError(title)
+
+    def _over_rate(self) -> bool:
+        if not self.rate_limit:
+            return False
+        with self._lock:
+            now = time.monotonic()
+            while self._recent and now - self._recent[0] > 1.0:
+                self._recent.popleft()
+            if len(self._recent) >= self.rate_limit:
+                self._refusals += 1
+                return True
+            self._recent.append(now)
+            return False
+
+    def respond(self, target: str, headers: dict[str, str] | None = None) -> Response:
+        """The response to a GET of ``target``; ``headers`` may carry conditional validators."""
+        response = self._route(target)
+        if response.status == 200 and response.headers.get("Content-Type", "").startswith("text/html"):
+            etag = '"' + hashlib.sha256(response.body).hexdigest()[:20] + '"'
+            response.headers["ETag"] = etag
+            response.headers["Last-Modified"] = self._last_modified(target)
+            if headers and headers.get("if-none-match") == etag:
+                return Response(304, b"", {"ETag": etag})
+        return response
+
+    def _last_modified(self, target: str) -> str:
+        parts = urlsplit(target)
+        if parts.path.startswith("/item/"):
+            quoted_title, _, id_text = parts.path.removeprefix("/item/").strip("/").partition("/")
+            entry = self.by_baidu_id.get(int(id_text)) if id_text.isdigit() else None
+            if entry is not None and entry.key in self.edits:
+                return self.edits[entry.key]
+        return "Mon, 01 Jan 2024 00:00:00 GMT"
+
+    def _route(self, target: str) -> Response:
         parts = urlsplit(target)
         path = unquote(parts.path)
         query = parse_qs(parts.query)
@@ -149,6 +201,10 @@ class Site:
             return self._special(path.removeprefix("/__mirror__/"))
         if path.startswith("/wappass/"):
             return _html(render.baidu_captcha())
+        if path.startswith(("/item/", "/v", "/wiki/")) and self._over_rate():
+            if self._refusals % 2:
+                return Response(429, b"Too Many Requests", {"Retry-After": "1", "Content-Type": "text/plain"})
+            return Response(302, headers={"Location": f"/wappass/static/captcha/tuxing.html?u={quote(target, safe='')}"})
         if path.startswith("/item/"):
             # Split before unquoting: a title may itself contain an encoded "/".
             return self._baidu(parts.path.removeprefix("/item/").strip("/"))
@@ -238,7 +294,7 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "zhbench-mirror/1"
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
-        response = self.site.respond(self.path)
+        response = self.site.respond(self.path, {k.lower(): v for k, v in self.headers.items()})
         self.send_response(response.status)
         for name, value in response.headers.items():
             self.send_header(name, value)
