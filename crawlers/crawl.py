@@ -37,7 +37,7 @@ from crawlers.parsers import parse
 from crawlers.rawstore import RawStore
 from crawlers.urls import canonicalize
 from schemas import Page
-from warehouse.shards import ShardWriter, iter_records
+from warehouse.shards import ShardWriter
 
 DEFAULT_USER_AGENT = "zhbench/0.1 (Chinese benchmark data crawler; set crawl.user_agent to add your contact)"
 
@@ -51,7 +51,7 @@ class CrawlConfig:
     start_urls: list[str]
     out_dir: str
     raw_dir: str = ""  # default: <out_dir>/raw
-    max_depth: int = 20
+    max_depth: int = 100
     max_pages: int = 0  # 0: no limit
     concurrency: int = 8
     download_delay: float = 0.0
@@ -69,6 +69,7 @@ class CrawlConfig:
     resume: bool = False
     known: dict[str, dict] = field(default_factory=dict)  # recrawl: canonical URL -> validators, record hash
     follow_known: bool = True
+    skip_urls: list[str] = field(default_factory=list)  # canonical URLs not to fetch (recently fetched)
     redis_url: str = ""  # share the frontier and seen-set with other processes through Redis
 
     @property
@@ -198,7 +199,7 @@ class CrawlPipeline:
             "request_canonical": canonicalize(item["request_url"]), "page_status": page.status,
             "http_status": page.http_status, "encoding": item["encoding"] or "", "content_hash": digest,
             "record_hash": rhash, "etag": item["etag"], "last_modified": item["last_modified"],
-            "depth": page.depth, "fetched_at": page.fetched_at.isoformat(timespec="seconds"),
+            "depth": page.depth, "fetched_at": page.fetched_at.isoformat(timespec="milliseconds"),
             "title": page.title, "change": change, "follow": item["follow"],
         })
         self.writer.write(page)
@@ -283,7 +284,8 @@ def scrapy_settings(config: CrawlConfig) -> dict:
         "RETRY_ENABLED": True,
         "RETRY_TIMES": 2,
         "RETRY_HTTP_CODES": [500, 502, 503, 504, 522, 524, 408],
-        "DOWNLOADER_MIDDLEWARES": {"crawlers.middleware.BlockBackoffMiddleware": 650},
+        "DOWNLOADER_MIDDLEWARES": {"crawlers.middleware.BlockBackoffMiddleware": 650,
+                                   "crawlers.middleware.DoneFilterMiddleware": 640},
         "ZHBENCH_BACKOFF_BASE": config.backoff_base_s,
         "ZHBENCH_BACKOFF_MAX": config.backoff_max_s,
         "ZHBENCH_BLOCK_TRIES": config.max_block_retries,
@@ -393,7 +395,7 @@ def _child(config_path: str) -> int:
     process = CrawlerProcess(settings=scrapy_settings(config), install_root_handler=True)
     crawler = process.create_crawler(BaikeSpider)
     process.crawl(crawler, start_urls=config.start_urls, allowed_hosts=config.allowed_hosts or None,
-                  max_depth=config.max_depth, max_pages=config.max_pages, done=state.done,
+                  max_depth=config.max_depth, max_pages=config.max_pages, done=state.done | set(config.skip_urls),
                   frontier=state.frontier, known=config.known, follow_known=config.follow_known,
                   backend=config.backend, pages_done=state.pages_ok)
     process.start()

@@ -12,9 +12,11 @@ from __future__ import annotations
 import time
 from urllib.parse import urljoin, urlsplit
 
+from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.asyncio import sleep
 
 from crawlers.parsers.detect import BLOCK_TEXT_MARKERS, BLOCK_URL_MARKERS
+from crawlers.urls import canonicalize
 
 
 def blocked_kind(status: int, url: str, headers: dict[str, str], head: bytes) -> str | None:
@@ -91,3 +93,41 @@ class BlockBackoffMiddleware:
         meta.pop("redirect_times", None)
         return request.replace(url=urljoin(request.url, original), dont_filter=True, meta=meta,
                                priority=request.priority - 1)
+
+
+class DoneFilterMiddleware:
+    """Skip entries a resumed or incremental crawl already holds, including behind redirects.
+
+    The spider's ``done`` set holds canonical URLs kept by an earlier session. A seed such as
+    ``/item/李白`` redirects to ``/item/李白/<id>``: when that target is done, the redirect is
+    not followed, so no finished page is fetched twice.
+    """
+
+    def __init__(self, stats):
+        self.stats = stats
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        ext = cls(crawler.stats)
+        ext.crawler = crawler
+        return ext
+
+    def _done(self) -> set[str]:
+        spider = getattr(self.crawler, "spider", None)
+        return getattr(spider, "done", set())
+
+    def process_request(self, request, spider=None):
+        if request.meta.get("zh_recheck"):
+            return None
+        if canonicalize(request.url) in self._done():
+            self.stats.inc_value("zhbench/skipped_done")
+            raise IgnoreRequest(f"already fetched: {request.url}")
+        return None
+
+    def process_response(self, request, response, spider=None):
+        if 300 <= response.status < 400:
+            location = response.headers.get(b"Location", b"").decode("latin-1")
+            if location and canonicalize(urljoin(request.url, location)) in self._done():
+                self.stats.inc_value("zhbench/skipped_done")
+                raise IgnoreRequest(f"already fetched: {location}")
+        return response

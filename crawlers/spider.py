@@ -76,7 +76,6 @@ class BaikeSpider(scrapy.Spider):
         encoding = getattr(response, "encoding", None)
         page = parse(response.body, response.url, http_status=response.status, encoding=encoding,
                      fetched_at=datetime.now(timezone.utc), depth=depth, backend=self.backend)
-        stats.inc_value(f"zhbench/status/{page.status}")
         if page.status == "truncated":
             tries = response.meta.get("zh_truncated_tries", 0) + 1
             if tries <= self.max_truncated_retries:
@@ -92,8 +91,11 @@ class BaikeSpider(scrapy.Spider):
                 stats.inc_value("zhbench/over_max_pages")
                 return
             self.pages_ok += 1
+        stats.inc_value(f"zhbench/status/{page.status}")
         follow: list[str] = []
-        if depth < self.max_depth and not (self.max_pages and self.pages_ok >= self.max_pages):
+        # The follow list is logged even when max_pages stops expansion, so a resumed
+        # crawl still knows every link this page led to.
+        if depth < self.max_depth:
             for target in [link["url"] for link in page.links] + [sense["url"] for sense in page.senses]:
                 url = canonicalize(target)
                 if urlsplit(url).netloc not in self.allowed_hosts:

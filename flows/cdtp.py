@@ -8,22 +8,20 @@ engine and the engine is tested once.
 
 from __future__ import annotations
 
-import contextlib
 import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
-from urllib.parse import urlsplit
 
 from prefect import flow, task
 
-from crawlers.crawl import CrawlConfig, CrawlResult, run_crawl
-from crawlers.seeds import bundled_seed_files, read_seeds, seed_url
+from crawlers.crawl import CrawlResult, run_crawl
 from filters.base import Funnel, apply_filters
 from filters.grounding import HasGroundedTripleFilter, ValueInTextFilter
 from filters.triples import page_to_pair
+from flows.crawling import crawl_config, site_for
 from flows.settings import AlignSettings, CrawlSettings, ReleaseSettings, Settings
 from schemas import DROPPED_TRIPLE_SCHEMA, PAIR_SCHEMA, Page, Pair
 from warehouse import release as releases
@@ -50,47 +48,8 @@ class RunSummary:
     seconds: float = 0.0
 
 
-@contextlib.contextmanager
-def site_for(crawl: CrawlSettings) -> Iterator[str]:
-    """The base URL to crawl: the configured site, or the bundled mirror for the duration of the block."""
-    if crawl.base_url:
-        yield crawl.base_url.rstrip("/")
-        return
-    from crawlers.mirror.site import MirrorServer
-
-    with MirrorServer() as mirror:
-        yield mirror.url
-
-
-def seed_titles(crawl: CrawlSettings) -> list[str]:
-    files = crawl.seeds or bundled_seed_files()
-    titles: list[str] = []
-    for path in files:
-        titles.extend(read_seeds(path))
-    return list(dict.fromkeys(titles))
-
-
 def crawl_stage(crawl: CrawlSettings, base_url: str, out_dir: Path, raw_dir: Path) -> CrawlResult:
-    titles = seed_titles(crawl)
-    config = CrawlConfig(
-        start_urls=[seed_url(base_url, crawl.site, t) for t in titles],
-        out_dir=str(out_dir),
-        raw_dir=str(raw_dir),
-        max_depth=crawl.max_depth,
-        max_pages=crawl.max_pages,
-        concurrency=crawl.concurrency,
-        download_delay=crawl.download_delay,
-        autothrottle=crawl.autothrottle,
-        obey_robots=crawl.obey_robots,
-        user_agent=crawl.user_agent,
-        timeout_s=crawl.timeout_s,
-        max_block_retries=crawl.max_block_retries,
-        backoff_base_s=crawl.backoff_base_s,
-        backoff_max_s=crawl.backoff_max_s,
-        backend=crawl.parser_backend,
-        allowed_hosts=[urlsplit(base_url).netloc],
-    )
-    return run_crawl(config)
+    return run_crawl(crawl_config(crawl, base_url, out_dir, raw_dir))
 
 
 def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path) -> AlignResult:

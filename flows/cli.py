@@ -15,11 +15,12 @@ from typing import Callable, Sequence
 
 from crawlers.crawl import CrawlError
 from crawlers.mirror.facts import FactsError
+from warehouse.catalog import CatalogError
 from crawlers.seeds import SeedError
 from flows.settings import SettingsError
 from warehouse.release import ReleaseError
 
-USER_ERRORS = (SeedError, CrawlError, ReleaseError, FactsError, SettingsError, OSError, ValueError)
+USER_ERRORS = (SeedError, CrawlError, ReleaseError, FactsError, SettingsError, CatalogError, OSError, ValueError)
 
 
 class UsageError(Exception):
@@ -98,6 +99,104 @@ def format_summary(summary) -> str:
         "  manifest        " + ("checksums verified" if not summary.problems else "; ".join(summary.problems)),
     ]
     return "\n".join(lines)
+
+
+# --- crawl ------------------------------------------------------------------------------
+
+
+class ProgressLine:
+    """The live crawl display: one rewritten line on a terminal, a line every 10 s otherwise."""
+
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.last_line = 0.0
+        self.shown = False
+        self.finished_shown = False
+
+    def __call__(self, p: dict) -> None:
+        if not p:
+            return
+        import time
+
+        text = (f"crawl: {p.get('pages', 0)} pages ({p.get('ok', 0)} ok)  {p.get('pages_per_s', 0):.1f} pages/s  "
+                f"queue {p.get('queue', 0)}  blocked {p.get('blocked', 0)}  {p.get('elapsed_s', 0):.0f} s")
+        if self.tty:
+            self.stream.write("\r" + text.ljust(100))
+            self.stream.flush()
+            self.shown = True
+        elif p.get("finished") != self.finished_shown and (
+                p.get("finished") or time.monotonic() - self.last_line >= 10):
+            self.stream.write(text + "\n")
+            self.last_line = time.monotonic()
+            self.finished_shown = bool(p.get("finished"))
+
+    def done(self) -> None:
+        if self.tty and self.shown:
+            self.stream.write("\n")
+
+
+def parse_age(text: str) -> "timedelta":
+    from datetime import timedelta
+
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    if len(text) < 2 or text[-1] not in units or not text[:-1].replace(".", "", 1).isdigit():
+        raise UsageError(f"--recrawl-after {text!r}: give a number and a unit, e.g. 30m, 12h or 7d")
+    return timedelta(seconds=float(text[:-1]) * units[text[-1]])
+
+
+def cmd_crawl(args: argparse.Namespace) -> int:
+    from crawlers.crawl import check_reachable
+    from crawlers.seeds import read_seeds
+    from flows.crawling import SITE_URLS, crawl_job
+    from flows.settings import Settings
+
+    site = "baidu" if args.site == "mirror" else args.site
+    base_url = None if args.site == "mirror" else (args.base_url or SITE_URLS[args.site])
+    settings = Settings.load(args.config, {
+        "data_dir": args.data_dir, "crawl.site": site, "crawl.base_url": base_url, "crawl.seeds": args.seeds,
+        "crawl.max_pages": args.max_pages, "crawl.max_depth": args.max_depth,
+        "crawl.concurrency": args.concurrency,
+    })
+    if args.site == "mirror":
+        settings.crawl.base_url = None
+    for seed in settings.crawl.seeds:
+        read_seeds(seed)
+    if not settings.crawl.seeds and args.site != "mirror" and not args.resume:
+        raise UsageError("--seeds is required for a real site (the bundled seed lists are for the mirror)")
+    if settings.crawl.base_url:
+        check_reachable(settings.crawl.base_url)
+    progress = ProgressLine()
+    try:
+        result = crawl_job(settings.crawl, Path(settings.data_dir), name=args.name, resume=args.resume,
+                           mirror_port=args.mirror_port,
+                           recrawl_after=parse_age(args.recrawl_after) if args.recrawl_after else None,
+                           redis_url=args.redis or "", progress=progress)
+    finally:
+        progress.done()
+    stats = result.stats
+    blocked = {k.rsplit("/", 1)[-1]: v for k, v in stats.items() if k.startswith("zhbench/blocked/")}
+    print(f"crawl {result.out_dir.name}: {sum(result.by_status.values())} fetches kept in {result.out_dir}")
+    print("  by status  " + (", ".join(f"{k} {v}" for k, v in result.by_status.items()) or "none"))
+    print("  changes    " + (", ".join(f"{k} {v}" for k, v in result.changes.items()) or "none"))
+    print("  blocked    " + (", ".join(f"{k} {v}" for k, v in sorted(blocked.items())) or "none"))
+    print(f"  shards     {len(result.shards)} in {result.out_dir / 'pages'}")
+    return 0
+
+
+def cmd_reparse(args: argparse.Namespace) -> int:
+    from crawlers.crawl import CrawlError, reparse
+    from flows.crawling import crawls_root, latest_crawl
+
+    data_dir = Path(args.data_dir)
+    name = args.crawl or latest_crawl(data_dir)
+    crawl_dir = Path(name) if Path(name, "fetched.jsonl").exists() else crawls_root(data_dir) / name
+    if not (crawl_dir / "fetched.jsonl").exists():
+        raise CrawlError(f"{crawl_dir} is not a crawl directory (no fetched.jsonl)")
+    shards = reparse(crawl_dir, raw_dir=data_dir / "raw" if (data_dir / "raw").exists() else None,
+                     backend=args.backend)
+    print(f"re-parsed {crawl_dir} from stored HTML into {len(shards)} shards")
+    return 0
 
 
 # --- parse ------------------------------------------------------------------------------
@@ -246,6 +345,35 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-depth", type=int, help="how many links deep to follow from a seed")
     run.add_argument("--version", help="release version (default: the next minor version)")
     run.add_argument("--verbose", action="store_true", help="show Prefect's run log")
+
+    crawl = _command(sub, "crawl", "Crawl Baike pages depth-first from seed lists into a crawl directory.",
+                     "zhbench crawl --site mirror --max-pages 100\n"
+                     "zhbench crawl --site baidu --seeds kgclue.tsv --max-depth 3 --name baidu-1\n"
+                     "zhbench crawl --site baidu --resume --name baidu-1      # after Ctrl-C or a kill\n"
+                     "zhbench crawl --site mirror --recrawl-after 7d          # only pages fetched 7+ days ago",
+                     cmd_crawl)
+    crawl.add_argument("--site", required=True, choices=["baidu", "sogou", "wikipedia", "mirror"],
+                       help="which site; mirror: the bundled one, started for the crawl")
+    crawl.add_argument("--base-url", help="override the site's address (a proxy or a copy of it)")
+    crawl.add_argument("--seeds", type=Path, nargs="+", help="seed files: KgCLUE .tsv, OwnThink .csv or .txt")
+    crawl.add_argument("--max-depth", type=int, help="how many links deep to follow from a seed")
+    crawl.add_argument("--max-pages", type=int, help="stop after this many content pages (0: no limit)")
+    crawl.add_argument("--concurrency", type=int, help="parallel requests per site (default 8)")
+    crawl.add_argument("--name", help="crawl name: its directory under DATA_DIR/crawls (default: a timestamp)")
+    crawl.add_argument("--resume", action="store_true", help="continue the named (default: latest) crawl")
+    crawl.add_argument("--recrawl-after", help="fetch again, conditionally, pages older than this (e.g. 7d)")
+    crawl.add_argument("--redis", help="Redis URL to share the frontier with other crawler processes")
+    crawl.add_argument("--mirror-port", type=int, default=8800,
+                       help="port of the bundled mirror (default 8800; resume and recrawl need the same one)")
+    crawl.add_argument("--config", type=Path, help="TOML settings file")
+    crawl.add_argument("--data-dir", type=Path, help="data directory (default ./zhbench-data)")
+
+    rep = _command(sub, "reparse", "Rebuild a crawl's page records from its stored HTML, without fetching.",
+                   "zhbench reparse                 # the latest crawl\nzhbench reparse baidu-1 --backend bs4",
+                   cmd_reparse)
+    rep.add_argument("crawl", nargs="?", help="crawl name or directory (default: the latest crawl)")
+    rep.add_argument("--backend", choices=["lxml", "bs4"], default="lxml", help="parser backend (default lxml)")
+    rep.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
 
     parse = _command(sub, "parse", "Parse one saved page and print its record as JSON.",
                      "zhbench parse libai.html --url https://baike.baidu.com/item/李白/1043", cmd_parse)

@@ -30,7 +30,9 @@ class CrawlSettings(_Section):
     site: Literal["baidu", "sogou", "wikipedia"] = "baidu"
     base_url: str | None = Field(None, description="site to crawl; unset: the bundled mirror, started by the run")
     seeds: list[Path] = Field(default_factory=list, description="seed files; empty: the bundled seed lists")
-    max_depth: int = Field(20, ge=0)
+    # Deep enough that a crawl of the bundled mirror reaches the whole link closure whatever the
+    # order of responses (a depth-limited walk that binds depends on that order).
+    max_depth: int = Field(100, ge=0)
     max_pages: int = Field(0, ge=0, description="stop after this many content pages; 0: no limit")
     concurrency: int = Field(8, ge=1, le=64)
     download_delay: float = Field(0.0, ge=0)

@@ -1,0 +1,113 @@
+"""Crawl jobs: settings -> a crawl directory under the data directory, registered in the catalog.
+
+Shared by ``zhbench crawl`` and the crawl stage of the ``cdtp`` flow.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Callable, Iterator
+from urllib.parse import urlsplit
+
+from crawlers.crawl import CrawlConfig, CrawlError, CrawlResult, run_crawl
+from crawlers.fetchlog import FetchLog
+from crawlers.seeds import bundled_seed_files, read_seeds, seed_url
+from flows.settings import CrawlSettings
+from warehouse.catalog import Catalog
+
+SITE_URLS = {
+    "baidu": "https://baike.baidu.com",
+    "sogou": "https://baike.sogou.com",
+    "wikipedia": "https://zh.wikipedia.org",
+}
+
+
+@contextlib.contextmanager
+def site_for(crawl: CrawlSettings, mirror_port: int = 0) -> Iterator[str]:
+    """The base URL to crawl: the configured site, or the bundled mirror for the duration of the block.
+
+    A crawl that will be resumed or recrawled needs the mirror on the same port each time,
+    since entry URLs (and so the record of what was fetched) include it.
+    """
+    if crawl.base_url:
+        yield crawl.base_url.rstrip("/")
+        return
+    from crawlers.mirror.site import MirrorServer
+
+    try:
+        server = MirrorServer(port=mirror_port)
+    except OSError as exc:
+        raise CrawlError(f"cannot start the bundled mirror on 127.0.0.1:{mirror_port} ({exc.strerror}); "
+                         "stop what uses that port or choose another with --mirror-port") from None
+    with server as mirror:
+        yield mirror.url
+
+
+def seed_titles(crawl: CrawlSettings) -> list[str]:
+    files = crawl.seeds or bundled_seed_files()
+    titles: list[str] = []
+    for path in files:
+        titles.extend(read_seeds(path))
+    return list(dict.fromkeys(titles))
+
+
+def crawl_config(crawl: CrawlSettings, base_url: str, out_dir: Path, raw_dir: Path, **extra) -> CrawlConfig:
+    return CrawlConfig(
+        start_urls=[seed_url(base_url, crawl.site, t) for t in seed_titles(crawl)],
+        out_dir=str(out_dir), raw_dir=str(raw_dir), max_depth=crawl.max_depth, max_pages=crawl.max_pages,
+        concurrency=crawl.concurrency, download_delay=crawl.download_delay, autothrottle=crawl.autothrottle,
+        obey_robots=crawl.obey_robots, user_agent=crawl.user_agent, timeout_s=crawl.timeout_s,
+        max_block_retries=crawl.max_block_retries, backoff_base_s=crawl.backoff_base_s,
+        backoff_max_s=crawl.backoff_max_s, backend=crawl.parser_backend,
+        allowed_hosts=[urlsplit(base_url).netloc], **extra,
+    )
+
+
+def crawls_root(data_dir: Path) -> Path:
+    return Path(data_dir) / "crawls"
+
+
+def latest_crawl(data_dir: Path) -> str:
+    root = crawls_root(data_dir)
+    names = sorted(p.name for p in root.iterdir() if (p / "fetched.jsonl").exists()) if root.is_dir() else []
+    if not names:
+        raise CrawlError(f"no crawl to resume under {root}; start one with zhbench crawl --seeds FILE")
+    return names[-1]
+
+
+def crawl_job(crawl: CrawlSettings, data_dir: Path, name: str | None = None, resume: bool = False,
+              recrawl_after: timedelta | None = None, redis_url: str = "", mirror_port: int = 0,
+              progress: Callable[[dict], None] | None = None) -> CrawlResult:
+    """Crawl (or resume, or recrawl) into ``<data_dir>/crawls/<name>`` and register it in the catalog."""
+    data_dir = Path(data_dir)
+    if resume:
+        name = name or latest_crawl(data_dir)
+        if not (crawls_root(data_dir) / name / "fetched.jsonl").exists():
+            raise CrawlError(f"nothing to resume: {crawls_root(data_dir) / name} holds no crawl")
+    name = name or datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    out_dir = crawls_root(data_dir) / name
+    catalog = Catalog(data_dir / "catalog.duckdb")
+    extra: dict = {"resume": resume, "redis_url": redis_url}
+    with site_for(crawl, mirror_port) as base_url:
+        config = crawl_config(crawl, base_url, out_dir, data_dir / "raw", **extra)
+        if recrawl_after is not None:
+            # Due pages are asked for again, conditionally; pages fetched recently are left alone;
+            # links to entries never fetched are followed as in any crawl.
+            host = urlsplit(base_url).netloc
+            latest = {url: info for url, info in catalog.latest().items() if urlsplit(url).netloc == host}
+            now = datetime.now(timezone.utc)
+            config.known = {url: _validators(info) for url, info in latest.items()
+                            if now - info["fetched_at"] >= recrawl_after}
+            config.skip_urls = sorted(set(latest) - set(config.known))
+            config.follow_known = False
+            config.start_urls = list(config.known) + config.start_urls
+        result = run_crawl(config, progress=progress)
+    catalog.register_fetches(name, FetchLog(out_dir / "fetched.jsonl").entries())
+    return result
+
+
+def _validators(info: dict) -> dict:
+    return {k: info.get(k) or "" for k in ("etag", "last_modified", "record_hash", "content_hash")}
+
