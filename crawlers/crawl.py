@@ -71,6 +71,7 @@ class CrawlConfig:
     follow_known: bool = True
     skip_urls: list[str] = field(default_factory=list)  # canonical URLs not to fetch (recently fetched)
     redis_url: str = ""  # share the frontier and seen-set with other processes through Redis
+    redis_key: str = ""  # the shared crawl's name in Redis (default: the crawl directory's name)
 
     @property
     def raw_root(self) -> Path:
@@ -296,13 +297,9 @@ def scrapy_settings(config: CrawlConfig) -> dict:
         "ZHBENCH_CONFIG": config,
     }
     if config.redis_url:
-        settings.update({
-            "SCHEDULER": "scrapy_redis.scheduler.Scheduler",
-            "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
-            "SCHEDULER_QUEUE_CLASS": "scrapy_redis.queue.LifoQueue",
-            "SCHEDULER_PERSIST": True,
-            "REDIS_URL": config.redis_url,
-        })
+        from crawlers.shared import redis_settings
+
+        settings.update(redis_settings(config.redis_url, config.redis_key or Path(config.out_dir).name))
     return settings
 
 
