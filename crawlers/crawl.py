@@ -389,7 +389,7 @@ def _child(config_path: str) -> int:
     if config.resume:
         recover_shards(config)
         state = ResumeState.read(FetchLog(Path(config.out_dir) / "fetched.jsonl"))
-    process = CrawlerProcess(settings=scrapy_settings(config), install_root_handler=True)
+    process = CrawlerProcess(settings=scrapy_settings(config))
     crawler = process.create_crawler(BaikeSpider)
     process.crawl(crawler, start_urls=config.start_urls, allowed_hosts=config.allowed_hosts or None,
                   max_depth=config.max_depth, max_pages=config.max_pages, done=state.done | set(config.skip_urls),

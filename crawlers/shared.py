@@ -9,6 +9,7 @@ working, since that one may yet push new links.
 from __future__ import annotations
 
 import socket
+import time
 
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider
@@ -45,6 +46,7 @@ class KeepAlive:
         self.queue_key = settings["SCHEDULER_QUEUE_KEY"]
         self.busy_prefix = f"zhbench:{key}:busy:"
         self.me = f"{self.busy_prefix}{socket.gethostname()}:{id(self)}"
+        self.marked_at = 0.0
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -55,10 +57,15 @@ class KeepAlive:
         return ext
 
     def mark_busy(self, *args, **kwargs) -> None:
-        self.server.set(self.me, 1, ex=BUSY_TTL_S)
+        # At most once a second: each call is a round trip to Redis on the crawl's only thread.
+        now = time.monotonic()
+        if now - self.marked_at >= 1.0:
+            self.server.set(self.me, 1, ex=BUSY_TTL_S)
+            self.marked_at = now
 
     def idle(self, spider=None) -> None:
         self.server.delete(self.me)
+        self.marked_at = 0.0
         if self.server.llen(self.queue_key) > 0:
             raise DontCloseSpider("the shared queue has requests")
         if any(True for _ in self.server.scan_iter(match=self.busy_prefix + "*", count=100)):

@@ -61,8 +61,10 @@ class BaikeSpider(scrapy.Spider):
         for number, (url, depth) in enumerate(self.frontier):
             yield self._request(url, depth, priority=number - total)
         for url in reversed(self.start_urls):
-            if canonicalize(url) not in self.done:
-                yield self._request(url, 0)
+            canonical = canonicalize(url)
+            if canonical not in self.done:
+                # In a recrawl, pages due again are asked for before the walk goes anywhere new.
+                yield self._request(url, 0, priority=1 if canonical in self.known else 0)
 
     def parse(self, response):
         depth = response.meta.get("zh_depth", 0)

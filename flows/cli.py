@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 import textwrap
+from datetime import timedelta
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -136,9 +137,7 @@ class ProgressLine:
             self.stream.write("\n")
 
 
-def parse_age(text: str) -> "timedelta":
-    from datetime import timedelta
-
+def parse_age(text: str) -> timedelta:
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
     if len(text) < 2 or text[-1] not in units or not text[:-1].replace(".", "", 1).isdigit():
         raise UsageError(f"--recrawl-after {text!r}: give a number and a unit, e.g. 30m, 12h or 7d")

@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import re
+import socket
+
+from tests.flows.test_cli import zhbench
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_crawl_resume_recrawl_and_reparse_on_the_mirror(tmp_path):
+    data = str(tmp_path / "data")
+    port = str(free_port())
+    first = zhbench("crawl", "--site", "mirror", "--max-pages", "40", "--name", "c1", "--data-dir", data,
+                    "--mirror-port", port)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.startswith("crawl c1: ")
+    assert "ok 40" in first.stdout
+    assert "crawl: " in first.stderr  # the progress display (one line every 10 s when not a terminal)
+
+    resumed = zhbench("crawl", "--site", "mirror", "--max-pages", "60", "--name", "c1", "--resume",
+                      "--data-dir", data, "--mirror-port", port)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "ok 60" in resumed.stdout
+
+    again = zhbench("crawl", "--site", "mirror", "--max-pages", "60", "--recrawl-after", "0s", "--name", "r1",
+                    "--data-dir", data, "--mirror-port", port)
+    assert again.returncode == 0, again.stderr
+    # Every page with content fetched before (pages and sense lists) is asked for again and answers 304.
+    before = sum(int(n) for n in re.findall(r"(?:ok|disambiguation) (\d+)", resumed.stdout.splitlines()[1]))
+    assert re.search(rf"changes .*unchanged {before}\b", again.stdout), again.stdout
+
+    reparsed = zhbench("reparse", "c1", "--data-dir", data)
+    assert reparsed.returncode == 0 and "re-parsed" in reparsed.stdout
+
+
+def test_crawl_mistakes_are_one_line(tmp_path):
+    data = str(tmp_path / "data")
+    cases = [
+        (["crawl", "--site", "mirror", "--resume", "--data-dir", data], "no crawl to resume"),
+        (["crawl", "--site", "baidu", "--data-dir", data], "--seeds is required for a real site"),
+        (["crawl", "--site", "mirror", "--recrawl-after", "soon", "--data-dir", data], "--recrawl-after 'soon'"),
+        (["crawl", "--site", "bing"], "argument --site: invalid choice"),
+        (["reparse", "--data-dir", data], "no crawl to resume"),
+    ]
+    for args, message in cases:
+        result = zhbench(*args)
+        lines = result.stderr.strip().splitlines()
+        assert result.returncode != 0 and len(lines) == 1, (args, result.stderr)
+        assert lines[0].startswith("zhbench: error:") and message in lines[0], (args, lines[0])
