@@ -42,56 +42,60 @@ class Catalog:
         self.path = Path(path)
         self.lock_timeout_s = lock_timeout_s
 
-    def connect(self) -> duckdb.DuckDBPyConnection:
+    def _run(self, work):
+        """Open the catalog, run ``work(con)`` and close; wait out another writer's lock or conflict."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         deadline = time.monotonic() + self.lock_timeout_s
         while True:
+            con = None
             try:
                 con = duckdb.connect(str(self.path))
                 con.execute(SCHEMA)
-                return con
-            except duckdb.IOException as exc:
-                if "lock" not in str(exc).lower() or time.monotonic() > deadline:
-                    raise CatalogError(f"cannot open the catalog {self.path}: {exc}") from None
-                time.sleep(0.2)
+                return work(con)
+            except (duckdb.IOException, duckdb.TransactionException) as exc:
+                busy = isinstance(exc, duckdb.TransactionException) or "lock" in str(exc).lower()
+                if not busy or time.monotonic() > deadline:
+                    raise CatalogError(f"cannot use the catalog {self.path}: {exc}") from None
+                time.sleep(0.1)
+            finally:
+                if con is not None:
+                    con.close()
 
     def register_fetches(self, crawl: str, entries: Iterable[dict]) -> int:
         """Record a crawl's fetch-log entries (re-registering a crawl replaces its rows)."""
-        rows = [
-            (e["canonical_url"], e.get("url"), crawl, e["page_status"], e.get("http_status"),
-             e.get("content_hash"), e.get("record_hash"), e.get("etag"), e.get("last_modified"),
-             e.get("change"), e.get("fetched_at"))
-            for e in entries
-        ]
         latest: dict[str, tuple] = {}
-        for row in rows:
-            latest[row[0]] = row  # a URL fetched twice in one crawl keeps its last fetch
-        con = self.connect()
-        try:
+        for e in entries:
+            # A URL fetched twice in one crawl keeps its last fetch.
+            latest[e["canonical_url"]] = (
+                e["canonical_url"], e.get("url"), crawl, e["page_status"], e.get("http_status"),
+                e.get("content_hash"), e.get("record_hash"), e.get("etag"), e.get("last_modified"),
+                e.get("change"), e.get("fetched_at"))
+
+        def work(con):
             con.execute("BEGIN")
-            con.execute("DELETE FROM fetched_pages WHERE crawl = ?", [crawl])
-            if latest:
-                con.executemany("INSERT INTO fetched_pages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                list(latest.values()))
-            con.execute("COMMIT")
-        finally:
-            con.close()
+            try:
+                con.execute("DELETE FROM fetched_pages WHERE crawl = ?", [crawl])
+                if latest:
+                    con.executemany("INSERT INTO fetched_pages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                    list(latest.values()))
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+
+        self._run(work)
         return len(latest)
 
     def latest(self) -> dict[str, dict]:
         """Per canonical URL, its most recent fetch that had content (304s carry the earlier one's)."""
-        con = self.connect()
-        try:
-            rows = con.execute("""
+        rows = self._run(lambda con: con.execute("""
                 SELECT canonical_url, url, page_status, content_hash, record_hash, etag, last_modified,
                        fetched_at
                 FROM fetched_pages
                 WHERE page_status IN ('ok', 'disambiguation', 'unchanged')
                 QUALIFY row_number() OVER (PARTITION BY canonical_url ORDER BY fetched_at DESC, crawl DESC) = 1
                 ORDER BY canonical_url
-            """).fetchall()
-        finally:
-            con.close()
+            """).fetchall())
         names = ("url", "page_status", "content_hash", "record_hash", "etag", "last_modified", "fetched_at")
         return {r[0]: dict(zip(names, r[1:], strict=True)) for r in rows}
 
