@@ -18,6 +18,7 @@ from typing import Iterator
 from prefect import flow, task
 
 from crawlers.crawl import CrawlResult, run_crawl
+from crawlers.fetchlog import FetchLog
 from filters.base import Funnel, apply_filters
 from filters.grounding import HasGroundedTripleFilter, ValueInTextFilter
 from filters.triples import page_to_pair
@@ -25,6 +26,7 @@ from flows.crawling import crawl_config, site_for
 from flows.settings import AlignSettings, CrawlSettings, ReleaseSettings, Settings
 from schemas import DROPPED_TRIPLE_SCHEMA, PAIR_SCHEMA, Page, Pair
 from warehouse import release as releases
+from warehouse.catalog import Catalog
 from warehouse.shards import ShardWriter, iter_records
 
 CODE_VERSION = "0.1.0"
@@ -49,7 +51,10 @@ class RunSummary:
 
 
 def crawl_stage(crawl: CrawlSettings, base_url: str, out_dir: Path, raw_dir: Path) -> CrawlResult:
-    return run_crawl(crawl_config(crawl, base_url, out_dir, raw_dir))
+    result = run_crawl(crawl_config(crawl, base_url, out_dir, raw_dir))
+    Catalog(raw_dir.parent / "catalog.duckdb").register_fetches(
+        f"run-{out_dir.parent.name}", FetchLog(out_dir / "fetched.jsonl").entries())
+    return result
 
 
 def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path) -> AlignResult:
