@@ -54,13 +54,14 @@ class BaikeSpider(scrapy.Spider):
                               meta={"zh_depth": depth, **meta})
 
     async def start(self):
-        # The LIFO scheduler pops the last request first: yield seeds in reverse so the first seed
-        # is crawled first. A resumed frontier goes below new discoveries (negative priorities),
-        # most recently discovered first, as the interrupted depth-first walk would have taken them.
+        # Scrapy sends start requests in the order yielded, and any discovered request before them:
+        # so the walk goes depth-first from the first seed, then from the next seed not yet reached.
+        # A resumed frontier goes below new discoveries (negative priorities), most recently
+        # discovered first, as the interrupted depth-first walk would have taken them.
         total = len(self.frontier)
         for number, (url, depth) in enumerate(self.frontier):
             yield self._request(url, depth, priority=number - total)
-        for url in reversed(self.start_urls):
+        for url in self.start_urls:
             canonical = canonicalize(url)
             if canonical not in self.done:
                 # In a recrawl, pages due again are asked for before the walk goes anywhere new.

@@ -62,3 +62,58 @@ def test_unreachable_site_is_a_clear_error(tmp_path):
     config = CrawlConfig(start_urls=[f"http://127.0.0.1:{port}/item/x"], out_dir=str(tmp_path))
     with pytest.raises(CrawlError, match=rf"site http://127.0.0.1:{port} is unreachable"):
         run_crawl(config)
+
+
+def expected_order(site, seed: str, base: str) -> list[str]:
+    """The order a one-request-at-a-time crawl with a LIFO queue visits pages.
+
+    Two details of Scrapy are modelled: a request is marked seen when it is queued, and the
+    next request leaves the queue as soon as a download completes, before that page's
+    callback has queued its links (a one-step lookahead on plain depth-first order).
+    """
+    from crawlers.parsers import parse as parse_page
+    from crawlers.urls import canonicalize
+
+    seen = {canonicalize(base + seed)}
+    stack: list[str] = []
+    order: list[str] = []
+    current: str | None = base + seed
+    while current is not None:
+        response = site.respond(current.removeprefix(base))
+        if response.status in (301, 302):
+            children = [base + response.headers["Location"]]
+            following = None
+        else:
+            page = parse_page(response.body, current, http_status=response.status)
+            order.append(page.canonical_url)
+            children = [l["url"] for l in page.links] + [s["url"] for s in page.senses]
+            following = stack.pop() if stack else None
+        for child in reversed(children):
+            child = canonicalize(child)
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+        current = following if following is not None else (stack.pop() if stack else None)
+    return order
+
+
+def test_pages_are_visited_depth_first(tmp_path):
+    from crawlers.mirror.site import MirrorServer, Site
+    from tests.conftest import MINI_FACTS
+
+    site = Site(facts_dir=MINI_FACTS, faults=False)
+    with MirrorServer(site) as mirror:
+        # One request at a time, so the order is exact (with more in flight it is depth-first
+        # only approximately: Scrapy sends a queued request while a response awaits its callback).
+        config = CrawlConfig(start_urls=[seed_url(mirror.url, "baidu", "杜甫")],
+                             out_dir=str(tmp_path), concurrency=1, autothrottle=False)
+        result = run_crawl(config)
+        expected = expected_order(site, "/item/杜甫", mirror.url)
+    from crawlers.fetchlog import FetchLog
+
+    visited = [e["canonical_url"] for e in FetchLog(tmp_path / "fetched.jsonl").entries()]
+    assert visited == expected
+    # 杜甫 links 唐朝 first, and 唐朝 links 李白 before 杜甫's next link: the walk goes deep first.
+    titles = [e["title"] for e in FetchLog(tmp_path / "fetched.jsonl").entries()]
+    assert titles.index("唐朝") < titles.index("长江")
+    assert result.by_status["ok"] == 5
