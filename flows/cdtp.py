@@ -115,7 +115,7 @@ def cdtp_flow(settings: Settings) -> RunSummary:
     started = time.monotonic()
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     run_dir = Path(settings.data_dir) / "runs" / f"{stamp}-{uuid.uuid4().hex[:6]}"
-    with site_for(settings.crawl) as base_url:
+    with site_for(settings.crawl, settings.crawl.mirror_port) as base_url:
         crawled = crawl_task(settings.crawl, base_url, run_dir / "crawl", Path(settings.data_dir) / "raw")
     aligned = align_task(crawled.shards, settings.align, run_dir / "pairs")
     counts = {"pages": aligned.pages_by_status, **aligned.funnel}

@@ -61,6 +61,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "crawl.seeds": args.seeds,
         "crawl.max_pages": args.max_pages,
         "crawl.max_depth": args.max_depth,
+        "crawl.mirror_port": args.mirror_port,
         "release.version": args.version,
     })
     # Fail on a bad seed file or a dead site here, in a second, before any engine starts.
@@ -155,7 +156,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
     settings = Settings.load(args.config, {
         "data_dir": args.data_dir, "crawl.site": site, "crawl.base_url": base_url, "crawl.seeds": args.seeds,
         "crawl.max_pages": args.max_pages, "crawl.max_depth": args.max_depth,
-        "crawl.concurrency": args.concurrency,
+        "crawl.concurrency": args.concurrency, "crawl.mirror_port": args.mirror_port,
     })
     if args.site == "mirror":
         settings.crawl.base_url = None
@@ -168,7 +169,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
     progress = ProgressLine()
     try:
         result = crawl_job(settings.crawl, Path(settings.data_dir), name=args.name, resume=args.resume,
-                           mirror_port=args.mirror_port,
+                           mirror_port=settings.crawl.mirror_port,
                            recrawl_after=parse_age(args.recrawl_after) if args.recrawl_after else None,
                            redis_url=args.redis or "", progress=progress)
     finally:
@@ -343,6 +344,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-pages", type=int, help="stop after this many content pages (0: no limit)")
     run.add_argument("--max-depth", type=int, help="how many links deep to follow from a seed")
     run.add_argument("--version", help="release version (default: the next minor version)")
+    run.add_argument("--mirror-port", type=int, help="port of the bundled mirror (default 8800)")
     run.add_argument("--verbose", action="store_true", help="show Prefect's run log")
 
     crawl = _command(sub, "crawl", "Crawl Baike pages depth-first from seed lists into a crawl directory.",
@@ -362,7 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
     crawl.add_argument("--resume", action="store_true", help="continue the named (default: latest) crawl")
     crawl.add_argument("--recrawl-after", help="fetch again, conditionally, pages older than this (e.g. 7d)")
     crawl.add_argument("--redis", help="Redis URL to share the frontier with other crawler processes")
-    crawl.add_argument("--mirror-port", type=int, default=8800,
+    crawl.add_argument("--mirror-port", type=int,
                        help="port of the bundled mirror (default 8800; resume and recrawl need the same one)")
     crawl.add_argument("--config", type=Path, help="TOML settings file")
     crawl.add_argument("--data-dir", type=Path, help="data directory (default ./zhbench-data)")

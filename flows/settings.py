@@ -29,6 +29,8 @@ class _Section(BaseModel):
 class CrawlSettings(_Section):
     site: Literal["baidu", "sogou", "wikipedia"] = "baidu"
     base_url: str | None = Field(None, description="site to crawl; unset: the bundled mirror, started by the run")
+    # A fixed port keeps the mirror's entry URLs, and so pair ids and releases, the same from run to run.
+    mirror_port: int = Field(8800, ge=0, le=65535, description="port of the bundled mirror (0: any free port)")
     seeds: list[Path] = Field(default_factory=list, description="seed files; empty: the bundled seed lists")
     # Deep enough that a crawl of the bundled mirror reaches the whole link closure whatever the
     # order of responses (a depth-limited walk that binds depends on that order).

@@ -12,10 +12,12 @@ import duckdb
 import pyarrow.parquet as pq
 
 from tests.flows.test_cli import ROOT, zhbench
+from tests.flows.test_crawl_command import free_port
 
 
 def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
-    result = zhbench("run", "--data-dir", str(tmp_path / "data"), cwd=tmp_path)
+    port = str(free_port())
+    result = zhbench("run", "--data-dir", str(tmp_path / "data"), "--mirror-port", port, cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "Traceback" not in result.stderr and "CancelledError" not in result.stderr
     out = result.stdout
@@ -45,6 +47,13 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     assert verify.returncode == 0 and "every file matches the manifest" in verify.stdout
     listing = zhbench("release", "list", "--data-dir", str(tmp_path / "data"))
     assert listing.stdout.startswith("0.1.0")
+
+    # The same crawl and config again: a new version, byte-identical data files.
+    again = zhbench("run", "--data-dir", str(tmp_path / "data"), "--mirror-port", port, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-2000:]
+    second = json.loads((release.parent / "0.2.0" / "manifest.json").read_text(encoding="utf-8"))
+    assert second["parent"] == "0.1.0"
+    assert [f["sha256"] for f in second["files"]] == [f["sha256"] for f in manifest["files"]]
 
 
 def test_mirror_serve_answers_on_localhost():
