@@ -18,15 +18,13 @@ from typing import Iterator
 from prefect import flow, task
 
 from crawlers.crawl import CrawlResult, run_crawl
-from crawlers.fetchlog import FetchLog
 from filters.base import Funnel, apply_filters
 from filters.grounding import HasGroundedTripleFilter, ValueInTextFilter
 from filters.triples import page_to_pair
-from flows.crawling import crawl_config, site_for
+from flows.crawling import crawl_config, register_crawl, site_for
 from flows.settings import AlignSettings, CrawlSettings, ReleaseSettings, Settings
 from schemas import DROPPED_TRIPLE_SCHEMA, PAIR_SCHEMA, Page, Pair
 from warehouse import release as releases
-from warehouse.catalog import Catalog
 from warehouse.shards import ShardWriter, iter_records
 
 CODE_VERSION = "0.1.0"
@@ -50,10 +48,9 @@ class RunSummary:
     seconds: float = 0.0
 
 
-def crawl_stage(crawl: CrawlSettings, base_url: str, out_dir: Path, raw_dir: Path) -> CrawlResult:
-    result = run_crawl(crawl_config(crawl, base_url, out_dir, raw_dir))
-    Catalog(raw_dir.parent / "catalog.duckdb").register_fetches(
-        f"run-{out_dir.parent.name}", FetchLog(out_dir / "fetched.jsonl").entries())
+def crawl_stage(crawl: CrawlSettings, base_url: str, out_dir: Path, data_dir: Path) -> CrawlResult:
+    result = run_crawl(crawl_config(crawl, base_url, out_dir, data_dir / "raw"))
+    register_crawl(data_dir, f"run-{out_dir.parent.name}", out_dir)
     return result
 
 
@@ -116,7 +113,7 @@ def cdtp_flow(settings: Settings) -> RunSummary:
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     run_dir = Path(settings.data_dir) / "runs" / f"{stamp}-{uuid.uuid4().hex[:6]}"
     with site_for(settings.crawl, settings.crawl.mirror_port) as base_url:
-        crawled = crawl_task(settings.crawl, base_url, run_dir / "crawl", Path(settings.data_dir) / "raw")
+        crawled = crawl_task(settings.crawl, base_url, run_dir / "crawl", Path(settings.data_dir))
     aligned = align_task(crawled.shards, settings.align, run_dir / "pairs")
     counts = {"pages": aligned.pages_by_status, **aligned.funnel}
     snapshot = _snapshot_id(crawled.shards)

@@ -104,8 +104,14 @@ def crawl_job(crawl: CrawlSettings, data_dir: Path, name: str | None = None, res
             config.follow_known = False
             config.start_urls = list(config.known) + config.start_urls
         result = run_crawl(config, progress=progress)
-    catalog.register_fetches(name, FetchLog(out_dir / "fetched.jsonl").entries())
+    register_crawl(data_dir, name, out_dir)
     return result
+
+
+def register_crawl(data_dir: Path, name: str, out_dir: Path) -> int:
+    """Record a crawl's fetches (URL, fetch time, content hash, validators) in the data directory's catalog."""
+    return Catalog(Path(data_dir) / "catalog.duckdb").register_fetches(
+        name, FetchLog(Path(out_dir) / "fetched.jsonl").entries())
 
 
 def _validators(info: dict) -> dict:
