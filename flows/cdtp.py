@@ -15,11 +15,12 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
 
+import duckdb
 from prefect import flow, task
 
 from crawlers.crawl import CrawlResult, run_crawl
 from filters.base import Funnel, apply_filters
-from filters.grounding import HasGroundedTripleFilter, ValueInTextFilter
+from filters.align import cdtp_filters
 from filters.triples import page_to_pair
 from flows.crawling import crawl_config, register_crawl, site_for
 from flows.settings import AlignSettings, CrawlSettings, ReleaseSettings, Settings
@@ -54,8 +55,24 @@ def crawl_stage(crawl: CrawlSettings, base_url: str, out_dir: Path, data_dir: Pa
     return result
 
 
+def relation_vocabulary(page_shards: list[Path]) -> list[str]:
+    """Every infobox relation name in the crawl (the corpus-wide vocabulary the CDTP filters use)."""
+    if not page_shards:
+        return []
+    paths = "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in page_shards) + "]"
+    con = duckdb.connect()
+    try:
+        rows = con.sql(f"""
+            SELECT DISTINCT e.name FROM (SELECT unnest(infobox) AS e FROM read_parquet({paths})
+                                         WHERE status = 'ok') ORDER BY 1
+        """).fetchall()
+    finally:
+        con.close()
+    return [r[0] for r in rows]
+
+
 def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path) -> AlignResult:
-    """Pages -> pairs with every triple judged; writes pair shards (kept and dropped pairs)."""
+    """Pages -> pairs with every triple and pair judged by the CDTP filters; writes pair shards."""
     funnel = Funnel()
     by_status: dict[str, int] = {}
 
@@ -65,7 +82,9 @@ def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path) ->
             if page.status == "ok":
                 yield page_to_pair(page, align.text_scope)
 
-    judged = apply_filters(content_pages(), [ValueInTextFilter()], [HasGroundedTripleFilter()], funnel)
+    triple_filters, pair_filters = cdtp_filters(relation_vocabulary(page_shards), align.position_threshold,
+                                                align.enumerations_must_be_covered)
+    judged = apply_filters(content_pages(), triple_filters, pair_filters, funnel)
     with ShardWriter(out_dir, "pairs", Pair) as writer:
         writer.write_all(judged)
     return AlignResult(shards=writer.paths, funnel=funnel.as_dict(), pages_by_status=dict(sorted(by_status.items())))

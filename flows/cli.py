@@ -199,6 +199,51 @@ def cmd_reparse(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- align ------------------------------------------------------------------------------
+
+
+def cmd_align(args: argparse.Namespace) -> int:
+    from filters.align import cdtp_filters
+    from filters.base import Funnel, apply_filters
+    from schemas import Pair, Triple
+
+    if not 0 < args.threshold < 1:
+        raise UsageError(f"--threshold must be between 0 and 1, got {args.threshold}")
+    vocabulary: set[str] = set()
+    if args.relations:
+        path = Path(args.relations)
+        if not path.is_file():
+            raise UsageError(f"relations file {path} does not exist (one relation name per line)")
+        vocabulary.update(line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+    pairs: list[Pair] = []
+    failed = 0
+    for number, line in enumerate(sys.stdin, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            triples = [Triple(head=str(h), relation=str(r), tail=str(t)) for h, r, t in record["triples"]]
+            pair = Pair(pair_id=str(record["id"]), entity=str(record["entity"]), text=str(record["text"]),
+                        triples=triples)
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            failed += 1
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else f"{type(exc).__name__}: {exc}"
+            print(f"zhbench align: line {number}: skipped, not a pair record ({reason}); expected "
+                  '{"id", "entity", "text", "triples": [[head, relation, tail], ...]}', file=sys.stderr)
+            continue
+        vocabulary.update(t.relation for t in triples)
+        pairs.append(pair)
+    triple_filters, pair_filters = cdtp_filters(sorted(vocabulary), threshold=args.threshold)
+    for pair in apply_filters(pairs, triple_filters, pair_filters, Funnel()):
+        print(json.dumps({
+            "id": pair.pair_id, "decision": "keep" if pair.decision == "kept" else "drop",
+            "reason": pair.reason, "position_index": pair.position_index,
+            "triples": [{"head": t.head, "relation": t.relation, "tail": t.tail, "kept": t.decision == "kept",
+                         "reason": t.reason} for t in pair.triples],
+        }, ensure_ascii=False))
+    return 1 if failed else 0
+
+
 # --- parse ------------------------------------------------------------------------------
 
 
@@ -375,6 +420,14 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("crawl", nargs="?", help="crawl name or directory (default: the latest crawl)")
     rep.add_argument("--backend", choices=["lxml", "bs4"], default="lxml", help="parser backend (default lxml)")
     rep.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
+
+    align = _command(sub, "align",
+                     "Apply the CDTP alignment filters to pairs read as JSON lines from stdin.",
+                     "echo '{\"id\": \"1\", \"entity\": \"泰山\", \"text\": \"泰山海拔1545米。\", "
+                     "\"triples\": [[\"泰山\", \"海拔\", \"1545米\"]]}' | zhbench align", cmd_align)
+    align.add_argument("--relations", help="file of relation names (one per line) added to the batch's own")
+    align.add_argument("--threshold", type=float, default=0.75,
+                       help="keep pairs whose position index exceeds this (default 0.75, as in CDTP)")
 
     parse = _command(sub, "parse", "Parse one saved page and print its record as JSON.",
                      "zhbench parse libai.html --url https://baike.baidu.com/item/李白/1043", cmd_parse)

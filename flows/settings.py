@@ -51,6 +51,8 @@ class CrawlSettings(_Section):
 class AlignSettings(_Section):
     text_scope: Literal["summary", "full"] = Field(
         "summary", description="the pair text: the entry's summary (CDTP) or its whole text")
+    position_threshold: float = Field(0.75, gt=0, lt=1, description="keep pairs whose position index exceeds this")
+    enumerations_must_be_covered: bool = True
 
 
 class ReleaseSettings(_Section):

@@ -88,3 +88,26 @@ def test_parse_missing_file_is_one_line(tmp_path):
     result = zhbench("parse", str(tmp_path / "none.html"), "--url", "http://x/")
     assert result.returncode == 2
     assert result.stderr.strip() == f"zhbench: error: {tmp_path / 'none.html'} is not a file (give a saved HTML page)"
+
+
+def test_align_reads_pairs_from_stdin_and_reports_bad_lines(tmp_path):
+    lines = [
+        json.dumps({"id": "a", "entity": "泰山", "text": "泰山主峰玉皇顶海拔1545米。",
+                    "triples": [["泰山", "海拔", "545米"], ["泰山", "海拔", "1545米"]]}, ensure_ascii=False),
+        "{not json",
+        json.dumps({"id": "b", "entity": "黑莓 9220",
+                    "text": "黑莓 9220是2012年上市的一款支持Blackberry OS 7操作系统的2.4英寸的3G手机。",
+                    "triples": [["黑莓 9220", "操作系统", "Blackberry OS 7"], ["黑莓 9220", "上市日期", "2012年"]]},
+                   ensure_ascii=False),
+    ]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-m", "flows.cli", "align"], input="\n".join(lines) + "\n",
+                            capture_output=True, text=True, env=environment, timeout=120)
+    assert result.returncode == 1  # one line failed
+    assert result.stderr.strip().startswith("zhbench align: line 2: skipped")
+    first, second = [json.loads(line) for line in result.stdout.splitlines()]
+    assert first["id"] == "a" and first["decision"] == "keep"
+    assert [t["kept"] for t in first["triples"]] == [False, True]
+    assert first["triples"][0]["reason"] == "grounding:value_not_in_text"
+    assert second["decision"] == "drop" and second["reason"] == "position_index:below_threshold"
+    assert second["position_index"] < 0.75

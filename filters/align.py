@@ -1,0 +1,256 @@
+"""CDTP alignment: keep the triples the text supports, and the pairs whose text says no more than their triples.
+
+Following the CDTP paper (section 3.2, data cleaning):
+
+* redundant triples: a triple is kept only when its value is mentioned in the text
+  (after :mod:`filters.normalize`), never inside a longer number (545米 in 1545米) and
+  never inside a longer word where the segmentation (jieba) shows another word
+  (中国 inside 中国人民银行); a pair left with no grounded triple is dropped;
+* redundant descriptions: the position index (end of the last grounded mention
+  divided by the text's length) must exceed a threshold, 0.75 in the paper; the
+  text after that mention must not name a relation of the corpus vocabulary that no
+  kept triple covers; and every item of an enumeration in the text must be covered
+  by a kept triple.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable
+
+from filters.base import PairFilter, TripleFilter, Verdict
+from filters.normalize import is_cjk, normalize
+from schemas import Pair, Triple
+
+ENUM_SEPARATORS = "、"
+ENUM_LAST = ("和", "与", "及", "以及")
+_TITLE = re.compile(r"《[^《》]+》")
+_TITLE_RUN = re.compile(r"《[^《》]+》(?:(?:[、，,和与及]|以及)?《[^《》]+》)+")
+_CLAUSE = re.compile(r"[，,。；;：:！!？?（）()“”\"]")
+
+
+@lru_cache(maxsize=1)
+def _jieba():
+    import jieba
+
+    jieba.setLogLevel(60)
+    jieba.initialize()
+    return jieba
+
+
+def token_boundaries(text: str) -> set[int]:
+    """Offsets where a jieba token starts or ends."""
+    bounds = {0}
+    offset = 0
+    for token in _jieba().cut(text, HMM=False):
+        offset += len(token)
+        bounds.add(offset)
+    return bounds
+
+
+class AlignedText:
+    """A pair's text, normalised once, with its token boundaries computed on first use."""
+
+    def __init__(self, text: str):
+        self.text = normalize(text)
+        self._bounds: set[int] | None = None
+
+    @property
+    def bounds(self) -> set[int]:
+        if self._bounds is None:
+            self._bounds = token_boundaries(self.text)
+        return self._bounds
+
+    def find(self, value: str) -> tuple[int, int] | None:
+        """(start, end) of the first standalone mention of value, or None."""
+        needle = normalize(value)
+        if not needle:
+            return None
+        text = self.text
+        start = text.find(needle)
+        while start != -1:
+            end = start + len(needle)
+            if self._standalone(start, end, needle):
+                return start, end
+            start = text.find(needle, start + 1)
+        return None
+
+    def _standalone(self, start: int, end: int, needle: str) -> bool:
+        text = self.text
+        before = text[start - 1] if start > 0 else ""
+        after = text[end] if end < len(text) else ""
+        if needle[0].isdigit() and before.isdigit() or needle[-1].isdigit() and after.isdigit():
+            return False  # part of a longer number
+        if needle[0].isascii() and needle[0].isalnum() and before.isascii() and before.isalnum():
+            return False  # part of a longer Latin word
+        if needle[-1].isascii() and needle[-1].isalnum() and after.isascii() and after.isalnum():
+            return False
+        if any(ch.isdigit() for ch in needle):
+            # Quantities and dates (12首, 701年): the segmenter often glues a measure word to what
+            # follows (首歌), so only the number boundary above decides for them.
+            return True
+        if is_cjk(needle[0]) and before and is_cjk(before) and start not in self.bounds:
+            return False  # starts inside a word
+        if is_cjk(needle[-1]) and after and is_cjk(after) and end not in self.bounds:
+            return False  # ends inside a word
+        return True
+
+
+class _PairTextCache:
+    """Normalise and segment each pair's text once, for every filter that reads it."""
+
+    def __init__(self) -> None:
+        self.key = ""
+        self.value: AlignedText | None = None
+
+    def get(self, pair: Pair) -> AlignedText:
+        if self.value is None or self.key != pair.pair_id:
+            self.key, self.value = pair.pair_id, AlignedText(pair.text)
+        return self.value
+
+
+class GroundingFilter(TripleFilter):
+    """Drop triples whose value the text does not mention (CDTP's redundant triples)."""
+
+    name = "grounding"
+
+    def __init__(self, cache: _PairTextCache | None = None):
+        self.cache = cache or _PairTextCache()
+
+    def check(self, triple: Triple, pair: Pair) -> Verdict:
+        if not triple.tail.strip():
+            return Verdict.drop("empty_value", span_end=-1)
+        found = self.cache.get(pair).find(triple.tail)
+        if found is None:
+            return Verdict.drop("value_not_in_text", span_end=-1)
+        return Verdict.kept(span_end=found[1])
+
+
+class GroundedPairFilter(PairFilter):
+    """Drop pairs with no text or no grounded triple; record the position index of the others."""
+
+    name = "pair"
+
+    def __init__(self, cache: _PairTextCache | None = None):
+        self.cache = cache or _PairTextCache()
+
+    def check(self, pair: Pair) -> Verdict:
+        length = len(self.cache.get(pair).text)
+        if length == 0:
+            return Verdict.drop("no_text")
+        if not pair.triples:
+            return Verdict.drop("no_infobox")
+        ends = [t.span_end for t in pair.triples if t.decision == "kept"]
+        if not ends:
+            return Verdict.drop("no_grounded_triple")
+        return Verdict.kept(position_index=round(max(ends) / length, 6))
+
+
+class PositionIndexFilter(PairFilter):
+    """Drop pairs whose text continues well past the last grounded triple.
+
+    threshold: keep when index > threshold; 0.75 follows the CDTP paper.
+    """
+
+    name = "position_index"
+
+    def __init__(self, threshold: float = 0.75):
+        if not 0 < threshold < 1:
+            raise ValueError(f"threshold must be in (0, 1), got {threshold}")
+        self.threshold = threshold
+
+    def check(self, pair: Pair) -> Verdict:
+        index = pair.position_index
+        if index is None or index <= self.threshold:
+            return Verdict.drop("below_threshold", position_index=index)
+        return Verdict.kept(position_index=index)
+
+
+class TrailingRelationFilter(PairFilter):
+    """Drop pairs whose text, after the last grounded mention, names a relation no kept triple covers.
+
+    vocabulary: relation names of the whole corpus; names shorter than min_length
+    (one character: 字, 号, 科 ...) occur inside ordinary words too often to count.
+    """
+
+    name = "trailing_relation"
+
+    def __init__(self, vocabulary: Iterable[str], cache: _PairTextCache | None = None, min_length: int = 2):
+        import ahocorasick_rs
+
+        names = sorted({normalize(v) for v in vocabulary if len(normalize(v)) >= min_length})
+        self.names = names
+        self.automaton = ahocorasick_rs.AhoCorasick(names) if names else None
+        self.cache = cache or _PairTextCache()
+
+    def check(self, pair: Pair) -> Verdict:
+        kept = [t for t in pair.triples if t.decision == "kept"]
+        if not kept or self.automaton is None:
+            return Verdict.kept()
+        tail_text = self.cache.get(pair).text[max(t.span_end for t in kept):]
+        covered = {normalize(t.relation) for t in kept}
+        mentioned = sorted({self.names[i] for i, _, _ in self.automaton.find_matches_as_indexes(tail_text)})
+        uncovered = [m for m in mentioned if m not in covered]
+        if uncovered:
+            return Verdict.drop("uncovered_relation_after_last_triple", relations=uncovered)
+        return Verdict.kept()
+
+
+def enumerations(text: str) -> list[list[str]]:
+    """Enumerations in a normalised text: runs of 《》 titles, and items joined by 、 (and a final 和)."""
+    found: list[list[str]] = []
+    covered_spans: list[tuple[int, int]] = []
+    for match in _TITLE_RUN.finditer(text):
+        found.append([t.strip("《》") for t in _TITLE.findall(match.group(0))])
+        covered_spans.append(match.span())
+    offset = 0
+    for clause in _CLAUSE.split(text):
+        start = offset
+        offset += len(clause) + 1
+        if ENUM_SEPARATORS not in clause:
+            continue
+        if any(s <= start and start + len(clause) <= e for s, e in covered_spans):
+            continue
+        parts = clause.split(ENUM_SEPARATORS)
+        last = parts[-1]
+        for word in ENUM_LAST:
+            if word in last:
+                head, _, rest = last.partition(word)
+                parts[-1:] = [head, rest]
+                break
+        tokens_first = list(_jieba().cut(parts[0], HMM=False))
+        tokens_last = list(_jieba().cut(parts[-1], HMM=False))
+        items = [tokens_first[-1] if tokens_first else ""] + parts[1:-1] + [tokens_last[0] if tokens_last else ""]
+        items = [i.strip("《》") for i in items if i.strip("《》")]
+        if len(items) >= 2 and not any(_TITLE.search(i) for i in parts):
+            found.append(items)
+    return found
+
+
+class EnumerationFilter(PairFilter):
+    """Drop pairs with an enumeration in the text whose items are not all covered by kept triples."""
+
+    name = "enumeration"
+
+    def __init__(self, cache: _PairTextCache | None = None):
+        self.cache = cache or _PairTextCache()
+
+    def check(self, pair: Pair) -> Verdict:
+        tails = [normalize(t.tail).strip("《》") for t in pair.triples if t.decision == "kept"]
+        for items in enumerations(self.cache.get(pair).text):
+            missing = [i for i in items if not any(i == t or i in t or t in i for t in tails if t)]
+            if missing:
+                return Verdict.drop("enumeration_item_without_triple", items=items, missing=missing)
+        return Verdict.kept()
+
+
+def cdtp_filters(vocabulary: Iterable[str], threshold: float = 0.75,
+                 enumerations_must_be_covered: bool = True) -> tuple[list[TripleFilter], list[PairFilter]]:
+    """The CDTP alignment filters in order, sharing one normalised text per pair."""
+    cache = _PairTextCache()
+    pair_filters: list[PairFilter] = [GroundedPairFilter(cache), PositionIndexFilter(threshold),
+                                      TrailingRelationFilter(vocabulary, cache)]
+    if enumerations_must_be_covered:
+        pair_filters.append(EnumerationFilter(cache))
+    return [GroundingFilter(cache)], pair_filters

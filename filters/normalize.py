@@ -1,0 +1,39 @@
+"""Text normalisation for matching triples against text.
+
+Both the text and each value go through the same steps, and every offset
+(mention ends, position index) is counted in the normalised text:
+
+* NFKC (full-width letters and digits to half-width), traditional to simplified
+  (OpenCC ``t2s``), Latin letters lower-cased, whitespace removed;
+* dates in one form: 1881-09-25, 1881/9/25 and 1881.09.25 become 1881年9月25日;
+* thousands separators dropped between digit groups: 1,545 becomes 1545.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_SPACE = re.compile(r"\s+")
+_DATE = re.compile(r"(?<!\d)(\d{3,4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+
+
+@lru_cache(maxsize=1)
+def _t2s():
+    import opencc
+
+    return opencc.OpenCC("t2s")
+
+
+def normalize(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text)
+    text = _t2s().convert(text)
+    text = _SPACE.sub("", text).lower()
+    text = _DATE.sub(lambda m: f"{int(m.group(1))}年{int(m.group(2))}月{int(m.group(3))}日", text)
+    return _THOUSANDS.sub("", text)
+
+
+def is_cjk(ch: str) -> bool:
+    return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"

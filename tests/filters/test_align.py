@@ -1,0 +1,95 @@
+"""Each CDTP alignment rule with its drop reason, including the CDTP paper's own examples."""
+
+from __future__ import annotations
+
+import pytest
+
+from filters.align import AlignedText, PositionIndexFilter, cdtp_filters, enumerations
+from filters.base import Funnel, apply_filters
+from filters.normalize import normalize
+from schemas import Pair, Triple
+
+VOCABULARY = ["专辑语言", "专辑歌手", "曲目数量", "操作系统", "上市日期", "屏幕尺寸", "网络制式", "出生日期",
+              "代表作品", "所属国家", "字", "首都"]
+
+
+def judge(entity: str, text: str, *triples: tuple[str, str], vocabulary=VOCABULARY) -> Pair:
+    pair = Pair(pair_id=entity, entity=entity, text=text,
+                triples=[Triple(head=entity, relation=r, tail=v) for r, v in triples])
+    triple_filters, pair_filters = cdtp_filters(vocabulary)
+    (judged,) = apply_filters([pair], triple_filters, pair_filters, Funnel())
+    return judged
+
+
+def test_paper_album_example_drops_the_language_triple_and_keeps_the_pair():
+    pair = judge("90电影金曲精选", "《90电影金曲精选》是许冠杰发行的音乐专辑，共收录了12首歌曲。",
+                 ("专辑语言", "粤语"), ("专辑歌手", "许冠杰"), ("曲目数量", "12首"))
+    assert [(t.relation, t.decision, t.reason) for t in pair.triples] == [
+        ("专辑语言", "dropped", "grounding:value_not_in_text"),
+        ("专辑歌手", "kept", ""), ("曲目数量", "kept", "")]
+    assert pair.decision == "kept"
+    assert pair.position_index > 0.75
+
+
+def test_paper_phone_example_is_dropped_for_its_trailing_description():
+    pair = judge("黑莓 9220", "黑莓 9220是2012年上市的一款支持Blackberry OS 7操作系统的2.4英寸的3G手机。",
+                 ("操作系统", "Blackberry OS 7"), ("上市日期", "2012年"))
+    assert [t.decision for t in pair.triples] == ["kept", "kept"]
+    assert pair.decision == "dropped"
+    assert pair.reason == "position_index:below_threshold"
+    assert pair.position_index < 0.75
+
+
+def test_number_inside_a_longer_number_is_not_a_mention():
+    pair = judge("泰山", "泰山主峰玉皇顶海拔1545米。", ("海拔", "545米"), ("海拔", "1545米"))
+    assert [t.decision for t in pair.triples] == ["dropped", "kept"]
+
+
+def test_word_inside_a_longer_word_is_not_a_mention():
+    text = AlignedText("中国人民银行是国务院组成部门。")
+    assert text.find("中国") is None
+    assert text.find("中国人民银行") == (0, 6)
+
+
+@pytest.mark.parametrize("value, text", [
+    ("1881年9月25日", "鲁迅生于1881-09-25，浙江绍兴人。"),
+    ("1881-09-25", "鲁迅生于1881年9月25日，浙江绍兴人。"),
+    ("6397千米", "长江全长6,397千米。"),
+    ("CO2", "化学式为ＣＯ２。"),
+    ("汉语", "官方語言為漢語。"),
+    ("blackberry os 7", "支持BlackBerry OS 7系统"),
+])
+def test_normalised_forms_match(value, text):
+    assert AlignedText(text).find(value) is not None
+
+
+def test_trailing_relation_name_not_covered_drops_the_pair():
+    text = "唐代著名的浪漫主义诗人，被后人誉为诗仙的李白，字太白，其代表作品为《静夜思》，出生日期不详。"
+    pair = judge("李白", text, ("字", "太白"), ("代表作品", "《静夜思》"))
+    assert pair.position_index > 0.75  # the index alone would keep it
+    assert pair.decision == "dropped"
+    assert pair.reason == "trailing_relation:uncovered_relation_after_last_triple"
+
+
+def test_relation_named_after_the_last_triple_and_covered_is_fine():
+    pair = judge("李白", "李白的出生日期为701年，代表作品为《静夜思》。", ("出生日期", "701年"), ("代表作品", "《静夜思》"))
+    assert pair.decision == "kept", pair.reason
+
+
+def test_enumeration_item_without_a_triple_drops_the_pair():
+    text = "李白的代表作品有《静夜思》、《蜀道难》、《将进酒》。"
+    covered = judge("李白", text, ("代表作品", "《静夜思》"), ("代表作品", "《蜀道难》"), ("代表作品", "《将进酒》"))
+    assert covered.decision == "kept", covered.reason
+    missing = judge("李白", text, ("代表作品", "《静夜思》"), ("代表作品", "《将进酒》"))
+    assert missing.decision == "dropped"
+    assert missing.reason == "enumeration:enumeration_item_without_triple"
+
+
+def test_enumerations_are_found_in_titles_and_plain_lists():
+    assert enumerations(normalize("代表作有《春望》《登高》和《石壕吏》。")) == [["春望", "登高", "石壕吏"]]
+    assert enumerations(normalize("流经青海、西藏和四川。")) == [["青海", "西藏", "四川"]]
+
+
+def test_position_index_threshold_is_checked():
+    with pytest.raises(ValueError, match="threshold"):
+        PositionIndexFilter(1.5)
