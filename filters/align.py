@@ -110,6 +110,32 @@ class _PairTextCache:
         return self.value
 
 
+class RelationFrequencyFilter(TripleFilter):
+    """Keep only triples of frequent relations (CDTP keeps the frequent ones; rare ones are mostly noise).
+
+    keep: the relation names that passed (see :func:`frequent_relations`).
+    """
+
+    name = "relation"
+
+    def __init__(self, keep: Iterable[str]):
+        self.keep = set(keep)
+
+    def check(self, triple: Triple, pair: Pair) -> Verdict:
+        if triple.relation not in self.keep:
+            return Verdict.drop("infrequent_relation", span_end=-1)
+        return Verdict.kept()
+
+
+def frequent_relations(counts: dict[str, int], min_support: int = 1, top_k: int = 0) -> list[str]:
+    """Relations with at least min_support pages, the top_k most frequent of them (0: all),
+    ties broken by name so the choice is the same on every run."""
+    if min_support < 1 or top_k < 0:
+        raise ValueError("min_support must be >= 1 and top_k >= 0")
+    ranked = sorted(((n, c) for n, c in counts.items() if c >= min_support), key=lambda x: (-x[1], x[0]))
+    return [n for n, _ in (ranked[:top_k] if top_k else ranked)]
+
+
 class GroundingFilter(TripleFilter):
     """Drop triples whose value the text does not mention (CDTP's redundant triples)."""
 
@@ -245,12 +271,19 @@ class EnumerationFilter(PairFilter):
         return Verdict.kept()
 
 
-def cdtp_filters(vocabulary: Iterable[str], threshold: float = 0.75,
-                 enumerations_must_be_covered: bool = True) -> tuple[list[TripleFilter], list[PairFilter]]:
-    """The CDTP alignment filters in order, sharing one normalised text per pair."""
+def cdtp_filters(vocabulary: Iterable[str], threshold: float = 0.75, enumerations_must_be_covered: bool = True,
+                 keep_relations: Iterable[str] | None = None) -> tuple[list[TripleFilter], list[PairFilter]]:
+    """The CDTP alignment filters in order, sharing one normalised text per pair.
+
+    vocabulary: every relation of the corpus (for the trailing-mention rule);
+    keep_relations: the frequent relations whose triples may be kept (None: all).
+    """
     cache = _PairTextCache()
     pair_filters: list[PairFilter] = [GroundedPairFilter(cache), PositionIndexFilter(threshold),
                                       TrailingRelationFilter(vocabulary, cache)]
     if enumerations_must_be_covered:
         pair_filters.append(EnumerationFilter(cache))
-    return [GroundingFilter(cache)], pair_filters
+    triple_filters: list[TripleFilter] = [GroundingFilter(cache)]
+    if keep_relations is not None:
+        triple_filters.insert(0, RelationFrequencyFilter(keep_relations))
+    return triple_filters, pair_filters

@@ -20,7 +20,7 @@ from prefect import flow, task
 
 from crawlers.crawl import CrawlResult, run_crawl
 from filters.base import Funnel, apply_filters
-from filters.align import cdtp_filters
+from filters.align import cdtp_filters, frequent_relations
 from filters.triples import page_to_pair
 from flows.crawling import crawl_config, register_crawl, site_for
 from flows.settings import AlignSettings, CrawlSettings, ReleaseSettings, Settings
@@ -55,20 +55,21 @@ def crawl_stage(crawl: CrawlSettings, base_url: str, out_dir: Path, data_dir: Pa
     return result
 
 
-def relation_vocabulary(page_shards: list[Path]) -> list[str]:
-    """Every infobox relation name in the crawl (the corpus-wide vocabulary the CDTP filters use)."""
+def relation_counts(page_shards: list[Path]) -> dict[str, int]:
+    """Per infobox relation name, how many content pages of the crawl have it (DuckDB, out of core)."""
     if not page_shards:
-        return []
+        return {}
     paths = "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in page_shards) + "]"
     con = duckdb.connect()
     try:
         rows = con.sql(f"""
-            SELECT DISTINCT e.name FROM (SELECT unnest(infobox) AS e FROM read_parquet({paths})
-                                         WHERE status = 'ok') ORDER BY 1
+            SELECT e.name, count(DISTINCT canonical_url)
+            FROM (SELECT canonical_url, unnest(infobox) AS e FROM read_parquet({paths}) WHERE status = 'ok')
+            GROUP BY 1 ORDER BY 2 DESC, 1
         """).fetchall()
     finally:
         con.close()
-    return [r[0] for r in rows]
+    return dict(rows)
 
 
 def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path) -> AlignResult:
@@ -82,12 +83,16 @@ def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path) ->
             if page.status == "ok":
                 yield page_to_pair(page, align.text_scope)
 
-    triple_filters, pair_filters = cdtp_filters(relation_vocabulary(page_shards), align.position_threshold,
-                                                align.enumerations_must_be_covered)
+    counts = relation_counts(page_shards)
+    keep = frequent_relations(counts, align.min_relation_support, align.top_k_relations)
+    triple_filters, pair_filters = cdtp_filters(counts, align.position_threshold,
+                                                align.enumerations_must_be_covered, keep_relations=keep)
     judged = apply_filters(content_pages(), triple_filters, pair_filters, funnel)
     with ShardWriter(out_dir, "pairs", Pair) as writer:
         writer.write_all(judged)
-    return AlignResult(shards=writer.paths, funnel=funnel.as_dict(), pages_by_status=dict(sorted(by_status.items())))
+    report = {**funnel.as_dict(), "relations": {"kept": {n: counts[n] for n in keep},
+                                                "dropped": len(counts) - len(keep)}}
+    return AlignResult(shards=writer.paths, funnel=report, pages_by_status=dict(sorted(by_status.items())))
 
 
 PAIRS_QUERY = """

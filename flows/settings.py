@@ -53,6 +53,8 @@ class AlignSettings(_Section):
         "summary", description="the pair text: the entry's summary (CDTP) or its whole text")
     position_threshold: float = Field(0.75, gt=0, lt=1, description="keep pairs whose position index exceeds this")
     enumerations_must_be_covered: bool = True
+    min_relation_support: int = Field(2, ge=1, description="keep relations found on at least this many pages")
+    top_k_relations: int = Field(0, ge=0, description="keep at most this many relations, most frequent first; 0: all")
 
 
 class ReleaseSettings(_Section):

@@ -93,3 +93,23 @@ def test_enumerations_are_found_in_titles_and_plain_lists():
 def test_position_index_threshold_is_checked():
     with pytest.raises(ValueError, match="threshold"):
         PositionIndexFilter(1.5)
+
+
+def test_frequent_relations_by_support_and_top_k():
+    from filters.align import frequent_relations
+
+    counts = {"中文名": 9, "出生日期": 5, "外文名": 5, "血型": 1}
+    assert frequent_relations(counts, min_support=2) == ["中文名", "出生日期", "外文名"]
+    assert frequent_relations(counts, min_support=1, top_k=2) == ["中文名", "出生日期"]  # ties by name
+    with pytest.raises(ValueError):
+        frequent_relations(counts, min_support=0)
+
+
+def test_infrequent_relation_triple_is_dropped_before_grounding():
+    from filters.align import cdtp_filters
+
+    pair = Pair(pair_id="p", entity="泰山", text="泰山海拔1545米，是五岳之首，所在城市为泰安。",
+                triples=[Triple("泰山", "海拔", "1545米"), Triple("泰山", "所在城市", "泰安")])
+    triple_filters, pair_filters = cdtp_filters(["海拔", "所在城市"], keep_relations=["海拔"])
+    (judged,) = apply_filters([pair], triple_filters, pair_filters, Funnel())
+    assert [t.reason for t in judged.triples] == ["", "relation:infrequent_relation"]
