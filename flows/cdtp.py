@@ -1,4 +1,4 @@
-"""The CDTP flow: crawl -> parse -> triples -> grounding -> release.
+"""The CDTP flow: crawl -> parse -> triples -> alignment -> dedup -> release.
 
 Stage logic lives in plain functions (``crawl_stage``, ``align_stage``,
 ``publish_stage``) that take settings sections and file paths and return file
@@ -8,6 +8,7 @@ engine and the engine is tested once.
 
 from __future__ import annotations
 
+import json
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -20,10 +21,11 @@ from prefect import flow, task
 
 from crawlers.crawl import CrawlResult, run_crawl
 from filters.base import Funnel, apply_filters
+from filters.dedup import Deduplicator
 from filters.align import cdtp_filters, frequent_relations
 from filters.triples import page_to_pair
 from flows.crawling import crawl_config, register_crawl, site_for
-from flows.settings import AlignSettings, CrawlSettings, ReleaseSettings, Settings
+from flows.settings import AlignSettings, CrawlSettings, DedupSettings, ReleaseSettings, Settings
 from schemas import DROPPED_TRIPLE_SCHEMA, PAIR_SCHEMA, Page, Pair
 from warehouse import release as releases
 from warehouse.shards import ShardWriter, iter_records
@@ -95,6 +97,41 @@ def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path) ->
     return AlignResult(shards=writer.paths, funnel=report, pages_by_status=dict(sorted(by_status.items())))
 
 
+def dedup_stage(pair_shards: list[Path], dedup: DedupSettings, funnel: dict, out_dir: Path) -> dict:
+    """Mark exact and near-duplicate kept pairs as dropped (the first id of a group survives).
+
+    Rewrites the pair shards with the new decisions and returns the updated funnel; the groups
+    go to duplicates.jsonl beside the shards.
+    """
+    if not dedup.enabled or not pair_shards:
+        return {"shards": pair_shards, "funnel": funnel}
+    kept = ((p.pair_id, p.text) for p in iter_records(pair_shards, Pair) if p.decision == "kept")
+    finder = Deduplicator(dedup.threshold, dedup.num_perm, dedup.shingle, dedup.n)
+    duplicates = {d.doc_id: d for d in finder.find(kept)}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open(out_dir / "duplicates.jsonl", "w", encoding="utf-8") as handle:
+        for d in sorted(duplicates.values(), key=lambda d: d.doc_id):
+            handle.write(json.dumps({"pair_id": d.doc_id, "duplicate_of": d.duplicate_of, "kind": d.kind,
+                                     "similarity": round(d.similarity, 4)}) + "\n")
+
+    def marked() -> Iterator[Pair]:
+        for pair in iter_records(pair_shards, Pair):
+            found = duplicates.get(pair.pair_id)
+            if found is not None and pair.decision == "kept":
+                pair.decision, pair.reason = "dropped", f"dedup:{found.kind}_duplicate"
+            yield pair
+
+    with ShardWriter(out_dir, "pairs", Pair) as writer:
+        writer.write_all(marked())
+    updated = dict(funnel, pairs_dropped=dict(funnel["pairs_dropped"]))
+    for d in duplicates.values():
+        reason = f"dedup:{d.kind}_duplicate"
+        updated["pairs_dropped"][reason] = updated["pairs_dropped"].get(reason, 0) + 1
+    updated["pairs_dropped"] = dict(sorted(updated["pairs_dropped"].items()))
+    updated["pairs_kept"] = funnel["pairs_kept"] - len(duplicates)
+    return {"shards": writer.paths, "funnel": updated}
+
+
 PAIRS_QUERY = """
 SELECT * REPLACE (list_filter(triples, lambda t: t.decision = 'kept') AS triples)
 FROM read_parquet($paths)
@@ -126,6 +163,7 @@ def publish_stage(pair_shards: list[Path], release: ReleaseSettings, data_dir: P
 
 crawl_task = task(crawl_stage, name="crawl")
 align_task = task(align_stage, name="align")
+dedup_task = task(dedup_stage, name="dedup")
 publish_task = task(publish_stage, name="publish")
 
 
@@ -139,13 +177,14 @@ def cdtp_flow(settings: Settings) -> RunSummary:
     with site_for(settings.crawl, settings.crawl.mirror_port) as base_url:
         crawled = crawl_task(settings.crawl, base_url, run_dir / "crawl", Path(settings.data_dir))
     aligned = align_task(crawled.shards, settings.align, run_dir / "pairs")
-    counts = {"pages": aligned.pages_by_status, **aligned.funnel}
+    deduped = dedup_task(aligned.shards, settings.dedup, aligned.funnel, run_dir / "pairs-dedup")
+    counts = {"pages": aligned.pages_by_status, **deduped["funnel"]}
     snapshot = _snapshot_id(crawled.shards)
     config = settings.model_dump(mode="json", exclude={"data_dir"})
-    release_dir = publish_task(aligned.shards, settings.release, Path(settings.data_dir), config, counts,
+    release_dir = publish_task(deduped["shards"], settings.release, Path(settings.data_dir), config, counts,
                                snapshot, str(flow_run.id) if flow_run.id else None)
     return RunSummary(release_dir=release_dir, run_dir=run_dir, pages=aligned.pages_by_status,
-                      funnel=aligned.funnel, crawl_stats=crawled.stats,
+                      funnel=deduped["funnel"], crawl_stats=crawled.stats,
                       problems=releases.verify(release_dir), seconds=time.monotonic() - started)
 
 

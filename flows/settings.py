@@ -57,6 +57,14 @@ class AlignSettings(_Section):
     top_k_relations: int = Field(0, ge=0, description="keep at most this many relations, most frequent first; 0: all")
 
 
+class DedupSettings(_Section):
+    enabled: bool = True
+    threshold: float = Field(0.6, gt=0, lt=1, description="MinHash Jaccard similarity that makes a near duplicate")
+    num_perm: int = Field(128, ge=16)
+    shingle: Literal["char", "word"] = "char"
+    n: int = Field(5, ge=1, description="shingle length in characters or jieba words")
+
+
 class ReleaseSettings(_Section):
     name: str = Field("cdtp", pattern=r"^[a-z0-9][a-z0-9_\-]*$")
     version: str | None = Field(None, pattern=r"^\d+\.\d+\.\d+$")
@@ -68,6 +76,7 @@ class Settings(BaseSettings):
     data_dir: Path = Path("zhbench-data")
     crawl: CrawlSettings = Field(default_factory=CrawlSettings)
     align: AlignSettings = Field(default_factory=AlignSettings)
+    dedup: DedupSettings = Field(default_factory=DedupSettings)
     release: ReleaseSettings = Field(default_factory=ReleaseSettings)
 
     @classmethod
