@@ -15,28 +15,8 @@ from urllib.parse import urljoin, urlsplit
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.asyncio import sleep
 
-from crawlers.parsers.detect import BLOCK_TEXT_MARKERS, BLOCK_URL_MARKERS
+from crawlers.parsers.detect import block_kind, page_title
 from crawlers.urls import canonicalize
-
-
-def blocked_kind(status: int, url: str, headers: dict[str, str], head: bytes) -> str | None:
-    """Which kind of block a response is, or None for a normal response."""
-    if status == 429:
-        return "http_429"
-    if status == 403:
-        return "http_403"
-    location = headers.get("location", "")
-    if 300 <= status < 400 and any(m in location.lower() for m in BLOCK_URL_MARKERS):
-        return "captcha_redirect"
-    if any(m in url.lower() for m in BLOCK_URL_MARKERS):
-        return "captcha_redirect"
-    if status == 200:
-        text = head.decode("utf-8", errors="ignore")
-        title_end = text.find("</title>")
-        title = text[:title_end] if title_end != -1 else ""
-        if any(m in title for m in BLOCK_TEXT_MARKERS):
-            return "captcha_page"
-    return None
 
 
 class BlockBackoffMiddleware:
@@ -67,7 +47,8 @@ class BlockBackoffMiddleware:
     def process_response(self, request, response, spider=None):
         headers = {k.decode().lower(): v.decode("latin-1") for k, v in
                    ((k, response.headers.get(k, b"")) for k in (b"Location", b"Retry-After"))}
-        kind = blocked_kind(response.status, response.url, headers, response.body[:4096])
+        title = page_title(response.body[:4096].decode("utf-8", errors="ignore")) if response.status == 200 else ""
+        kind = block_kind(response.status, response.url, headers.get("location", ""), title)
         domain = urlsplit(request.url).netloc
         if kind is None:
             self.strikes[domain] = 0

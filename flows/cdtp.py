@@ -28,7 +28,7 @@ from flows.crawling import crawl_config, register_crawl, site_for
 from flows.settings import AlignSettings, CrawlSettings, DedupSettings, ReleaseSettings, Settings
 from schemas import DROPPED_TRIPLE_SCHEMA, PAIR_SCHEMA, Page, Pair
 from warehouse import release as releases
-from warehouse.shards import ShardWriter, iter_records
+from warehouse.shards import ShardWriter, iter_records, sql_path_list
 
 CODE_VERSION = "0.1.0"
 
@@ -61,7 +61,7 @@ def relation_counts(page_shards: list[Path]) -> dict[str, int]:
     """Per infobox relation name, how many content pages of the crawl have it (DuckDB, out of core)."""
     if not page_shards:
         return {}
-    paths = "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in page_shards) + "]"
+    paths = sql_path_list(page_shards)
     con = duckdb.connect()
     try:
         rows = con.sql(f"""

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from schemas import ReleaseFile, ReleaseManifest, schema_version
-from warehouse.shards import WRITE_OPTIONS, sha256_file
+from warehouse.shards import WRITE_OPTIONS, sha256_file, sql_path_list
 
 SEMVER = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
 ROW_GROUP = 10_000
@@ -70,17 +70,13 @@ def _batches(spec: TableSpec) -> Iterator[pa.RecordBatch]:
     con = duckdb.connect()
     try:
         con.execute("SET threads = 1")  # a single thread keeps DuckDB's output order fixed
-        relation = con.sql(spec.query.replace("$paths", _path_list(spec.paths)))
+        if not spec.paths:
+            raise ReleaseError("a release table has no input shards")
+        relation = con.sql(spec.query.replace("$paths", sql_path_list(spec.paths)))
         reader = relation.to_arrow_reader(ROW_GROUP)
         yield from reader
     finally:
         con.close()
-
-
-def _path_list(paths: list[Path]) -> str:
-    if not paths:
-        raise ReleaseError("a release table has no input shards")
-    return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths) + "]"
 
 
 def _write_table(spec: TableSpec, path: Path) -> int:

@@ -114,3 +114,10 @@ def iter_records(paths: Iterable[Path | str], record_type: type[R], batch_size: 
         for batch in parquet.iter_batches(batch_size=batch_size):
             yield from record_type.from_batch(batch)  # type: ignore[misc]
 
+
+def sql_path_list(paths: Iterable[Path | str]) -> str:
+    """A DuckDB list literal of file paths, for read_parquet([...])."""
+    quoted = ["'" + str(p).replace("'", "''") + "'" for p in paths]
+    if not quoted:
+        raise ValueError("no Parquet files to read")
+    return "[" + ", ".join(quoted) + "]"

@@ -67,14 +67,26 @@ def detect_source(url: str, html: str) -> tuple[str, str]:
     return "other", ""
 
 
+def block_kind(http_status: int, url: str, location: str = "", title: str = "") -> str | None:
+    """Which kind of block a response is (http_429, http_403, captcha_redirect, captcha_page), or None.
+
+    url is where the response came from; location, a redirect's target; title, the page's <title>.
+    """
+    if http_status == 429:
+        return "http_429"
+    if http_status == 403:
+        return "http_403"
+    if 300 <= http_status < 400 and any(m in unquote(location).lower() for m in BLOCK_URL_MARKERS):
+        return "captcha_redirect"
+    if any(m in unquote(url).lower() for m in BLOCK_URL_MARKERS):
+        return "captcha_redirect"
+    if any(m in title for m in BLOCK_TEXT_MARKERS):
+        return "captcha_page"
+    return None
+
+
 def is_blocked(url: str, http_status: int, html: str) -> bool:
-    lowered = unquote(url).lower()
-    if http_status in (403, 429):
-        return True
-    if any(m in lowered for m in BLOCK_URL_MARKERS):
-        return True
-    title = _title(html)
-    return any(m in title for m in BLOCK_TEXT_MARKERS)
+    return block_kind(http_status, url, title=page_title(html)) is not None
 
 
 def is_not_found(http_status: int, html: str) -> bool:
@@ -90,6 +102,6 @@ def is_truncated(html: str) -> bool:
     return "</html>" not in tail and "</body>" not in tail
 
 
-def _title(html: str) -> str:
+def page_title(html: str) -> str:
     match = re.search(r"<title[^>]*>(.*?)</title>", html[:20_000], re.S | re.I)
     return match.group(1) if match else ""
