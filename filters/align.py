@@ -202,9 +202,13 @@ class TrailingRelationFilter(PairFilter):
 
     name = "trailing_relation"
 
-    def __init__(self, vocabulary: Iterable[str], cache: _PairTextCache | None = None, min_length: int = 2):
+    def __init__(self, vocabulary: Iterable[str], cache: _PairTextCache | None = None, min_length: int = 2,
+                 aliases: dict[str, str] | None = None):
         import ahocorasick_rs
 
+        # Another name of a relation counts as that relation (出生时间 is 出生日期).
+        self.canonical = {normalize(a): normalize(c) for a, c in (aliases or {}).items()}
+        vocabulary = set(vocabulary) | set((aliases or {}))
         names = sorted({normalize(v) for v in vocabulary if len(normalize(v)) >= min_length})
         self.names = names
         self.automaton = ahocorasick_rs.AhoCorasick(names) if names else None
@@ -217,7 +221,7 @@ class TrailingRelationFilter(PairFilter):
         tail_text = self.cache.get(pair).text[max(t.span_end for t in kept):]
         covered = {normalize(t.relation) for t in kept}
         mentioned = sorted({self.names[i] for i, _, _ in self.automaton.find_matches_as_indexes(tail_text)})
-        uncovered = [m for m in mentioned if m not in covered]
+        uncovered = [m for m in mentioned if self.canonical.get(m, m) not in covered]
         if uncovered:
             return Verdict.drop("uncovered_relation_after_last_triple", relations=uncovered)
         return Verdict.kept()
@@ -272,15 +276,17 @@ class EnumerationFilter(PairFilter):
 
 
 def cdtp_filters(vocabulary: Iterable[str], threshold: float = 0.75, enumerations_must_be_covered: bool = True,
-                 keep_relations: Iterable[str] | None = None) -> tuple[list[TripleFilter], list[PairFilter]]:
+                 keep_relations: Iterable[str] | None = None,
+                 aliases: dict[str, str] | None = None) -> tuple[list[TripleFilter], list[PairFilter]]:
     """The CDTP alignment filters in order, sharing one normalised text per pair.
 
     vocabulary: every relation of the corpus (for the trailing-mention rule);
-    keep_relations: the frequent relations whose triples may be kept (None: all).
+    keep_relations: the frequent relations whose triples may be kept (None: all);
+    aliases: other names of relations, so a trailing mention by another name counts as the relation.
     """
     cache = _PairTextCache()
     pair_filters: list[PairFilter] = [GroundedPairFilter(cache), PositionIndexFilter(threshold),
-                                      TrailingRelationFilter(vocabulary, cache)]
+                                      TrailingRelationFilter(vocabulary, cache, aliases=aliases)]
     if enumerations_must_be_covered:
         pair_filters.append(EnumerationFilter(cache))
     triple_filters: list[TripleFilter] = [GroundingFilter(cache)]

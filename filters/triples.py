@@ -3,8 +3,26 @@
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
+from pathlib import Path
 
 from schemas import Page, Pair, Triple
+
+RELATION_ALIASES = Path(__file__).with_name("relation_aliases.tsv")
+
+
+@lru_cache(maxsize=4)
+def relation_aliases(path: Path = RELATION_ALIASES) -> dict[str, str]:
+    """alias -> canonical relation name, from a tab-separated table (``#`` starts a comment)."""
+    table: dict[str, str] = {}
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        cells = line.split("\t")
+        if len(cells) != 2 or not all(c.strip() for c in cells):
+            raise ValueError(f"{path}:{number}: expected 'alias<TAB>canonical'")
+        table[cells[0].strip()] = cells[1].strip()
+    return table
 
 TEXT_SCOPES = ("summary", "full")
 
@@ -13,18 +31,23 @@ def pair_id(canonical_url: str) -> str:
     return hashlib.sha256(canonical_url.encode("utf-8")).hexdigest()[:16]
 
 
-def extract_triples(page: Page) -> list[Triple]:
-    """One triple per single value of each infobox row, head = the page's title."""
+def extract_triples(page: Page, aliases: dict[str, str] | None = None) -> list[Triple]:
+    """One triple per single value of each infobox row, head = the page's title.
+
+    Relation names go through the alias table (出生时间 and 出生年月 become 出生日期).
+    """
+    aliases = relation_aliases() if aliases is None else aliases
     triples: list[Triple] = []
     seen: set[tuple[str, str]] = set()
     for entry in page.infobox:
+        relation = aliases.get(entry.name, entry.name)
         values = entry.values or ([entry.value] if entry.value else [])
         for value in values:
-            key = (entry.name, value)
+            key = (relation, value)
             if key in seen:
                 continue
             seen.add(key)
-            triples.append(Triple(head=page.title, relation=entry.name, tail=value, raw_value=entry.value))
+            triples.append(Triple(head=page.title, relation=relation, tail=value, raw_value=entry.value))
     return triples
 
 

@@ -23,7 +23,7 @@ from crawlers.crawl import CrawlResult, run_crawl
 from filters.base import Funnel, apply_filters
 from filters.dedup import Deduplicator
 from filters.align import cdtp_filters, frequent_relations
-from filters.triples import page_to_pair
+from filters.triples import page_to_pair, relation_aliases
 from flows.crawling import crawl_config, register_crawl, site_for
 from flows.settings import AlignSettings, CrawlSettings, DedupSettings, ReleaseSettings, Settings
 from schemas import DROPPED_TRIPLE_SCHEMA, PAIR_SCHEMA, Page, Pair
@@ -57,16 +57,19 @@ def crawl_stage(crawl: CrawlSettings, base_url: str, out_dir: Path, data_dir: Pa
     return result
 
 
-def relation_counts(page_shards: list[Path]) -> dict[str, int]:
-    """Per infobox relation name, how many content pages of the crawl have it (DuckDB, out of core)."""
+def relation_counts(page_shards: list[Path], aliases: dict[str, str]) -> dict[str, int]:
+    """Per relation (after the alias table), how many content pages of the crawl have it (DuckDB)."""
     if not page_shards:
         return {}
-    paths = sql_path_list(page_shards)
     con = duckdb.connect()
     try:
+        con.execute("CREATE TEMP TABLE aliases (alias VARCHAR, canonical VARCHAR)")
+        con.executemany("INSERT INTO aliases VALUES (?, ?)", list(aliases.items()))
         rows = con.sql(f"""
-            SELECT e.name, count(DISTINCT canonical_url)
-            FROM (SELECT canonical_url, unnest(infobox) AS e FROM read_parquet({paths}) WHERE status = 'ok')
+            SELECT coalesce(a.canonical, p.name) AS relation, count(DISTINCT p.canonical_url)
+            FROM (SELECT canonical_url, unnest(infobox).name AS name
+                  FROM read_parquet({sql_path_list(page_shards)}) WHERE status = 'ok') AS p
+            LEFT JOIN aliases AS a ON a.alias = p.name
             GROUP BY 1 ORDER BY 2 DESC, 1
         """).fetchall()
     finally:
@@ -85,10 +88,12 @@ def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path) ->
             if page.status == "ok":
                 yield page_to_pair(page, align.text_scope)
 
-    counts = relation_counts(page_shards)
+    aliases = relation_aliases()
+    counts = relation_counts(page_shards, aliases)
     keep = frequent_relations(counts, align.min_relation_support, align.top_k_relations)
     triple_filters, pair_filters = cdtp_filters(counts, align.position_threshold,
-                                                align.enumerations_must_be_covered, keep_relations=keep)
+                                                align.enumerations_must_be_covered, keep_relations=keep,
+                                                aliases=aliases)
     judged = apply_filters(content_pages(), triple_filters, pair_filters, funnel)
     with ShardWriter(out_dir, "pairs", Pair) as writer:
         writer.write_all(judged)

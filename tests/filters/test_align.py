@@ -113,3 +113,29 @@ def test_infrequent_relation_triple_is_dropped_before_grounding():
     triple_filters, pair_filters = cdtp_filters(["海拔", "所在城市"], keep_relations=["海拔"])
     (judged,) = apply_filters([pair], triple_filters, pair_filters, Funnel())
     assert [t.reason for t in judged.triples] == ["", "relation:infrequent_relation"]
+
+
+def test_relation_aliases_map_to_one_name(tmp_path):
+    from filters.triples import extract_triples, relation_aliases
+    from schemas import InfoboxEntry, Page
+
+    page = Page(url="u", title="鲁迅", infobox=[InfoboxEntry("出生时间", "1881年9月25日", ["1881年9月25日"]),
+                                                InfoboxEntry("出生日期", "1881年9月25日", ["1881年9月25日"]),
+                                                InfoboxEntry("笔名", "鲁迅", ["鲁迅"])])
+    assert [(t.relation, t.tail) for t in extract_triples(page)] == [("出生日期", "1881年9月25日"), ("笔名", "鲁迅")]
+    bad = tmp_path / "aliases.tsv"
+    bad.write_text("出生时间 出生日期\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="aliases.tsv:1"):
+        relation_aliases(bad)
+
+
+def test_trailing_mention_by_another_name_of_a_covered_relation_is_fine():
+    from filters.align import cdtp_filters
+
+    text = "唐代著名的浪漫主义诗人，被后人誉为诗仙的李白，字太白，出生日期为701年，出生时间另有异说。"
+    pair = Pair(pair_id="p", entity="李白", text=text,
+                triples=[Triple("李白", "字", "太白"), Triple("李白", "出生日期", "701年")])
+    for aliases, expected in (({"出生时间": "出生日期"}, "kept"), ({}, "dropped")):
+        triple_filters, pair_filters = cdtp_filters(["字", "出生日期", "出生时间"], aliases=aliases)
+        (judged,) = apply_filters([pair], triple_filters, pair_filters, Funnel())
+        assert judged.decision == expected, (aliases, judged.reason)
