@@ -188,6 +188,9 @@ def cdtp_flow(settings: Settings) -> RunSummary:
     config = settings.model_dump(mode="json", exclude={"data_dir"})
     release_dir = publish_task(deduped["shards"], settings.release, Path(settings.data_dir), config, counts,
                                snapshot, str(flow_run.id) if flow_run.id else None)
+    report = {"run": run_dir.name, "release": str(release_dir), "pages": aligned.pages_by_status,
+              "funnel": deduped["funnel"]}
+    (run_dir / "report.json").write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
     return RunSummary(release_dir=release_dir, run_dir=run_dir, pages=aligned.pages_by_status,
                       funnel=deduped["funnel"], crawl_stats=crawled.stats,
                       problems=releases.verify(release_dir), seconds=time.monotonic() - started)

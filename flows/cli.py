@@ -16,12 +16,14 @@ from typing import Callable, Sequence
 
 from crawlers.crawl import CrawlError
 from crawlers.mirror.facts import FactsError
+from flows.report import ReportError
 from warehouse.catalog import CatalogError
 from crawlers.seeds import SeedError
 from flows.settings import SettingsError
 from warehouse.release import ReleaseError
 
-USER_ERRORS = (SeedError, CrawlError, ReleaseError, FactsError, SettingsError, CatalogError, OSError, ValueError)
+USER_ERRORS = (SeedError, CrawlError, ReleaseError, FactsError, SettingsError, CatalogError, ReportError, OSError,
+               ValueError)
 
 
 class UsageError(Exception):
@@ -244,6 +246,21 @@ def cmd_align(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+# --- report -----------------------------------------------------------------------------
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from flows import report
+
+    run_dir = report.find_run(Path(args.data_dir), args.run)
+    data = report.load(run_dir)
+    print(report.as_text(data))
+    html = run_dir / "report.html"
+    html.write_text(report.as_html(data), encoding="utf-8")
+    print(f"\nwrote {html}")
+    return 0
+
+
 # --- parse ------------------------------------------------------------------------------
 
 
@@ -428,6 +445,12 @@ def build_parser() -> argparse.ArgumentParser:
     align.add_argument("--relations", help="file of relation names (one per line) added to the batch's own")
     align.add_argument("--threshold", type=float, default=0.75,
                        help="keep pairs whose position index exceeds this (default 0.75, as in CDTP)")
+
+    rpt = _command(sub, "report", "Print a run's funnel (in, out, why) and write it as an HTML page with charts.",
+                   "zhbench report                      # the latest run\nzhbench report 20261122T080000Z-1a2b3c",
+                   cmd_report)
+    rpt.add_argument("run", nargs="?", help="run name under DATA_DIR/runs, or a run directory (default: latest)")
+    rpt.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
 
     parse = _command(sub, "parse", "Parse one saved page and print its record as JSON.",
                      "zhbench parse libai.html --url https://baike.baidu.com/item/李白/1043", cmd_parse)

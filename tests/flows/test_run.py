@@ -48,6 +48,13 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     listing = zhbench("release", "list", "--data-dir", str(tmp_path / "data"))
     assert listing.stdout.startswith("0.1.0")
 
+    report = zhbench("report", "--data-dir", str(tmp_path / "data"))
+    assert report.returncode == 0, report.stderr
+    assert re.search(rf"pages fetched\s+{crawled}\b", report.stdout)
+    assert re.search(rf"pairs after dedup\s+{kept}\b", report.stdout)
+    html = (tmp_path / "data" / "runs").glob("*/report.html")
+    assert "<svg" in next(html).read_text(encoding="utf-8")
+
     # The same crawl and config again: a new version, byte-identical data files.
     again = zhbench("run", "--data-dir", str(tmp_path / "data"), "--mirror-port", port, cwd=tmp_path)
     assert again.returncode == 0, again.stderr[-2000:]

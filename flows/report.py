@@ -1,0 +1,90 @@
+"""The run report: the funnel of a run (in, out, and why) as text and as an HTML page with a chart."""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from pathlib import Path
+
+
+class ReportError(ValueError):
+    """A run has no report; the message says where it looked."""
+
+
+def runs_root(data_dir: Path) -> Path:
+    return Path(data_dir) / "runs"
+
+
+def find_run(data_dir: Path, name: str | None) -> Path:
+    root = runs_root(data_dir)
+    if name:
+        candidate = Path(name) if (Path(name) / "report.json").exists() else root / name
+    else:
+        runs = sorted(p for p in root.iterdir() if (p / "report.json").exists()) if root.is_dir() else []
+        if not runs:
+            raise ReportError(f"no run with a report under {root}; run zhbench run first")
+        candidate = runs[-1]
+    if not (candidate / "report.json").exists():
+        raise ReportError(f"{candidate} has no report.json (is it a run directory under {root}?)")
+    return candidate
+
+
+def load(run_dir: Path) -> dict:
+    return json.loads((Path(run_dir) / "report.json").read_text(encoding="utf-8"))
+
+
+def stages(report: dict) -> list[tuple[str, int]]:
+    """The funnel's stages, each with how many records reached it."""
+    pages = report["pages"]
+    funnel = report["funnel"]
+    alignment_drops = sum(v for k, v in funnel["pairs_dropped"].items() if not k.startswith("dedup:"))
+    return [
+        ("pages fetched", sum(pages.values())),
+        ("content pages", pages.get("ok", 0)),
+        ("pairs aligned", funnel["pairs_in"] - alignment_drops),
+        ("pairs after dedup", funnel["pairs_kept"]),
+    ]
+
+
+def as_text(report: dict) -> str:
+    lines = [f"run {report['run']}  release {report.get('release', '-')}", ""]
+    for name, count in stages(report):
+        lines.append(f"  {name:<20}{count:>8}")
+    funnel = report["funnel"]
+    lines += ["", "  pairs dropped by reason"]
+    lines += [f"    {k:<56}{v:>8}" for k, v in sorted(funnel["pairs_dropped"].items(), key=lambda x: -x[1])]
+    lines += ["", f"  triples kept {funnel['triples_kept']} of {funnel['triples_in']}; dropped by reason"]
+    lines += [f"    {k:<56}{v:>8}" for k, v in sorted(funnel["triples_dropped"].items(), key=lambda x: -x[1])]
+    return "\n".join(lines)
+
+
+def _bars(rows: list[tuple[str, int]], colour: str) -> str:
+    if not rows:
+        return "<p>none</p>"
+    top = max(v for _, v in rows) or 1
+    height = 26 * len(rows) + 10
+    parts = [f'<svg width="760" height="{height}" role="img">']
+    for i, (label, value) in enumerate(rows):
+        y = 10 + 26 * i
+        width = int(420 * value / top)
+        parts.append(f'<text x="300" y="{y + 15}" text-anchor="end" font-size="13">{escape(label)}</text>'
+                     f'<rect x="310" y="{y}" width="{width}" height="20" fill="{colour}"></rect>'
+                     f'<text x="{316 + width}" y="{y + 15}" font-size="13">{value}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def as_html(report: dict) -> str:
+    funnel = report["funnel"]
+    pair_drops = sorted(funnel["pairs_dropped"].items(), key=lambda x: -x[1])
+    triple_drops = sorted(funnel["triples_dropped"].items(), key=lambda x: -x[1])
+    return (
+        '<!DOCTYPE html><html lang="zh-CN"><head><meta charset="utf-8">'
+        f"<title>zhbench run {escape(report['run'])}</title>"
+        "<style>body{font-family:sans-serif;margin:2em;max-width:820px}</style></head><body>"
+        f"<h1>Run {escape(report['run'])}</h1><p>Release: {escape(str(report.get('release', '-')))}</p>"
+        f"<h2>Funnel</h2>{_bars(stages(report), '#4878a8')}"
+        f"<h2>Pairs dropped, by reason</h2>{_bars(pair_drops, '#c8553d')}"
+        f"<h2>Triples dropped, by reason</h2>{_bars(triple_drops, '#e09f3e')}"
+        "</body></html>\n"
+    )
