@@ -287,7 +287,7 @@ def cmd_mirror_serve(args: argparse.Namespace) -> int:
     from crawlers.mirror.synth import SynthConfig
 
     site = Site(facts_dir=Path(args.facts) if args.facts else FACTS_DIR, synthetic=args.synthetic,
-                synth_config=SynthConfig(seed=args.seed))
+                synth_config=SynthConfig(seed=args.seed), rate_limit=args.rate_limit)
     try:
         server = MirrorServer(site, port=args.port, host=args.host)
     except OSError as exc:
@@ -471,6 +471,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--synthetic", type=int, default=0,
                        help="also serve this many synthetic entries at /item/<title>/<20000000+i>")
     serve.add_argument("--seed", type=int, default=0, help="seed of the synthetic entries (default 0)")
+    serve.add_argument("--rate-limit", type=float, default=0.0,
+                       help="above this many entry requests per second, answer 429 or a captcha redirect (0: off)")
     export = _command(mirror_sub, "export",
                       "Write every mirror page as a static HTML file (for review, fixtures and zhbench parse).",
                       "zhbench mirror export mirror-html\nzhbench parse mirror-html/baidu/李白-8555631.html "
