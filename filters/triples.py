@@ -6,6 +6,7 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path
 
+from filters.clean import clean
 from schemas import Page, Pair, Triple
 
 RELATION_ALIASES = Path(__file__).with_name("relation_aliases.tsv")
@@ -42,7 +43,7 @@ def extract_triples(page: Page, aliases: dict[str, str] | None = None) -> list[T
     for entry in page.infobox:
         relation = aliases.get(entry.name, entry.name)
         values = entry.values or ([entry.value] if entry.value else [])
-        for value in values:
+        for value in (clean(v) for v in values):
             key = (relation, value)
             if key in seen:
                 continue
@@ -56,6 +57,7 @@ def page_to_pair(page: Page, text_scope: str = "summary") -> Pair:
     if text_scope not in TEXT_SCOPES:
         raise ValueError(f"text_scope must be one of {TEXT_SCOPES}, got {text_scope!r}")
     text = page.summary if text_scope == "summary" else "\n".join([page.summary, *page.paragraphs]).strip()
+    text = clean(text)
     return Pair(
         pair_id=pair_id(page.canonical_url or page.url),
         entity=page.title,

@@ -139,3 +139,15 @@ def test_trailing_mention_by_another_name_of_a_covered_relation_is_fine():
         triple_filters, pair_filters = cdtp_filters(["字", "出生日期", "出生时间"], aliases=aliases)
         (judged,) = apply_filters([pair], triple_filters, pair_filters, Funnel())
         assert judged.decision == expected, (aliases, judged.reason)
+
+
+@pytest.mark.parametrize("dirty, expected", [
+    ("李白（701年－762年），字太白。".encode("utf-8").decode("latin-1"), "李白（701年－762年），字太白。"),
+    ("李白<b>字太白</b>&nbsp;，号青莲居士。", "李白字太白，号青莲居士。"),
+    ("长江 是 亚洲第一长河。播报编辑", "长江是亚洲第一长河。"),
+    ("杜甫[1]，字“子美”。", "杜甫，字“子美”。"),
+])
+def test_text_cleaning_repairs_and_strips_without_touching_chinese_punctuation(dirty, expected):
+    from filters.clean import clean
+
+    assert clean(dirty) == expected
