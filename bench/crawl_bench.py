@@ -24,38 +24,20 @@ import os
 import re
 import resource
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 from datetime import datetime
 from pathlib import Path
 from urllib.parse import unquote
 
+from bench.localhost import free_port, wait_port
 from crawlers.crawl import CrawlConfig, run_crawl
 from crawlers.fetchlog import FetchLog
 from crawlers.mirror.site import MirrorServer, Site
 from crawlers.mirror.synth import SynthConfig
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_port(port: int, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing answers on 127.0.0.1:{port}")
 
 
 class StaticSite:

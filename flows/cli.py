@@ -66,14 +66,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "crawl.mirror_port": args.mirror_port,
         "release.version": args.version,
     })
-    # Fail on a bad seed file or a dead site here, in a second, before any engine starts.
-    from crawlers.crawl import check_reachable
-    from crawlers.seeds import read_seeds
-
-    for seed in settings.crawl.seeds:
-        read_seeds(seed)
-    if settings.crawl.base_url:
-        check_reachable(settings.crawl.base_url)
+    check_inputs(settings)
     from flows.cdtp import cdtp_flow
 
     summary = cdtp_flow(settings)
@@ -147,9 +140,18 @@ def parse_age(text: str) -> timedelta:
     return timedelta(seconds=float(text[:-1]) * units[text[-1]])
 
 
-def cmd_crawl(args: argparse.Namespace) -> int:
+def check_inputs(settings) -> None:
+    """Fail on a bad seed file or a dead site here, in a second, before any engine starts."""
     from crawlers.crawl import check_reachable
     from crawlers.seeds import read_seeds
+
+    for seed in settings.crawl.seeds:
+        read_seeds(seed)
+    if settings.crawl.base_url:
+        check_reachable(settings.crawl.base_url)
+
+
+def cmd_crawl(args: argparse.Namespace) -> int:
     from flows.crawling import SITE_URLS, crawl_job
     from flows.settings import Settings
 
@@ -162,12 +164,9 @@ def cmd_crawl(args: argparse.Namespace) -> int:
     })
     if args.site == "mirror":
         settings.crawl.base_url = None
-    for seed in settings.crawl.seeds:
-        read_seeds(seed)
     if not settings.crawl.seeds and args.site != "mirror" and not args.resume:
         raise UsageError("--seeds is required for a real site (the bundled seed lists are for the mirror)")
-    if settings.crawl.base_url:
-        check_reachable(settings.crawl.base_url)
+    check_inputs(settings)
     progress = ProgressLine()
     try:
         result = crawl_job(settings.crawl, Path(settings.data_dir), name=args.name, resume=args.resume,

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
-import socket
 
 import pytest
+
+from bench.localhost import free_port
 
 from crawlers.crawl import CrawlConfig, CrawlError, run_crawl
 from crawlers.seeds import seed_url
@@ -56,9 +57,7 @@ def test_depth_zero_fetches_only_the_seeds(mini_mirror, tmp_path):
 
 
 def test_unreachable_site_is_a_clear_error(tmp_path):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # closed again: nothing listens there
+    port = free_port()  # nothing listens there
     config = CrawlConfig(start_urls=[f"http://127.0.0.1:{port}/item/x"], out_dir=str(tmp_path))
     with pytest.raises(CrawlError, match=rf"site http://127.0.0.1:{port} is unreachable"):
         run_crawl(config)

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import threading
-import time
 
 import pytest
+
+from bench.localhost import free_port, wait_port
 
 from crawlers.crawl import CrawlConfig, run_crawl
 from crawlers.mirror.facts import load_facts
@@ -23,19 +23,11 @@ pytestmark = pytest.mark.skipif(REDIS is None, reason="redis-server is not insta
 
 @pytest.fixture()
 def redis_url():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     proc = subprocess.Popen([REDIS, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
                              "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+        wait_port(port)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
         proc.terminate()

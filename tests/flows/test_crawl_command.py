@@ -1,15 +1,8 @@
 from __future__ import annotations
 
 import re
-import socket
-
+from bench.localhost import free_port
 from tests.flows.test_cli import zhbench
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_crawl_resume_recrawl_and_reparse_on_the_mirror(tmp_path):

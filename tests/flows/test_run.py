@@ -12,7 +12,7 @@ import duckdb
 import pyarrow.parquet as pq
 
 from tests.flows.test_cli import ROOT, zhbench
-from tests.flows.test_crawl_command import free_port
+from bench.localhost import free_port
 
 
 def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
