@@ -1,45 +1,146 @@
-"""Exact and near-duplicate detection over pair texts (MinHash LSH, datasketch).
+"""Exact and near-duplicate detection over pair texts, streaming, across shards and releases.
 
-Texts are compared after :func:`filters.normalize.normalize`. Exact duplicates
-share the SHA-256 of the normalised text; near duplicates are found by MinHash
-LSH over character n-grams (or jieba word n-grams) and confirmed by the MinHash
-estimate of their Jaccard similarity. Shingles are hashed with CRC-32 (a
-deterministic 32-bit hash, as MinHash needs, several times cheaper than SHA-1). Documents are taken in id order and the
-first of a group survives, so the choice does not depend on input order.
+Texts are compared after :func:`filters.normalize.normalize`.
+
+* **Exact** duplicates share the BLAKE2b digest of the normalised text.
+* **Near** duplicates: each text gets a MinHash signature over its character
+  n-grams (or jieba word n-grams); LSH bands (band and row counts from
+  datasketch's optimiser for the threshold) propose candidate pairs, and a
+  candidate is a duplicate when the signatures agree on at least ``threshold``
+  of their positions (the MinHash estimate of the Jaccard similarity).
+
+Signing is vectorised with numpy over batches of documents: an n-gram hashes
+to 64 bits by a polynomial over its units and a 64-bit mixer, and permutation
+``i`` is the multiply-add-shift hash ``(a_i * x + b_i) >> 32`` of the upper 32
+bits ``x`` (Dietzfelbinger's 2-universal family), so one batch costs a few numpy
+passes instead of a Python call per n-gram and permutation.
+
+Nothing grows with the corpus in Python memory except the ids of the
+duplicates found: signatures and band keys go to Parquet files in a work
+directory, and DuckDB (memory-limited, spilling to disk) finds the exact groups
+and candidate pairs. Documents are ranked references first, then by id, and
+the first of a group survives, so the result does not depend on input order;
+references (the texts of earlier releases) are never dropped themselves.
 """
 
 from __future__ import annotations
 
 import hashlib
-import zlib
+import tempfile
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
 
-from datasketch import MinHash, MinHashLSH
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from filters.normalize import normalize
 
 SHINGLES = ("char", "word")
+SCHEME = "zhbench-minhash-1"  # change when the signing changes: signatures of two schemes do not compare
+
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+_POLY = np.uint64(0x100000001B3)
+_U32 = np.uint64(32)
 
 
 def shingles(text: str, kind: str = "char", n: int = 5) -> set[bytes]:
-    """Character n-grams, or n-grams of jieba words, of the normalised text."""
-    if kind == "char":
-        # One encoding of the whole text, then byte slices: four bytes per character in UTF-32.
-        data = text.encode("utf-32-le")
-        if len(text) < n:
-            return {data} if text else set()
-        width = 4 * n
-        return {data[i:i + width] for i in range(0, len(data) - width + 4, 4)}
-    if kind == "word":
-        from filters.align import _jieba
-
-        units = [w for w in _jieba().cut(text, HMM=False) if w.strip()]
-    else:
-        raise ValueError(f"shingle kind must be one of {SHINGLES}, got {kind!r}")
+    """Character n-grams, or n-grams of jieba words, of a text, as bytes (for datasketch's MinHash)."""
+    units = _units(text, kind)
     if len(units) < n:
         return {"".join(units).encode("utf-8")} if units else set()
     return {"".join(units[i:i + n]).encode("utf-8") for i in range(len(units) - n + 1)}
+
+
+def _units(text: str, kind: str) -> list[str]:
+    if kind == "char":
+        return list(text)
+    if kind == "word":
+        from filters.align import _jieba
+
+        return [w for w in _jieba().cut(text, HMM=False) if w.strip()]
+    raise ValueError(f"shingle kind must be one of {SHINGLES}, got {kind!r}")
+
+
+def _mix(h: np.ndarray) -> np.ndarray:
+    """splitmix64's finaliser, in place."""
+    h ^= h >> np.uint64(30)
+    h *= _MIX1
+    h ^= h >> np.uint64(27)
+    h *= _MIX2
+    h ^= h >> np.uint64(31)
+    return h
+
+
+class MinHasher:
+    """MinHash signatures (uint32, ``num_perm`` per text) of normalised texts, a batch at a time."""
+
+    def __init__(self, num_perm: int = 128, shingle: str = "char", n: int = 5, seed: int = 1,
+                 chunk: int = 100):
+        if shingle not in SHINGLES:
+            raise ValueError(f"shingle must be one of {SHINGLES}, got {shingle!r}")
+        if n < 1 or num_perm < 16:
+            raise ValueError(f"n must be >= 1 and num_perm >= 16, got n={n}, num_perm={num_perm}")
+        self.num_perm, self.shingle, self.n, self.seed, self.chunk = num_perm, shingle, n, seed, chunk
+        rng = np.random.default_rng(seed)
+        self._a = rng.integers(1, 2**63, num_perm, dtype=np.uint64) | np.uint64(1)
+        self._b = rng.integers(0, 2**63, num_perm, dtype=np.uint64)
+
+    def _unit_array(self, text: str) -> np.ndarray:
+        if self.shingle == "char":
+            units = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.uint64)
+        else:
+            words = _units(text, "word")
+            units = np.array([int.from_bytes(hashlib.blake2b(w.encode("utf-8"), digest_size=8).digest(), "little")
+                              for w in words], dtype=np.uint64)
+        if len(units) < self.n:  # a text shorter than one shingle is one shingle, padded
+            units = np.concatenate([units, np.zeros(self.n - len(units), dtype=np.uint64)])
+        return units
+
+    def sign(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.empty((len(texts), self.num_perm), dtype=np.uint32)
+        for start in range(0, len(texts), self.chunk):
+            out[start:start + self.chunk] = self._sign_chunk(texts[start:start + self.chunk])
+        return out
+
+    def _sign_chunk(self, texts: Sequence[str]) -> np.ndarray:
+        n = self.n
+        arrays = [self._unit_array(t) for t in texts]
+        lengths = np.fromiter((len(a) for a in arrays), dtype=np.int64, count=len(arrays))
+        units = np.concatenate(arrays)
+        width = len(units) - n + 1
+        h = np.zeros(width, dtype=np.uint64)
+        with np.errstate(over="ignore"):
+            for k in range(n):
+                h *= _POLY
+                h += units[k:k + width]
+            _mix(h)
+            # keep the n-grams that start and end inside one text
+            counts = lengths - n + 1
+            starts = np.cumsum(lengths) - lengths
+            firsts = np.cumsum(counts) - counts
+            index = np.repeat(starts - firsts, counts) + np.arange(counts.sum())
+            x = h[index] >> _U32
+            values = np.empty((len(x), self.num_perm), dtype=np.uint64)
+            np.multiply(x[:, None], self._a, out=values)
+            values += self._b
+            values >>= _U32
+        return np.minimum.reduceat(values, firsts, axis=0).astype(np.uint32)
+
+
+def estimate_similarity(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """MinHash Jaccard estimates between matching rows of two signature arrays."""
+    return (np.asarray(a) == np.asarray(b)).mean(axis=-1)
+
+
+def lsh_bands(threshold: float, num_perm: int) -> tuple[int, int]:
+    """(bands, rows) that best separate similarities around the threshold (datasketch's optimiser)."""
+    from datasketch.lsh import _optimal_param
+
+    return _optimal_param(threshold, num_perm, 0.5, 0.5)
 
 
 @dataclass(frozen=True)
@@ -48,57 +149,164 @@ class Duplicate:
     duplicate_of: str
     kind: str  # exact | near
     similarity: float
+    reference: bool = False  # duplicate_of is a reference text (an earlier release), not a document of this run
 
 
 class Deduplicator:
-    """threshold: the Jaccard similarity above which two texts are one (MinHash estimate);
-    num_perm: MinHash permutations; shingle / n: what the sets are made of."""
+    """threshold: the Jaccard similarity (MinHash estimate) at and above which two texts are one;
+    num_perm: MinHash permutations; shingle / n: what the sets are made of; work_dir: where the
+    signatures and band keys are spilled (a temporary directory when None); memory_limit and
+threads: DuckDB's (threads None: one per core).
+
+    Use: ``add_references(...)`` any number of times, then ``find(docs)`` once.
+    """
 
     # 0.6 over character 5-grams found every planted near-duplicate (character edits, punctuation,
-    # reordered clauses) with under 0.4% false merges on the mirror's texts (tests/filters/test_dedup.py).
+    # reordered clauses) in tests/filters/test_dedup.py; bench/dedup_bench.py measures it at scale.
     def __init__(self, threshold: float = 0.6, num_perm: int = 128, shingle: str = "char", n: int = 5,
-                 seed: int = 1, batch_size: int = 2_000):
+                 seed: int = 1, batch_size: int = 5_000, work_dir: Path | None = None,
+                 memory_limit: str = "1GB", threads: int | None = None):
         if not 0 < threshold < 1:
             raise ValueError(f"threshold must be in (0, 1), got {threshold}")
-        if shingle not in SHINGLES:
-            raise ValueError(f"shingle must be one of {SHINGLES}, got {shingle!r}")
-        if n < 1 or num_perm < 16:
-            raise ValueError("n must be >= 1 and num_perm >= 16")
-        self.threshold, self.num_perm, self.shingle, self.n = threshold, num_perm, shingle, n
-        self.seed, self.batch_size = seed, batch_size
-        self.lsh = MinHashLSH(threshold=threshold, num_perm=num_perm)
-        self.exact: dict[str, str] = {}
-        self.signatures: dict[str, MinHash] = {}
+        self.hasher = MinHasher(num_perm, shingle, n, seed)
+        self.threshold, self.num_perm, self.batch_size = threshold, num_perm, batch_size
+        self.memory_limit, self.threads = memory_limit, threads
+        self.bands, self.rows = lsh_bands(threshold, num_perm)
+        rng = np.random.default_rng(seed + 1)
+        self._band_mult = rng.integers(1, 2**63, self.rows, dtype=np.uint64) | np.uint64(1)
+        self._tmp = None if work_dir is not None else tempfile.TemporaryDirectory(prefix="zhbench-dedup-")
+        self.work_dir = Path(work_dir) if work_dir is not None else Path(self._tmp.name)
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        self._parts = 0
+        self.counts = {"documents": 0, "references": 0, "candidates": 0}
+
+    def add_references(self, docs: Iterable[tuple[str, str]]) -> int:
+        """Texts that are already published: later documents duplicating them are dropped."""
+        return self._spill(docs, reference=True)
 
     def find(self, docs: Iterable[tuple[str, str]]) -> Iterator[Duplicate]:
-        """Yield the duplicates among (id, text) documents; ids must be unique."""
-        ordered = sorted(docs)
-        for start in range(0, len(ordered), self.batch_size):
-            batch = ordered[start:start + self.batch_size]
-            texts = [normalize(text) for _, text in batch]
-            sets = [shingles(text, self.shingle, self.n) for text in texts]
-            hashes = MinHash.bulk([list(s) for s in sets], num_perm=self.num_perm, seed=self.seed,
-                                  hashfunc=zlib.crc32)
-            for (doc_id, _), text, minhash in zip(batch, texts, hashes, strict=True):
-                digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-                if digest in self.exact:
-                    yield Duplicate(doc_id, self.exact[digest], "exact", 1.0)
-                    continue
-                self.exact[digest] = doc_id
-                best = self._nearest(minhash)
-                if best is not None:
-                    yield Duplicate(doc_id, best[0], "near", best[1])
-                    continue
-                self.lsh.insert(doc_id, minhash)
-                self.signatures[doc_id] = minhash
+        """Yield the duplicates among (id, text) documents, exact ones first; ids must be unique."""
+        self._spill(docs, reference=False)
+        if self._parts == 0:
+            return
+        try:
+            yield from self._resolve()
+        finally:
+            if self._tmp is not None:
+                self._tmp.cleanup()
 
-    def _nearest(self, minhash: MinHash) -> tuple[str, float] | None:
-        candidates = []
-        for other in self.lsh.query(minhash):
-            similarity = float(minhash.jaccard(self.signatures[other]))
-            if similarity >= self.threshold:
-                candidates.append((other, similarity))
-        if not candidates:
-            return None
-        return min(candidates, key=lambda c: (c[0], -c[1]))
+    # -- pass 1: sign and spill ------------------------------------------------------------
 
+    def _spill(self, docs: Iterable[tuple[str, str]], reference: bool) -> int:
+        total = 0
+        batch: list[tuple[str, str]] = []
+        for doc in docs:
+            batch.append(doc)
+            if len(batch) >= self.batch_size:
+                total += self._write(batch, reference)
+                batch = []
+        if batch:
+            total += self._write(batch, reference)
+        self.counts["references" if reference else "documents"] += total
+        return total
+
+    def _write(self, batch: list[tuple[str, str]], reference: bool) -> int:
+        ids = [doc_id for doc_id, _ in batch]
+        texts = [normalize(text) for _, text in batch]
+        digests = [hashlib.blake2b(t.encode("utf-8"), digest_size=16).digest() for t in texts]
+        sigs = self.hasher.sign(texts)
+        keys = self._band_keys(sigs)
+        part = f"{self._parts:06d}"
+        self._parts += 1
+        flat = pa.array(sigs.reshape(-1), type=pa.uint32())
+        pq.write_table(pa.table({
+            "id": pa.array(ids, pa.string()),
+            "ref": pa.array([reference] * len(ids), pa.bool_()),
+            "digest": pa.array(digests, pa.binary(16)),
+            "sig": pa.FixedSizeListArray.from_arrays(flat, self.num_perm),
+        }), self.work_dir / f"docs-{part}.parquet")
+        pq.write_table(pa.table({
+            "id": pa.array(np.repeat(np.array(ids, dtype=object), self.bands), pa.string()),
+            "ref": pa.array([reference] * (len(ids) * self.bands), pa.bool_()),
+            "band": pa.array(np.tile(np.arange(self.bands, dtype=np.int16), len(ids))),
+            "hash": pa.array(keys.reshape(-1).view(np.int64)),
+        }), self.work_dir / f"bands-{part}.parquet")
+        return len(ids)
+
+    def _band_keys(self, sigs: np.ndarray) -> np.ndarray:
+        used = sigs[:, :self.bands * self.rows].astype(np.uint64).reshape(len(sigs), self.bands, self.rows)
+        with np.errstate(over="ignore"):
+            keys = (used * self._band_mult).sum(axis=2, dtype=np.uint64)
+            keys += np.arange(self.bands, dtype=np.uint64)
+            return _mix(keys)
+
+    # -- pass 2: groups and candidates in DuckDB, then the greedy pass -----------------------
+
+    def _resolve(self) -> Iterator[Duplicate]:
+        con = duckdb.connect(str(self.work_dir / "dedup.duckdb"))
+        try:
+            con.execute(f"SET memory_limit = '{self.memory_limit}'")
+            con.execute(f"SET temp_directory = '{self.work_dir / 'spill'}'")
+            con.execute("SET preserve_insertion_order = false")
+            if self.threads:
+                con.execute(f"SET threads = {int(self.threads)}")
+            docs, bands = self.work_dir / "docs-*.parquet", self.work_dir / "bands-*.parquet"
+            con.execute(f"""
+                CREATE TABLE docs AS
+                SELECT id, ref, digest, row_number() OVER (ORDER BY ref DESC, id) AS ord
+                FROM read_parquet('{docs}')""")
+            clash = con.sql("SELECT id FROM docs GROUP BY id, ref HAVING count(*) > 1 LIMIT 1").fetchall()
+            if clash:
+                raise ValueError(f"document id {clash[0][0]!r} occurs more than once; ids must be unique")
+            # exact: everything after the first of its digest group
+            con.execute("""
+                CREATE TABLE exact AS
+                SELECT d.ord, d.id, f.id AS first_id, f.ref AS first_ref
+                FROM docs d JOIN (SELECT digest, min(ord) AS first FROM docs GROUP BY digest) g USING (digest)
+                JOIN docs f ON f.ord = g.first
+                WHERE d.ord > g.first AND NOT d.ref""")
+            for doc_ord, doc_id, first_id, first_ref in con.sql("SELECT * FROM exact ORDER BY ord").fetchall():
+                yield Duplicate(doc_id, first_id, "exact", 1.0, first_ref)
+            dropped = {row[0] for row in con.sql("SELECT ord FROM exact").fetchall()}
+            # near: pairs sharing a band key, the later one not a reference, neither an exact duplicate
+            con.execute(f"""
+                CREATE TABLE live AS
+                SELECT b.band, b.hash, d.ord, d.ref FROM read_parquet('{bands}') b JOIN docs d USING (id, ref)
+                WHERE d.ord NOT IN (SELECT ord FROM exact)""")
+            con.execute("""
+                CREATE TABLE candidates AS
+                SELECT DISTINCT x.ord AS earlier, y.ord AS later
+                FROM live x JOIN live y ON x.band = y.band AND x.hash = y.hash AND x.ord < y.ord
+                WHERE NOT y.ref""")
+            self.counts["candidates"] = con.sql("SELECT count(*) FROM candidates").fetchall()[0][0]
+            reader = con.sql(f"""
+                SELECT c.later, c.earlier, l.id AS later_id, e.id AS earlier_id, e.ref AS earlier_ref,
+                       ls.sig AS later_sig, es.sig AS earlier_sig
+                FROM candidates c
+                JOIN docs l ON l.ord = c.later JOIN docs e ON e.ord = c.earlier
+                JOIN read_parquet('{docs}') ls ON ls.id = l.id AND ls.ref = l.ref
+                JOIN read_parquet('{docs}') es ON es.id = e.id AND es.ref = e.ref
+                ORDER BY c.later, c.earlier""").to_arrow_reader(10_000)
+            current, decided = -1, False
+            for batch in reader:
+                similarity = estimate_similarity(_sig_matrix(batch.column("later_sig"), self.num_perm),
+                                                 _sig_matrix(batch.column("earlier_sig"), self.num_perm))
+                rows = zip(batch.column("later").to_pylist(), batch.column("earlier").to_pylist(),
+                           batch.column("later_id").to_pylist(), batch.column("earlier_id").to_pylist(),
+                           batch.column("earlier_ref").to_pylist(), similarity.tolist())
+                for later, earlier, later_id, earlier_id, earlier_ref, sim in rows:
+                    if later != current:
+                        current, decided = later, False
+                    if decided or sim < self.threshold or earlier in dropped:
+                        continue
+                    decided = True
+                    dropped.add(later)
+                    yield Duplicate(later_id, earlier_id, "near", sim, earlier_ref)
+        finally:
+            con.close()
+
+
+def _sig_matrix(column: pa.ChunkedArray | pa.Array, num_perm: int) -> np.ndarray:
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    return column.flatten().to_numpy(zero_copy_only=False).reshape(-1, num_perm)

@@ -9,6 +9,7 @@ engine and the engine is tested once.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Iterator
 
 import duckdb
+import pyarrow.parquet as pq
 from prefect import flow, task
 
 from crawlers.crawl import CrawlResult, run_crawl
@@ -42,13 +44,14 @@ class AlignResult:
 
 @dataclass
 class RunSummary:
-    release_dir: Path
+    release_dir: Path | None
     run_dir: Path
     pages: dict[str, int]
     funnel: dict
     crawl_stats: dict = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    note: str = ""
 
 
 def crawl_stage(crawl: CrawlSettings, base_url: str, out_dir: Path, data_dir: Path) -> CrawlResult:
@@ -102,38 +105,62 @@ def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path) ->
     return AlignResult(shards=writer.paths, funnel=report, pages_by_status=dict(sorted(by_status.items())))
 
 
-def dedup_stage(pair_shards: list[Path], dedup: DedupSettings, funnel: dict, out_dir: Path) -> dict:
-    """Mark exact and near-duplicate kept pairs as dropped (the first id of a group survives).
+def released_texts(data_dir: Path, name: str) -> Iterator[tuple[str, str]]:
+    """(\"<name> <version>:<pair_id>\", text) of every pair in every earlier release of that name."""
+    for version in releases.list_versions(data_dir, name):
+        path = releases.releases_root(data_dir, name) / version / "cdtp_pairs" / "all.parquet"
+        if not path.is_file():
+            continue
+        for batch in pq.ParquetFile(path).iter_batches(10_000, columns=["pair_id", "text"]):
+            for pair_id, text in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True):
+                yield f"{name} {version}:{pair_id}", text
+
+
+def dedup_reason(duplicate) -> str:
+    return f"dedup:{'released_' if duplicate.reference else ''}{duplicate.kind}_duplicate"
+
+
+def dedup_stage(pair_shards: list[Path], dedup: DedupSettings, funnel: dict, out_dir: Path,
+                data_dir: Path | None = None, release_name: str = "cdtp") -> dict:
+    """Mark exact and near-duplicate kept pairs as dropped (the first id of a group survives), and
+    with ``dedup.against_releases`` those that an earlier release of ``release_name`` holds.
 
     Rewrites the pair shards with the new decisions and returns the updated funnel; the groups
     go to duplicates.jsonl beside the shards.
     """
     if not dedup.enabled or not pair_shards:
         return {"shards": pair_shards, "funnel": funnel}
-    kept = ((p.pair_id, p.text) for p in iter_records(pair_shards, Pair) if p.decision == "kept")
-    finder = Deduplicator(dedup.threshold, dedup.num_perm, dedup.shingle, dedup.n)
-    duplicates = {d.doc_id: d for d in finder.find(kept)}
     out_dir.mkdir(parents=True, exist_ok=True)
+    finder = Deduplicator(dedup.threshold, dedup.num_perm, dedup.shingle, dedup.n,
+                          work_dir=out_dir / "work", memory_limit=dedup.memory_limit)
+    references = 0
+    if dedup.against_releases and data_dir is not None:
+        references = finder.add_references(released_texts(Path(data_dir), release_name))
+    kept = ((p.pair_id, p.text) for p in iter_records(pair_shards, Pair) if p.decision == "kept")
+    duplicates = {d.doc_id: d for d in finder.find(kept)}
+    shutil.rmtree(out_dir / "work", ignore_errors=True)
     with open(out_dir / "duplicates.jsonl", "w", encoding="utf-8") as handle:
         for d in sorted(duplicates.values(), key=lambda d: d.doc_id):
             handle.write(json.dumps({"pair_id": d.doc_id, "duplicate_of": d.duplicate_of, "kind": d.kind,
-                                     "similarity": round(d.similarity, 4)}) + "\n")
+                                     "released": d.reference, "similarity": round(d.similarity, 4)},
+                                    ensure_ascii=False) + "\n")
 
     def marked() -> Iterator[Pair]:
         for pair in iter_records(pair_shards, Pair):
             found = duplicates.get(pair.pair_id)
             if found is not None and pair.decision == "kept":
-                pair.decision, pair.reason = "dropped", f"dedup:{found.kind}_duplicate"
+                pair.decision, pair.reason = "dropped", dedup_reason(found)
             yield pair
 
     with ShardWriter(out_dir, "pairs", Pair) as writer:
         writer.write_all(marked())
     updated = dict(funnel, pairs_dropped=dict(funnel["pairs_dropped"]))
     for d in duplicates.values():
-        reason = f"dedup:{d.kind}_duplicate"
+        reason = dedup_reason(d)
         updated["pairs_dropped"][reason] = updated["pairs_dropped"].get(reason, 0) + 1
     updated["pairs_dropped"] = dict(sorted(updated["pairs_dropped"].items()))
     updated["pairs_kept"] = funnel["pairs_kept"] - len(duplicates)
+    updated["dedup"] = {"released_pairs_compared": references, "candidate_pairs": finder.counts["candidates"]}
     return {"shards": writer.paths, "funnel": updated}
 
 
@@ -182,18 +209,32 @@ def cdtp_flow(settings: Settings) -> RunSummary:
     with site_for(settings.crawl, settings.crawl.mirror_port) as base_url:
         crawled = crawl_task(settings.crawl, base_url, run_dir / "crawl", Path(settings.data_dir))
     aligned = align_task(crawled.shards, settings.align, run_dir / "pairs")
-    deduped = dedup_task(aligned.shards, settings.dedup, aligned.funnel, run_dir / "pairs-dedup")
+    deduped = dedup_task(aligned.shards, settings.dedup, aligned.funnel, run_dir / "pairs-dedup",
+                         Path(settings.data_dir), settings.release.name)
     counts = {"pages": aligned.pages_by_status, **deduped["funnel"]}
     snapshot = _snapshot_id(crawled.shards)
     config = settings.model_dump(mode="json", exclude={"data_dir"})
-    release_dir = publish_task(deduped["shards"], settings.release, Path(settings.data_dir), config, counts,
-                               snapshot, str(flow_run.id) if flow_run.id else None)
-    report = {"run": run_dir.name, "release": str(release_dir), "pages": aligned.pages_by_status,
-              "funnel": deduped["funnel"]}
+    release_dir, note = None, ""
+    if deduped["funnel"]["pairs_kept"] > 0:
+        release_dir = publish_task(deduped["shards"], settings.release, Path(settings.data_dir), config, counts,
+                                   snapshot, str(flow_run.id) if flow_run.id else None)
+    else:
+        note = no_release_note(deduped["funnel"], settings.release.name)
+    report = {"run": run_dir.name, "release": str(release_dir) if release_dir else None, "note": note,
+              "pages": aligned.pages_by_status, "funnel": deduped["funnel"]}
     (run_dir / "report.json").write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
     return RunSummary(release_dir=release_dir, run_dir=run_dir, pages=aligned.pages_by_status,
                       funnel=deduped["funnel"], crawl_stats=crawled.stats,
-                      problems=releases.verify(release_dir), seconds=time.monotonic() - started)
+                      problems=releases.verify(release_dir) if release_dir else [],
+                      seconds=time.monotonic() - started, note=note)
+
+
+def no_release_note(funnel: dict, name: str) -> str:
+    released = sum(v for k, v in funnel["pairs_dropped"].items() if k.startswith("dedup:released_"))
+    if released:
+        return (f"none published: all {released} pairs that passed the filters are already in earlier "
+                f"{name} releases (zhbench run --readmit publishes them again)")
+    return "none published: no pair passed the filters"
 
 
 def _snapshot_id(shards: list[Path]) -> str:

@@ -65,6 +65,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         "crawl.max_depth": args.max_depth,
         "crawl.mirror_port": args.mirror_port,
         "release.version": args.version,
+        "dedup.against_releases": False if args.readmit else None,
     })
     check_inputs(settings)
     from flows.cdtp import cdtp_flow
@@ -92,9 +93,12 @@ def format_summary(summary) -> str:
         f"  pairs kept      {funnel['pairs_kept']} of {funnel['pairs_in']} (dropped: {pair_drops})",
         f"  triples kept    {funnel['triples_kept']} of {funnel['triples_in']}",
         f"  triples dropped {sum(dropped.values())} ({dropped_text})",
-        f"  release         {summary.release_dir}",
-        "  manifest        " + ("checksums verified" if not summary.problems else "; ".join(summary.problems)),
     ]
+    if summary.release_dir is None:
+        lines.append(f"  release         {summary.note}")
+    else:
+        lines += [f"  release         {summary.release_dir}",
+                  "  manifest        " + ("checksums verified" if not summary.problems else "; ".join(summary.problems))]
     return "\n".join(lines)
 
 
@@ -397,7 +401,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "zhbench run --max-pages 200\n"
                    "zhbench run --config zhbench.toml --seeds seeds.tsv --base-url https://baike.baidu.com",
                    cmd_run)
-    run.add_argument("--config", type=Path, help="TOML settings file (sections: crawl, align, release)")
+    run.add_argument("--config", type=Path, help="TOML settings file (sections: crawl, align, dedup, release)")
     run.add_argument("--data-dir", type=Path, help="where runs and releases go (default ./zhbench-data)")
     run.add_argument("--site", choices=["baidu", "sogou", "wikipedia"], help="which site's URL forms to crawl")
     run.add_argument("--base-url", help="site to crawl (default: the bundled mirror, started for the run)")
@@ -406,6 +410,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-depth", type=int, help="how many links deep to follow from a seed")
     run.add_argument("--version", help="release version (default: the next minor version)")
     run.add_argument("--mirror-port", type=int, help="port of the bundled mirror (default 8800)")
+    run.add_argument("--readmit", action="store_true",
+                     help="publish pairs even when an earlier release of the same name holds them")
     run.add_argument("--verbose", action="store_true", help="show Prefect's run log")
 
     crawl = _command(sub, "crawl", "Crawl Baike pages depth-first from seed lists into a crawl directory.",

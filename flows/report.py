@@ -47,7 +47,7 @@ def stages(report: dict) -> list[tuple[str, int]]:
 
 
 def as_text(report: dict) -> str:
-    lines = [f"run {report['run']}  release {report.get('release', '-')}", ""]
+    lines = [f"run {report['run']}  release {report.get('release') or report.get('note') or '-'}", ""]
     for name, count in stages(report):
         lines.append(f"  {name:<20}{count:>8}")
     funnel = report["funnel"]
@@ -82,7 +82,7 @@ def as_html(report: dict) -> str:
         '<!DOCTYPE html><html lang="zh-CN"><head><meta charset="utf-8">'
         f"<title>zhbench run {escape(report['run'])}</title>"
         "<style>body{font-family:sans-serif;margin:2em;max-width:820px}</style></head><body>"
-        f"<h1>Run {escape(report['run'])}</h1><p>Release: {escape(str(report.get('release', '-')))}</p>"
+        f"<h1>Run {escape(report['run'])}</h1><p>Release: {escape(str(report.get('release') or report.get('note') or '-'))}</p>"
         f"<h2>Funnel</h2>{_bars(stages(report), '#4878a8')}"
         f"<h2>Pairs dropped, by reason</h2>{_bars(pair_drops, '#c8553d')}"
         f"<h2>Triples dropped, by reason</h2>{_bars(triple_drops, '#e09f3e')}"

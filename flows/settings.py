@@ -63,6 +63,10 @@ class DedupSettings(_Section):
     num_perm: int = Field(128, ge=16)
     shingle: Literal["char", "word"] = "char"
     n: int = Field(5, ge=1, description="shingle length in characters or jieba words")
+    against_releases: bool = Field(
+        True, description="drop pairs that an earlier release of the same name already holds (exactly or nearly)")
+    memory_limit: str = Field("1GB", pattern=r"^\d+(\.\d+)?\s*[KMGT]i?B$",
+                              description="DuckDB's memory limit while grouping; beyond it DuckDB spills to disk")
 
 
 class ReleaseSettings(_Section):

@@ -6,7 +6,8 @@ import pytest
 
 from crawlers.mirror.facts import load_facts
 from crawlers.mirror.synth import SynthConfig, Synthesizer
-from filters.dedup import Deduplicator, shingles
+from filters.dedup import Deduplicator, MinHasher, estimate_similarity, shingles
+from filters.normalize import normalize
 
 
 def edit(text: str, rng: random.Random) -> str:
@@ -57,9 +58,63 @@ def test_input_order_does_not_change_the_result():
 
 
 def test_shingle_kinds_and_bad_arguments():
-    assert shingles("长江全长", "char", 2) == {s.encode("utf-32-le") for s in ("长江", "江全", "全长")}
+    assert shingles("长江全长", "char", 2) == {s.encode("utf-8") for s in ("长江", "江全", "全长")}
     assert shingles("长江全长六千米", "word", 1)
     with pytest.raises(ValueError):
         Deduplicator(shingle="bytes")
     with pytest.raises(ValueError):
         Deduplicator(threshold=1.5)
+    with pytest.raises(ValueError, match="occurs more than once"):
+        list(Deduplicator().find([("a", "长江"), ("a", "黄河")]))
+
+
+def test_signature_agreement_estimates_the_jaccard_similarity():
+    facts = load_facts()
+    rng = random.Random(5)
+    texts = [normalize(e.summary) for e in facts]
+    pairs = [(texts[i], edit(texts[i], rng)) for i in range(0, 400, 4)]
+    pairs += [(texts[i], texts[i + 1]) for i in range(1, 400, 4)]
+    hasher = MinHasher(num_perm=256)
+    left, right = hasher.sign([a for a, _ in pairs]), hasher.sign([b for _, b in pairs])
+    estimates = estimate_similarity(left, right)
+    errors = []
+    for (a, b), estimate in zip(pairs, estimates):
+        sa, sb = shingles(a), shingles(b)
+        errors.append(estimate - len(sa & sb) / len(sa | sb))
+    # the standard error of a 256-permutation estimate is at most 0.5 / 16 = 0.031
+    assert max(abs(e) for e in errors) < 0.13
+    assert abs(sum(errors) / len(errors)) < 0.01
+    assert (hasher.sign(["短"]) == hasher.sign(["短"])).all()
+
+
+def test_batches_and_spilling_do_not_change_the_result(tmp_path):
+    facts = load_facts()
+    rng = random.Random(11)
+    docs = [(f"f{e.baidu_id}", e.summary) for e in facts]
+    docs += [(f"z{k:03d}", edit(docs[rng.randrange(len(docs))][1], rng)) for k in range(40)]
+    whole = sorted((d.doc_id, d.duplicate_of, d.kind) for d in Deduplicator().find(docs))
+    small = sorted((d.doc_id, d.duplicate_of, d.kind)
+                   for d in Deduplicator(batch_size=37, work_dir=tmp_path / "work").find(docs))
+    assert whole == small
+    assert len(whole) >= 38
+
+
+def test_references_are_never_dropped_and_their_copies_are():
+    published = [("cdtp 0.1.0:a", "长江是中国第一长河，也是亚洲第一长河、世界第三长河，干流全长6300余千米。")]
+    docs = [("a", "长江是中国第一长河，也是亚洲第一长河，世界第三长河，干流全长6300余千米。"),
+            ("b", "长江是中国第一长河，也是亚洲第一长河、世界第三长河，干流全长6300余千米。"),
+            ("c", "黄河是中国第二长河，发源于青藏高原巴颜喀拉山北麓，注入渤海。")]
+    finder = Deduplicator()
+    assert finder.add_references(published) == 1
+    found = {d.doc_id: d for d in finder.find(docs)}
+    assert set(found) == {"a", "b"}
+    assert (found["b"].kind, found["b"].duplicate_of, found["b"].reference) == ("exact", "cdtp 0.1.0:a", True)
+    assert (found["a"].kind, found["a"].reference) == ("near", True)
+
+
+def test_word_shingles_find_near_duplicates_too():
+    base = "长江是中国第一长河，也是亚洲第一长河、世界第三长河，干流全长6300余千米，在上海注入东海。"
+    docs = [("a", base), ("b", base.replace("在上海注入东海", "于上海注入东海")),
+            ("c", "黄河是中国第二长河，发源于青藏高原巴颜喀拉山北麓，注入渤海。")]
+    found = {d.doc_id: d for d in Deduplicator(shingle="word", n=2).find(docs)}
+    assert set(found) == {"b"}

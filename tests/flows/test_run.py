@@ -55,8 +55,13 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     html = (tmp_path / "data" / "runs").glob("*/report.html")
     assert "<svg" in next(html).read_text(encoding="utf-8")
 
-    # The same crawl and config again: a new version, byte-identical data files.
+    # The same crawl again: everything is in release 0.1.0 already, so nothing is published ...
     again = zhbench("run", "--data-dir", str(tmp_path / "data"), "--mirror-port", port, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert f"release         none published: all {kept} pairs" in again.stdout
+    assert not (release.parent / "0.2.0").exists()
+    # ... unless asked: then a new version with byte-identical data files.
+    again = zhbench("run", "--data-dir", str(tmp_path / "data"), "--mirror-port", port, "--readmit", cwd=tmp_path)
     assert again.returncode == 0, again.stderr[-2000:]
     second = json.loads((release.parent / "0.2.0" / "manifest.json").read_text(encoding="utf-8"))
     assert second["parent"] == "0.1.0"
