@@ -147,6 +147,9 @@ class GroundingFilter(TripleFilter):
     def check(self, triple: Triple, pair: Pair) -> Verdict:
         if not triple.tail.strip():
             return Verdict.drop("empty_value", span_end=-1)
+        if normalize(triple.tail) == normalize(triple.head):
+            # 李白 | 中文名 | 李白: the title restated says nothing, and its mention is the text's first words
+            return Verdict.drop("restates_head", span_end=-1)
         found = self.cache.get(pair).find(triple.tail)
         if found is None:
             return Verdict.drop("value_not_in_text", span_end=-1)
@@ -268,6 +271,7 @@ class EnumerationFilter(PairFilter):
 
     def check(self, pair: Pair) -> Verdict:
         tails = [normalize(t.tail).strip("《》") for t in pair.triples if t.decision == "kept"]
+        tails += [normalize(name).strip("《》") for name in [pair.entity, *pair.aliases]]  # the entity itself
         for items in enumerations(self.cache.get(pair).text):
             missing = [i for i in items if not any(i == t or i in t or t in i for t in tails if t)]
             if missing:

@@ -7,6 +7,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from filters.clean import clean
+from filters.normalize import normalize
 from schemas import Page, Pair, Triple
 
 RELATION_ALIASES = Path(__file__).with_name("relation_aliases.tsv")
@@ -26,6 +27,20 @@ def relation_aliases(path: Path = RELATION_ALIASES) -> dict[str, str]:
     return table
 
 TEXT_SCOPES = ("summary", "full")
+
+# Relations (after the alias table) whose values are other names of the entity itself.
+NAME_RELATIONS = frozenset({"中文名", "外文名", "别名", "简称", "全称", "本名", "原名", "学名", "字", "号"})
+
+
+def head_aliases(title: str, triples: list[Triple]) -> list[str]:
+    """The entity's names besides its title, from its name rows, in infobox order, without repeats."""
+    names: list[str] = []
+    seen = {normalize(title)}
+    for triple in triples:
+        if triple.relation in NAME_RELATIONS and triple.tail and normalize(triple.tail) not in seen:
+            seen.add(normalize(triple.tail))
+            names.append(triple.tail)
+    return names
 
 
 def pair_id(canonical_url: str) -> str:
@@ -58,6 +73,7 @@ def page_to_pair(page: Page, text_scope: str = "summary") -> Pair:
         raise ValueError(f"text_scope must be one of {TEXT_SCOPES}, got {text_scope!r}")
     text = page.summary if text_scope == "summary" else "\n".join([page.summary, *page.paragraphs]).strip()
     text = clean(text)
+    triples = extract_triples(page)
     return Pair(
         pair_id=pair_id(page.canonical_url or page.url),
         entity=page.title,
@@ -65,6 +81,7 @@ def page_to_pair(page: Page, text_scope: str = "summary") -> Pair:
         url=page.canonical_url or page.url,
         source=page.source,
         text=text,
-        triples=extract_triples(page),
+        triples=triples,
         page_hash=page.content_hash,
+        aliases=head_aliases(page.title, triples),
     )

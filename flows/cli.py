@@ -210,6 +210,7 @@ def cmd_reparse(args: argparse.Namespace) -> int:
 def cmd_align(args: argparse.Namespace) -> int:
     from filters.align import cdtp_filters
     from filters.base import Funnel, apply_filters
+    from filters.triples import head_aliases
     from schemas import Pair, Triple
 
     if not 0 < args.threshold < 1:
@@ -229,7 +230,7 @@ def cmd_align(args: argparse.Namespace) -> int:
             record = json.loads(line)
             triples = [Triple(head=str(h), relation=str(r), tail=str(t)) for h, r, t in record["triples"]]
             pair = Pair(pair_id=str(record["id"]), entity=str(record["entity"]), text=str(record["text"]),
-                        triples=triples)
+                        triples=triples, aliases=head_aliases(str(record["entity"]), triples))
         except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             failed += 1
             reason = exc.msg if isinstance(exc, json.JSONDecodeError) else f"{type(exc).__name__}: {exc}"

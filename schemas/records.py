@@ -221,10 +221,15 @@ PAIR_SCHEMA = _with_version(
             ("decision", pa.string()),
             ("reason", pa.string()),
             ("page_hash", pa.string()),
+            ("aliases", pa.list_(pa.string())),  # the entity's other names (中文名, 外文名, 别名, 简称 ...)
+            ("domain_confidence", pa.float64()),
+            ("domain_method", pa.string()),  # rules | embedding | rules+embedding, and the embedder
+            ("topic", pa.string()),  # Chinese SimpleQA primary topic (optional)
+            ("subtopic", pa.string()),
         ]
     ),
     "pair",
-    "1.0.0",
+    "1.1.0",
 )
 
 
@@ -233,7 +238,7 @@ class Pair(Record):
     """An entity's text with its infobox triples and the decision on each."""
 
     SCHEMA: ClassVar[pa.Schema] = PAIR_SCHEMA
-    VERSION: ClassVar[str] = "1.0.0"
+    VERSION: ClassVar[str] = "1.1.0"
 
     pair_id: str
     entity: str
@@ -247,6 +252,11 @@ class Pair(Record):
     decision: str = "kept"
     reason: str = ""
     page_hash: str = ""
+    aliases: list[str] = field(default_factory=list)
+    domain_confidence: float | None = None
+    domain_method: str = ""
+    topic: str | None = None
+    subtopic: str | None = None
 
     def kept_triples(self) -> list[Triple]:
         return [t for t in self.triples if t.decision == "kept"]

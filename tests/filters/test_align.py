@@ -151,3 +151,37 @@ def test_text_cleaning_repairs_and_strips_without_touching_chinese_punctuation(d
     from filters.clean import clean
 
     assert clean(dirty) == expected
+
+
+def test_the_entitys_names_are_kept_as_aliases_and_a_restated_title_is_no_triple():
+    from datetime import datetime, timezone
+
+    from filters.triples import page_to_pair
+    from schemas import InfoboxEntry, Page
+
+    page = Page(url="http://x/item/李白/1", canonical_url="http://x/item/李白/1", title="李白", status="ok",
+                summary="李白（701年－762年），字太白，号青莲居士，唐朝诗人，被后人誉为“诗仙”。",
+                infobox=[InfoboxEntry("中文名", "李白", ["李白"]), InfoboxEntry("外文名", "Li Bai", ["Li Bai"]),
+                         InfoboxEntry("别称", "诗仙、李太白", ["诗仙", "李太白"]),
+                         InfoboxEntry("出生日期", "701年", ["701年"])],
+                fetched_at=datetime(2026, 1, 1, tzinfo=timezone.utc))
+    pair = page_to_pair(page)
+    assert pair.aliases == ["Li Bai", "诗仙", "李太白"]
+    triple_filters, pair_filters = cdtp_filters(["中文名", "外文名", "别名", "出生日期"])
+    (judged,) = apply_filters([pair], triple_filters, pair_filters, Funnel())
+    reasons = {(t.relation, t.tail): t.reason for t in judged.triples}
+    assert reasons[("中文名", "李白")] == "grounding:restates_head"
+    assert reasons[("别名", "诗仙")] == ""
+
+
+def test_an_enumeration_naming_the_entity_by_an_alias_is_covered():
+    from filters.align import EnumerationFilter
+
+    def pair(aliases):
+        return Pair(pair_id="p", entity="长江", aliases=aliases, text="中国的大河有黄河、珠江和扬子江，长江全长6300余千米。",
+                    triples=[Triple(head="长江", relation="邻近", tail=t, decision="kept") for t in ("黄河", "珠江")])
+
+    assert EnumerationFilter().check(pair(["扬子江"])).keep
+    verdict = EnumerationFilter().check(pair([]))
+    assert (verdict.keep, verdict.reason, verdict.info["missing"]) == (False, "enumeration_item_without_triple",
+                                                                          ["扬子江"])
