@@ -27,6 +27,7 @@ def _t2s():
     return opencc.OpenCC("t2s")
 
 
+@lru_cache(maxsize=1 << 16)  # infobox values repeat across pairs and are normalised by several filters
 def normalize(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = _t2s().convert(text)

@@ -24,6 +24,8 @@ from prefect import flow, task
 from crawlers.crawl import CrawlResult, run_crawl
 from filters.base import Funnel, apply_filters
 from filters.dedup import Deduplicator
+from filters.domains import DomainAssigner, label_pairs, load_taxonomy
+from filters.embeddings import make_embedder
 from filters.align import cdtp_filters, frequent_relations
 from filters.triples import page_to_pair, relation_aliases
 from flows.crawling import crawl_config, register_crawl, site_for
@@ -80,8 +82,10 @@ def relation_counts(page_shards: list[Path], aliases: dict[str, str]) -> dict[st
     return dict(rows)
 
 
-def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path) -> AlignResult:
-    """Pages -> pairs with every triple and pair judged by the CDTP filters; writes pair shards."""
+def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path,
+                cache_dir: Path | None = None) -> AlignResult:
+    """Pages -> pairs with every triple and pair judged by the CDTP filters and a domain label
+    on each; writes pair shards. cache_dir keeps the embeddings for the next run."""
     funnel = Funnel()
     by_status: dict[str, int] = {}
 
@@ -97,9 +101,12 @@ def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path) ->
     triple_filters, pair_filters = cdtp_filters(counts, align.position_threshold,
                                                 align.enumerations_must_be_covered, keep_relations=keep,
                                                 aliases=aliases)
+    assigner = DomainAssigner(load_taxonomy(align.taxonomy),
+                              make_embedder(align.embedder, cache_dir / "embeddings" if cache_dir else None),
+                              align.domain_rule_weight, topics=align.topics)
     judged = apply_filters(content_pages(), triple_filters, pair_filters, funnel)
     with ShardWriter(out_dir, "pairs", Pair) as writer:
-        writer.write_all(judged)
+        writer.write_all(label_pairs(judged, assigner))
     report = {**funnel.as_dict(), "relations": {"kept": {n: counts[n] for n in keep},
                                                 "dropped": len(counts) - len(keep)}}
     return AlignResult(shards=writer.paths, funnel=report, pages_by_status=dict(sorted(by_status.items())))
@@ -208,9 +215,10 @@ def cdtp_flow(settings: Settings) -> RunSummary:
     run_dir = Path(settings.data_dir) / "runs" / f"{stamp}-{uuid.uuid4().hex[:6]}"
     with site_for(settings.crawl, settings.crawl.mirror_port) as base_url:
         crawled = crawl_task(settings.crawl, base_url, run_dir / "crawl", Path(settings.data_dir))
-    aligned = align_task(crawled.shards, settings.align, run_dir / "pairs")
+    aligned = align_task(crawled.shards, settings.align, run_dir / "pairs", Path(settings.data_dir) / "cache")
     deduped = dedup_task(aligned.shards, settings.dedup, aligned.funnel, run_dir / "pairs-dedup",
                          Path(settings.data_dir), settings.release.name)
+    deduped["funnel"]["domains"] = kept_distribution(deduped["shards"])
     counts = {"pages": aligned.pages_by_status, **deduped["funnel"]}
     snapshot = _snapshot_id(crawled.shards)
     config = settings.model_dump(mode="json", exclude={"data_dir"})
@@ -227,6 +235,22 @@ def cdtp_flow(settings: Settings) -> RunSummary:
                       funnel=deduped["funnel"], crawl_stats=crawled.stats,
                       problems=releases.verify(release_dir) if release_dir else [],
                       seconds=time.monotonic() - started, note=note)
+
+
+def kept_distribution(pair_shards: list[Path]) -> dict:
+    """Kept pairs per domain, and per SimpleQA topic where labelled."""
+    if not pair_shards:
+        return {}
+    con = duckdb.connect()
+    try:
+        source = f"read_parquet({sql_path_list(pair_shards)})"
+        domains = con.sql(f"SELECT domain, count(*) FROM {source} WHERE decision = 'kept' "
+                          "GROUP BY 1 ORDER BY 2 DESC, 1").fetchall()
+        topics = con.sql(f"SELECT topic, count(*) FROM {source} WHERE decision = 'kept' AND topic IS NOT NULL "
+                         "GROUP BY 1 ORDER BY 2 DESC, 1").fetchall()
+    finally:
+        con.close()
+    return {"domain": {str(k): v for k, v in domains}, "topic": {str(k): v for k, v in topics}}
 
 
 def no_release_note(funnel: dict, name: str) -> str:

@@ -149,8 +149,17 @@ def check_inputs(settings) -> None:
     from crawlers.crawl import check_reachable
     from crawlers.seeds import read_seeds
 
+    from filters.domains import load_taxonomy
+    from filters.embeddings import EmbeddingError, make_embedder
+
     for seed in settings.crawl.seeds:
         read_seeds(seed)
+    load_taxonomy(settings.align.taxonomy)
+    embedder = make_embedder(settings.align.embedder)
+    model = getattr(embedder, "model", "")
+    if model.startswith(("/", ".", "~")) and not Path(model).expanduser().is_dir():
+        raise EmbeddingError(f"setting align.embedder: model directory {model} does not exist; give the path "
+                             "of a local sentence-transformers model, or use 'char-ngram'")
     if settings.crawl.base_url:
         check_reachable(settings.crawl.base_url)
 

@@ -55,6 +55,10 @@ def as_text(report: dict) -> str:
     lines += [f"    {k:<56}{v:>8}" for k, v in sorted(funnel["pairs_dropped"].items(), key=lambda x: -x[1])]
     lines += ["", f"  triples kept {funnel['triples_kept']} of {funnel['triples_in']}; dropped by reason"]
     lines += [f"    {k:<56}{v:>8}" for k, v in sorted(funnel["triples_dropped"].items(), key=lambda x: -x[1])]
+    for kind, counts in (funnel.get("domains") or {}).items():
+        if counts:
+            lines += ["", f"  kept pairs by {kind}"]
+            lines += [f"    {k:<56}{v:>8}" for k, v in counts.items()]
     return "\n".join(lines)
 
 
@@ -86,5 +90,7 @@ def as_html(report: dict) -> str:
         f"<h2>Funnel</h2>{_bars(stages(report), '#4878a8')}"
         f"<h2>Pairs dropped, by reason</h2>{_bars(pair_drops, '#c8553d')}"
         f"<h2>Triples dropped, by reason</h2>{_bars(triple_drops, '#e09f3e')}"
-        "</body></html>\n"
+        + "".join(f"<h2>Kept pairs, by {escape(kind)}</h2>{_bars(list(counts.items()), '#6a994e')}"
+                  for kind, counts in (funnel.get("domains") or {}).items() if counts)
+        + "</body></html>\n"
     )

@@ -55,6 +55,11 @@ class AlignSettings(_Section):
     enumerations_must_be_covered: bool = True
     min_relation_support: int = Field(2, ge=1, description="keep relations found on at least this many pages")
     top_k_relations: int = Field(0, ge=0, description="keep at most this many relations, most frequent first; 0: all")
+    taxonomy: Path | None = Field(None, description="domain taxonomy TOML; unset: the bundled filters/taxonomy.toml")
+    embedder: str = Field("char-ngram", description="embeddings for domain similarity: 'char-ngram' (offline) or "
+                          "'sentence-transformers:<local model directory>' (e.g. a Chinese bge-small-zh copy)")
+    domain_rule_weight: float = Field(0.6, ge=0, le=1, description="weight of keyword rules against embeddings")
+    topics: bool = Field(True, description="also label each pair with a Chinese SimpleQA topic and subtopic")
 
 
 class DedupSettings(_Section):

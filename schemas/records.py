@@ -9,7 +9,8 @@ breaks readers bumps the major number.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, fields
+from functools import lru_cache
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from datetime import datetime, timezone
 from typing import Any, ClassVar, Iterable, Iterator
 
@@ -39,6 +40,19 @@ def schema_version(schema: pa.Schema) -> str:
     return meta.get(b"zhbench.schema_version", b"").decode()
 
 
+@lru_cache(maxsize=None)
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
+def _plain(value: Any) -> Any:
+    if is_dataclass(value):
+        return {name: _plain(getattr(value, name)) for name in _field_names(type(value))}
+    if isinstance(value, list):
+        return [_plain(v) for v in value] if value and is_dataclass(value[0]) else value
+    return value
+
+
 class Record:
     """Shared conversion between dataclass records and Arrow rows."""
 
@@ -46,7 +60,8 @@ class Record:
     VERSION: ClassVar[str]
 
     def to_row(self) -> dict[str, Any]:
-        return asdict(self)  # type: ignore[call-overload]
+        # dataclasses.asdict deep-copies every value; rows only need nested records turned into dicts
+        return {name: _plain(getattr(self, name)) for name in _field_names(type(self))}
 
     @classmethod
     def from_row(cls, row: dict[str, Any]):

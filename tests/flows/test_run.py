@@ -43,6 +43,17 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     """).fetchall()
     assert count == 0
 
+    # Every released pair has a domain; on the mirror, whose facts carry a domain, nearly all agree.
+    from crawlers.mirror.facts import load_facts
+    from schemas import DOMAINS
+
+    truth = {(e.title, e.sense): e.domain for e in load_facts()}
+    rows = pairs.select(["entity", "sense", "domain", "domain_confidence", "topic"]).to_pylist()
+    assert all(r["domain"] in DOMAINS and 0 <= r["domain_confidence"] <= 1 and r["topic"] for r in rows)
+    labelled = [(r["domain"], truth[(r["entity"], r["sense"])]) for r in rows if (r["entity"], r["sense"]) in truth]
+    assert len(labelled) >= 0.9 * len(rows)
+    assert sum(got == want for got, want in labelled) >= 0.85 * len(labelled)
+
     verify = zhbench("release", "verify", "0.1.0", "--data-dir", str(tmp_path / "data"))
     assert verify.returncode == 0 and "every file matches the manifest" in verify.stdout
     listing = zhbench("release", "list", "--data-dir", str(tmp_path / "data"))
@@ -52,6 +63,7 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     assert report.returncode == 0, report.stderr
     assert re.search(rf"pages fetched\s+{crawled}\b", report.stdout)
     assert re.search(rf"pairs after dedup\s+{kept}\b", report.stdout)
+    assert "kept pairs by domain" in report.stdout
     html = (tmp_path / "data" / "runs").glob("*/report.html")
     assert "<svg" in next(html).read_text(encoding="utf-8")
 

@@ -42,7 +42,7 @@ def test_release_holds_kept_pairs_with_kept_triples_and_a_side_table(shards, tmp
     table = pq.read_table(release / "cdtp_pairs" / "all.parquet")
     assert table.column("pair_id").to_pylist() == sorted(table.column("pair_id").to_pylist())
     assert all(len(t) == 1 and t[0]["decision"] == "kept" for t in table.column("triples").to_pylist())
-    assert table.schema.metadata[b"zhbench.schema_version"] == b"1.0.0"
+    assert table.schema.metadata[b"zhbench.schema_version"] == Pair.VERSION.encode()
     assert manifest["source_snapshot"] == "snap" and manifest["version"] == "0.1.0"
     assert "configs:" in (release / "README.md").read_text()
     assert verify(release) == []

@@ -1,0 +1,255 @@
+"""Text embeddings behind one interface: an offline char n-gram backend, sentence-transformers, a disk cache.
+
+Every backend returns float32 rows of unit length (a zero row for a text with no
+characters left after normalisation) and has a stable ``name`` that says which
+vectors it makes, so caches and release cards can tell backends apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import uuid
+import zlib
+from pathlib import Path
+from typing import Protocol, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from filters.normalize import normalize
+
+SPECS = ("char-ngram", "char-ngram:<dim>", "sentence-transformers:<model directory or name>")
+
+
+class EmbeddingError(ValueError):
+    """An embedder cannot be built or its cache cannot be read; the message says how to fix it."""
+
+
+class Embedder(Protocol):
+    name: str
+    dim: int
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """float32 array of shape (len(texts), dim), rows L2-normalised."""
+        ...
+
+
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    np.divide(matrix, norms, out=matrix, where=norms > 0)
+    return matrix
+
+
+class CharNgramEmbedder:
+    """Hashed character n-grams of the normalised text, sublinear tf (1 + ln tf), unit length.
+
+    Deterministic across processes and machines: n-grams are hashed with CRC-32 of
+    their UTF-32 bytes, never with Python's salted ``hash()``.
+    """
+
+    def __init__(self, dim: int = 1024, ngrams: Sequence[int] = (1, 2, 3)):
+        if dim < 2:
+            raise ValueError(f"dim must be >= 2, got {dim}")
+        ngrams = tuple(sorted(set(ngrams)))
+        if not ngrams or ngrams[0] < 1:
+            raise ValueError(f"ngrams must be positive lengths, got {ngrams}")
+        self.dim, self.ngrams = dim, ngrams
+        suffix = "" if ngrams == (1, 2, 3) else "-n" + "".join(map(str, ngrams))
+        self.name = f"char-ngram-v1-{dim}{suffix}"
+
+    def _buckets(self, text: str) -> list[int]:
+        data = normalize(text).encode("utf-32-le")
+        chars, dim = len(data) // 4, self.dim
+        out = []
+        for n in self.ngrams:
+            width = 4 * n
+            out.extend(zlib.crc32(data[i:i + width]) % dim for i in range(0, 4 * (chars - n + 1), 4))
+        return out
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        rows, cols = [], []
+        for row, text in enumerate(texts):
+            buckets = self._buckets(text)
+            rows.extend([row] * len(buckets))
+            cols.extend(buckets)
+        flat = np.asarray(rows, dtype=np.int64) * self.dim + np.asarray(cols, dtype=np.int64)
+        counts = np.bincount(flat, minlength=len(texts) * self.dim).reshape(len(texts), self.dim)
+        matrix = np.zeros(counts.shape, dtype=np.float32)
+        present = counts > 0
+        matrix[present] = 1.0 + np.log(counts[present])
+        return _unit_rows(matrix)
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model (a local directory or a hub name), loaded on first use.
+
+    Offline use needs a local directory (for Chinese, e.g. a copy of bge-small-zh);
+    hub names only work where the model is already cached or the network is reachable.
+    """
+
+    def __init__(self, model: str, device: str = "cpu", batch_size: int = 64):
+        if not model:
+            raise EmbeddingError("sentence-transformers needs a model: give a local model directory or a hub name")
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.model, self.device, self.batch_size = model, device, batch_size
+        self.name = f"sentence-transformers:{model}"
+        self._model = None
+
+    def _load(self):
+        if self._model is None:
+            local = Path(self.model).expanduser()
+            if self.model.startswith(("/", ".", "~")) and not local.is_dir():
+                # Checked before importing sentence-transformers (slow to import) to fail fast on a typo.
+                raise EmbeddingError(f"sentence-transformers model directory {self.model!r} does not exist; "
+                                     "give the path of a local model directory, or use the 'char-ngram' embedder")
+            try:
+                from sentence_transformers import SentenceTransformer
+
+                self._model = SentenceTransformer(self.model, device=self.device)
+            except Exception as exc:  # noqa: BLE001 - any load failure gets the same remedy
+                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                raise EmbeddingError(
+                    f"cannot load sentence-transformers model {self.model!r} ({type(exc).__name__}: {first}); "
+                    "give a local model directory, or use the 'char-ngram' embedder"
+                ) from exc
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        return int(self._load().get_embedding_dimension())
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        model = self._load()
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                               convert_to_numpy=True, show_progress_bar=False)
+        return np.asarray(vectors, dtype=np.float32)
+
+
+def _slug(name: str) -> str:
+    """A directory name for an embedder: readable part plus a hash, so distinct names never collide."""
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", name)[-60:].strip("._-")
+    return f"{readable or 'embedder'}-{hashlib.sha256(name.encode('utf-8')).hexdigest()[:10]}"
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class CachedEmbedder:
+    """Any embedder with its vectors kept on disk, keyed by the SHA-256 of the text.
+
+    Each ``encode`` that meets new texts embeds them in one call and writes them as
+    one new Parquet shard (``key`` string, ``vector`` fixed_size_list<float32>[dim])
+    under ``cache_dir/<slug of inner.name>/``, named by the hash of its keys and
+    moved into place atomically. Shards written by other instances are picked up on
+    open and before every encode that has misses. ``hits`` and ``misses`` count
+    input texts; a text repeated within one call is embedded once.
+    """
+
+    def __init__(self, inner: Embedder, cache_dir: Path):
+        self.inner = inner
+        self.name = inner.name
+        self.directory = Path(cache_dir) / _slug(inner.name)
+        self.hits = self.misses = 0
+        self._vectors: dict[str, np.ndarray] = {}
+        self._shards: set[str] = set()
+        self._dim: int | None = None
+        self._load_new_shards()
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self._dim = int(self.inner.dim)
+        return self._dim
+
+    def _load_new_shards(self) -> None:
+        if not self.directory.is_dir():
+            return
+        for path in sorted(self.directory.glob("*.parquet")):
+            if path.name in self._shards:
+                continue
+            try:
+                table = pq.read_table(path)
+                keys = table.column("key").to_pylist()
+                vector_type = table.schema.field("vector").type
+                if not pa.types.is_fixed_size_list(vector_type):
+                    raise ValueError(f"column 'vector' is {vector_type}, not fixed_size_list<float32>")
+                width = vector_type.list_size
+                flat = table.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
+                matrix = np.asarray(flat, dtype=np.float32).reshape(len(keys), width)
+            except (OSError, KeyError, ValueError, pa.ArrowException) as exc:
+                raise EmbeddingError(
+                    f"embedding cache shard {path} is unreadable ({exc}); delete it and its vectors are recomputed"
+                ) from exc
+            if self._dim is None:
+                self._dim = width
+            elif width != self._dim:
+                raise EmbeddingError(f"embedding cache shard {path} holds {width}-d vectors, expected {self._dim}; "
+                                     "delete it and its vectors are recomputed")
+            self._vectors.update(zip(keys, matrix))
+            self._shards.add(path.name)
+
+    def _write_shard(self, keys: list[str], matrix: np.ndarray) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        dim = matrix.shape[1]
+        vectors = pa.FixedSizeListArray.from_arrays(pa.array(matrix.reshape(-1), type=pa.float32()), dim)
+        table = pa.table({"key": pa.array(keys, type=pa.string()), "vector": vectors})
+        table = table.replace_schema_metadata({b"zhbench.embedder": self.name.encode("utf-8")})
+        name = hashlib.sha256("\n".join(keys).encode("ascii")).hexdigest()[:20] + ".parquet"
+        tmp = self.directory / f".{name}.{uuid.uuid4().hex}.tmp"
+        try:
+            pq.write_table(table, tmp)
+            os.replace(tmp, self.directory / name)
+        finally:
+            tmp.unlink(missing_ok=True)
+        self._shards.add(name)
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        keys = [text_key(text) for text in texts]
+        if any(key not in self._vectors for key in keys):
+            self._load_new_shards()
+        missing: dict[str, str] = {}
+        for key, text in zip(keys, texts):
+            if key in self._vectors:
+                self.hits += 1
+            else:
+                self.misses += 1
+                missing.setdefault(key, text)
+        if missing:
+            new_keys = list(missing)
+            matrix = np.asarray(self.inner.encode(list(missing.values())), dtype=np.float32)
+            if matrix.shape[0] != len(new_keys):
+                raise EmbeddingError(f"{self.name} returned {matrix.shape[0]} vectors for {len(new_keys)} texts")
+            if self._dim is None:
+                self._dim = matrix.shape[1]
+            elif matrix.ndim != 2 or matrix.shape[1] != self._dim:
+                raise EmbeddingError(f"{self.name} returned vectors of shape {matrix.shape}, but the cache in "
+                                     f"{self.directory} holds {self._dim}-d vectors; use a new cache_dir")
+            self._write_shard(new_keys, matrix)
+            self._vectors.update(zip(new_keys, matrix))
+        if not keys:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._vectors[key] for key in keys]).astype(np.float32, copy=False)
+
+
+def make_embedder(spec: str, cache_dir: Path | None = None) -> Embedder:
+    """``char-ngram``, ``char-ngram:<dim>`` or ``sentence-transformers:<model>``, cached when cache_dir is given."""
+    kind, _, arg = spec.strip().partition(":")
+    embedder: Embedder
+    if kind == "char-ngram":
+        if arg and not arg.isdigit():
+            raise EmbeddingError(f"embedder {spec!r}: the char-ngram dimension must be a whole number, e.g. char-ngram:512")
+        if arg and int(arg) < 2:
+            raise EmbeddingError(f"embedder {spec!r}: the char-ngram dimension must be at least 2")
+        embedder = CharNgramEmbedder(dim=int(arg)) if arg else CharNgramEmbedder()
+    elif kind == "sentence-transformers" and arg.strip():
+        embedder = SentenceTransformerEmbedder(arg.strip())
+    else:
+        raise EmbeddingError(f"unknown embedder {spec!r}; use one of: {', '.join(SPECS)}")
+    return CachedEmbedder(embedder, cache_dir) if cache_dir is not None else embedder
