@@ -26,6 +26,7 @@ references (the texts of earlier releases) are never dropped themselves.
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,7 +148,7 @@ def lsh_bands(threshold: float, num_perm: int) -> tuple[int, int]:
 class Duplicate:
     doc_id: str
     duplicate_of: str
-    kind: str  # exact | near
+    kind: str  # exact | near | field
     similarity: float
     reference: bool = False  # duplicate_of is a reference text (an earlier release), not a document of this run
 
@@ -310,3 +311,32 @@ def _sig_matrix(column: pa.ChunkedArray | pa.Array, num_perm: int) -> np.ndarray
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
     return column.flatten().to_numpy(zero_copy_only=False).reshape(-1, num_perm)
+
+
+def field_key(*fields: str) -> bytes:
+    """What field-matching dedup compares: each field normalised with punctuation removed."""
+    parts = ("".join(ch for ch in normalize(f) if not unicodedata.category(ch).startswith("P")) for f in fields)
+    return hashlib.blake2b("\x1f".join(parts).encode("utf-8"), digest_size=16).digest()
+
+
+class FieldDeduplicator:
+    """Field-matching dedup (as in WenMind): records whose fields (for items, question and answer)
+    are equal after normalisation and with punctuation removed are one; the smallest id survives,
+    and references (earlier releases) always do."""
+
+    def __init__(self) -> None:
+        self._first: dict[bytes, tuple[str, bool]] = {}
+
+    def add_references(self, records: Iterable[tuple[str, Sequence[str]]]) -> int:
+        count = 0
+        for record_id, fields in records:
+            self._first.setdefault(field_key(*fields), (record_id, True))
+            count += 1
+        return count
+
+    def find(self, records: Iterable[tuple[str, Sequence[str]]]) -> Iterator[Duplicate]:
+        for record_id, fields in sorted(records, key=lambda r: r[0]):
+            key = field_key(*fields)
+            first = self._first.setdefault(key, (record_id, False))
+            if first[0] != record_id or first[1]:
+                yield Duplicate(record_id, first[0], "field", 1.0, first[1])

@@ -118,3 +118,15 @@ def test_word_shingles_find_near_duplicates_too():
             ("c", "黄河是中国第二长河，发源于青藏高原巴颜喀拉山北麓，注入渤海。")]
     found = {d.doc_id: d for d in Deduplicator(shingle="word", n=2).find(docs)}
     assert set(found) == {"b"}
+
+
+def test_field_matching_finds_items_with_the_same_question_and_answer():
+    from filters.dedup import FieldDeduplicator
+
+    finder = FieldDeduplicator()
+    finder.add_references([("cdtp 0.1.0:q9", ("长江的发源地是哪里？", "唐古拉山脉各拉丹冬峰"))])
+    items = [("q2", ("李白的字是什么？", "太白")), ("q1", ("李白的字是什么", "太白。")),
+             ("q3", ("李白的号是什么？", "青莲居士")), ("q4", ("長江的發源地是哪裡?", "唐古拉山脈各拉丹冬峰")),
+             ("q5", ("李白的字是什么？", "白"))]
+    found = {d.doc_id: (d.duplicate_of, d.kind, d.reference) for d in finder.find(items)}
+    assert found == {"q2": ("q1", "field", False), "q4": ("cdtp 0.1.0:q9", "field", True)}
