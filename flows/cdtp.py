@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from filters.domains import DomainAssigner, label_pairs, load_taxonomy
 from filters.embeddings import make_embedder
 from filters.align import cdtp_filters, frequent_relations
 from filters.triples import page_to_pair, relation_aliases
+from flows.items import item_tables, items_stage
 from flows.crawling import crawl_config, register_crawl, site_for
 from flows.settings import AlignSettings, CrawlSettings, DedupSettings, ReleaseSettings, Settings
 from schemas import DROPPED_TRIPLE_SCHEMA, PAIR_SCHEMA, Page, Pair
@@ -62,12 +64,16 @@ def crawl_stage(crawl: CrawlSettings, base_url: str, out_dir: Path, data_dir: Pa
     return result
 
 
-def relation_counts(page_shards: list[Path], aliases: dict[str, str]) -> dict[str, int]:
-    """Per relation (after the alias table), how many content pages of the crawl have it (DuckDB)."""
+def relation_counts(page_shards: list[Path], aliases: dict[str, str], memory_limit: str = "512MB") -> dict[str, int]:
+    """Per relation (after the alias table), how many content pages of the crawl have it (DuckDB,
+    within memory_limit: beyond it the distinct count spills to a temporary directory)."""
     if not page_shards:
         return {}
+    spill = tempfile.mkdtemp(prefix="zhbench-relations-")
     con = duckdb.connect()
     try:
+        con.execute(f"SET memory_limit = '{memory_limit}'")
+        con.execute(f"SET temp_directory = '{spill}'")
         con.execute("CREATE TEMP TABLE aliases (alias VARCHAR, canonical VARCHAR)")
         con.executemany("INSERT INTO aliases VALUES (?, ?)", list(aliases.items()))
         rows = con.sql(f"""
@@ -79,6 +85,7 @@ def relation_counts(page_shards: list[Path], aliases: dict[str, str]) -> dict[st
         """).fetchall()
     finally:
         con.close()
+        shutil.rmtree(spill, ignore_errors=True)
     return dict(rows)
 
 
@@ -190,10 +197,12 @@ ORDER BY pair_id, relation, tail
 
 
 def publish_stage(pair_shards: list[Path], release: ReleaseSettings, data_dir: Path, config: dict,
-                  counts: dict, source_snapshot: str, flow_run_id: str | None) -> Path:
+                  counts: dict, source_snapshot: str, flow_run_id: str | None,
+                  item_tables: list[releases.TableSpec] | None = None) -> Path:
     tables = [
         releases.TableSpec("cdtp_pairs", "all", PAIR_SCHEMA, PAIRS_QUERY, pair_shards),
         releases.TableSpec("dropped_triples", "all", DROPPED_TRIPLE_SCHEMA, DROPPED_QUERY, pair_shards),
+        *(item_tables or []),
     ]
     return releases.publish(data_dir, release.name, tables, config=config, counts=counts,
                             version=release.version, source_snapshot=source_snapshot,
@@ -203,6 +212,7 @@ def publish_stage(pair_shards: list[Path], release: ReleaseSettings, data_dir: P
 crawl_task = task(crawl_stage, name="crawl")
 align_task = task(align_stage, name="align")
 dedup_task = task(dedup_stage, name="dedup")
+items_task = task(items_stage, name="items")
 publish_task = task(publish_stage, name="publish")
 
 
@@ -219,13 +229,19 @@ def cdtp_flow(settings: Settings) -> RunSummary:
     deduped = dedup_task(aligned.shards, settings.dedup, aligned.funnel, run_dir / "pairs-dedup",
                          Path(settings.data_dir), settings.release.name)
     deduped["funnel"]["domains"] = kept_distribution(deduped["shards"])
+    items = {"shards": [], "report": {}}
+    if deduped["funnel"]["pairs_kept"] > 0:
+        items = items_task(deduped["shards"], settings.items, run_dir / "items", Path(settings.data_dir) / "cache",
+                           Path(settings.data_dir), settings.release.name)
+    deduped["funnel"]["items"] = items["report"]
     counts = {"pages": aligned.pages_by_status, **deduped["funnel"]}
     snapshot = _snapshot_id(crawled.shards)
     config = settings.model_dump(mode="json", exclude={"data_dir"})
     release_dir, note = None, ""
     if deduped["funnel"]["pairs_kept"] > 0:
         release_dir = publish_task(deduped["shards"], settings.release, Path(settings.data_dir), config, counts,
-                                   snapshot, str(flow_run.id) if flow_run.id else None)
+                                   snapshot, str(flow_run.id) if flow_run.id else None,
+                                   item_tables(items["shards"], settings.items))
     else:
         note = no_release_note(deduped["funnel"], settings.release.name)
     report = {"run": run_dir.name, "release": str(release_dir) if release_dir else None, "note": note,

@@ -94,6 +94,9 @@ def format_summary(summary) -> str:
         f"  triples kept    {funnel['triples_kept']} of {funnel['triples_in']}",
         f"  triples dropped {sum(dropped.values())} ({dropped_text})",
     ]
+    items = funnel.get("items") or {}
+    if items.get("items_kept"):
+        lines.append("  items           " + ", ".join(f"{k} {v}" for k, v in items["items_kept"].items()))
     if summary.release_dir is None:
         lines.append(f"  release         {summary.note}")
     else:

@@ -70,8 +70,29 @@ class DedupSettings(_Section):
     n: int = Field(5, ge=1, description="shingle length in characters or jieba words")
     against_releases: bool = Field(
         True, description="drop pairs that an earlier release of the same name already holds (exactly or nearly)")
-    memory_limit: str = Field("1GB", pattern=r"^\d+(\.\d+)?\s*[KMGT]i?B$",
+    memory_limit: str = Field("512MB", pattern=r"^\d+(\.\d+)?\s*[KMGT]i?B$",
                               description="DuckDB's memory limit while grouping; beyond it DuckDB spills to disk")
+
+
+class ItemsSettings(_Section):
+    enabled: bool = True
+    kinds: list[Literal["kgc", "qa", "t2t", "cloze", "simpleqa"]] = Field(
+        default_factory=lambda: ["kgc", "qa", "t2t", "cloze", "simpleqa"])
+    embedder: str = Field("char-ngram", description="embeddings for the distractor filter and the contamination "
+                          "check: 'char-ngram' (offline) or 'sentence-transformers:<local model directory>'")
+    templates: Path | None = Field(None, description="question templates TSV; unset: builders/question_templates.tsv")
+    synonym_max: float = Field(0.92, gt=0, le=1, description="drop distractors this similar to the gold (synonyms)")
+    context_min: float = Field(0.0, ge=-1, lt=1, description="drop distractors less similar than this to the "
+                               "question (0 suits char-ngram; about 0.2 suits a Chinese sentence model)")
+    per_source: int = Field(60, ge=9, description="candidates taken from each source per item")
+    seed: int = Field(13, description="seed of option shuffles, subsets and splits")
+    max_answer_chars: int = Field(20, ge=1, description="SimpleQA answer length budget in characters")
+    subset_size: int = Field(0, ge=0, description="per item kind, a stratified subset of about this many; 0: all")
+    eval_fraction: float = Field(0.2, gt=0, lt=1, description="share of each domain's items in the eval split")
+    contamination_files: list[Path] = Field(default_factory=list, description="benchmark question files (CSV or "
+                                            "JSONL with a question/problem field) new questions must not repeat")
+    contamination_minhash: float = Field(0.7, gt=0, lt=1, description="character MinHash similarity of a match")
+    contamination_embedding: float = Field(0.95, gt=0, le=1, description="embedding similarity of a match")
 
 
 class ReleaseSettings(_Section):
@@ -86,6 +107,7 @@ class Settings(BaseSettings):
     crawl: CrawlSettings = Field(default_factory=CrawlSettings)
     align: AlignSettings = Field(default_factory=AlignSettings)
     dedup: DedupSettings = Field(default_factory=DedupSettings)
+    items: ItemsSettings = Field(default_factory=ItemsSettings)
     release: ReleaseSettings = Field(default_factory=ReleaseSettings)
 
     @classmethod

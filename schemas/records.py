@@ -295,20 +295,32 @@ ITEM_SCHEMA = _with_version(
             ("answer", pa.string()),
             ("answer_index", pa.int32()),
             ("source_pair_ids", pa.list_(pa.string())),
-            ("provenance", pa.string()),  # JSON: urls, generator, verifiers that ran
+            ("provenance", pa.string()),  # JSON: generator, embedder, verifiers that ran
             ("domain", pa.string()),
             ("split", pa.string()),
+            ("head", pa.string()),
+            ("sense", pa.string()),
+            ("relation", pa.string()),
+            ("answer_kind", pa.string()),  # the gold's format: date, year, quantity, person, title ...
+            ("option_sources", pa.list_(pa.string())),  # per option: gold, neighbour, same_relation ...
+            ("option_similarity", pa.list_(pa.float64())),  # per option: embedding similarity to the gold
+            ("primary_category", pa.string()),  # Chinese SimpleQA topic
+            ("secondary_category", pa.string()),  # and subtopic
+            ("urls", pa.list_(pa.string())),
+            ("stratum", pa.string()),  # domain|answer_kind|relation frequency bin|text length bin
+            ("decision", pa.string()),
+            ("reason", pa.string()),
         ]
     ),
     "item",
-    "1.0.0",
+    "1.1.0",
 )
 
 
 @dataclass(slots=True)
 class Item(Record):
     SCHEMA: ClassVar[pa.Schema] = ITEM_SCHEMA
-    VERSION: ClassVar[str] = "1.0.0"
+    VERSION: ClassVar[str] = "1.1.0"
 
     item_id: str
     kind: str
@@ -320,6 +332,18 @@ class Item(Record):
     provenance: str = "{}"
     domain: str | None = None
     split: str = "all"
+    head: str = ""
+    sense: str = ""
+    relation: str = ""
+    answer_kind: str = ""
+    option_sources: list[str] = field(default_factory=list)
+    option_similarity: list[float] = field(default_factory=list)
+    primary_category: str | None = None
+    secondary_category: str | None = None
+    urls: list[str] = field(default_factory=list)
+    stratum: str = ""
+    decision: str = "kept"
+    reason: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in ITEM_KINDS:

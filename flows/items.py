@@ -1,0 +1,146 @@
+"""The item stage: kept pairs -> KGC, QA, T2T, cloze and SimpleQA-style items, deduplicated by fields
+and checked against the question database; and the release queries that split them.
+
+Stage logic is a plain function over file paths, like the other stages in flows.cdtp.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Iterator
+
+import pyarrow.parquet as pq
+
+from builders.contamination import QuestionDatabase, read_question_file
+from builders.distractors import DistractorPicker, DistractorSettings
+from builders.graph import Graph
+from builders.items import ItemBuilder, ItemSettings
+from builders.templates import load_templates
+from filters.dedup import FieldDeduplicator
+from filters.embeddings import make_embedder
+from flows.settings import ItemsSettings
+from schemas import ITEM_SCHEMA, Item, Pair
+from warehouse import release as releases
+from warehouse.shards import ShardWriter, iter_records
+
+QUESTION_KINDS = ("qa", "simpleqa")  # kinds whose questions are natural language, checked for contamination
+
+
+def released_items(data_dir: Path, name: str, kinds: tuple[str, ...],
+                   columns: tuple[str, ...] = ("item_id", "kind", "question", "answer")) -> Iterator[dict]:
+    """Rows of the given item kinds from every earlier release of that name."""
+    for version in releases.list_versions(data_dir, name):
+        root = releases.releases_root(data_dir, name) / version
+        for kind in kinds:
+            for path in sorted((root / kind).glob("*.parquet")) if (root / kind).is_dir() else []:
+                for row in pq.read_table(path, columns=list(columns)).to_pylist():
+                    row["release"] = f"{name} {version}"
+                    yield row
+
+
+def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path, cache_dir: Path | None = None,
+                data_dir: Path | None = None, release_name: str = "cdtp") -> dict:
+    """Build items from the kept pairs; returns {"shards": item shards, "report": counts and distributions}."""
+    if not settings.enabled or not pair_shards:
+        return {"shards": [], "report": {}}
+    embedder = make_embedder(settings.embedder, cache_dir / "embeddings" if cache_dir else None)
+    templates = load_templates(settings.templates)
+    raw_dir = out_dir / "raw"
+    with Graph(pair_shards) as graph:
+        relation_counts = dict(graph.con.sql("SELECT relation, count(*) FROM triples GROUP BY 1").fetchall())
+        frequency = dict(graph.con.sql("SELECT node, freq FROM frequency").fetchall())
+        picker = DistractorPicker(embedder, DistractorSettings(settings.synonym_max, settings.context_min,
+                                                               settings.per_source, seed=settings.seed), frequency,
+                                  graph.relation_families())
+        builder = ItemBuilder(graph, picker, templates, relation_counts,
+                              ItemSettings(tuple(settings.kinds), settings.max_answer_chars,
+                                           embedder_name=embedder.name))
+        with ShardWriter(raw_dir, "items", Item) as writer:
+            writer.write_all(builder.build(iter_records(pair_shards, Pair)))
+        graph_counts = graph.counts()
+    report = builder.stats.as_dict()
+    report["graph"] = graph_counts
+    report["embedder"] = embedder.name
+
+    # Field-matching dedup within each kind, and against the same kind in earlier releases.
+    kept = [(i.item_id, i.kind, i.question, i.answer) for i in iter_records(writer.paths, Item)
+            if i.decision == "kept"]
+    drops: dict[str, tuple[str, dict]] = {}
+    for kind in settings.kinds:
+        finder = FieldDeduplicator()
+        if data_dir is not None:
+            finder.add_references((f"{r['release']}:{r['item_id']}", (r["question"], r["answer"]))
+                                  for r in released_items(Path(data_dir), release_name, (kind,)))
+        for d in finder.find((i, (q, a)) for i, k, q, a in kept if k == kind):
+            reason = "dedup:released_field_duplicate" if d.reference else "dedup:field_duplicate"
+            drops[d.doc_id] = (reason, {"duplicate_of": d.duplicate_of})
+
+    # The contamination check of natural-language questions.
+    database = QuestionDatabase(embedder, settings.contamination_minhash, settings.contamination_embedding)
+    if data_dir is not None:
+        database.add((f"{r['release']}:{r['item_id']}", r["question"])
+                     for r in released_items(Path(data_dir), release_name, QUESTION_KINDS))
+    for path in settings.contamination_files:
+        database.add(read_question_file(path))
+    candidates = [(i, q) for i, k, q, _ in kept if k in QUESTION_KINDS and i not in drops]
+    for match in database.check(candidates).values():
+        drops[match.item_id] = (f"contamination:{match.kind}_match",
+                                {"matched_id": match.matched_id, "matched_question": match.matched_question,
+                                 "similarity": match.similarity})
+    report["question_database"] = len(database)
+
+    def decided() -> Iterator[Item]:
+        for item in iter_records(writer.paths, Item):
+            found = drops.get(item.item_id)
+            if found is not None and item.decision == "kept":
+                item.decision, item.reason = "dropped", found[0]
+                provenance = json.loads(item.provenance)
+                provenance["dropped_because"] = found[1]
+                item.provenance = json.dumps(provenance, ensure_ascii=False, sort_keys=True)
+            yield item
+
+    with ShardWriter(out_dir / "items", "items", Item) as final:
+        final.write_all(decided())
+    extra = Counter(f"{kind}:{reason}" for (reason, _), kind in
+                    ((drops[i], k) for i, k, _, _ in kept if i in drops))
+    report["items_dropped"] = dict(sorted((Counter(report["items_dropped"]) + extra).items()))
+    kept_after = Counter(k for i, k, _, _ in kept if i not in drops)
+    report["items_kept"] = {k: kept_after.get(k, 0) for k in settings.kinds}
+    return {"shards": final.paths, "report": report}
+
+
+def split_query(kind: str, split: str, settings: ItemsSettings) -> str:
+    """Kept items of one kind, optionally a stratified subset, split train/eval per domain, by seed.
+
+    Strata are domain | answer format | relation frequency bin | text length bin; a stratum
+    contributes round(subset_size * its share) items, so the subset's size is about subset_size.
+    Within a stratum and within a domain, items are ranked by md5(seed:item_id).
+    """
+    columns = ", ".join("split_" if name == "split" else name for name in ITEM_SCHEMA.names)
+    columns = columns.replace("split_", "CAST(assigned AS VARCHAR) AS split")
+    size = int(settings.subset_size)
+    return f"""
+        WITH items AS (
+            SELECT * EXCLUDE (split), md5('{int(settings.seed)}:' || item_id) AS h
+            FROM read_parquet($paths) WHERE decision = 'kept' AND kind = '{kind}'),
+        ranked AS (
+            SELECT *, count(*) OVER () AS total, count(*) OVER (PARTITION BY stratum) AS in_stratum,
+                   row_number() OVER (PARTITION BY stratum ORDER BY h, item_id) AS stratum_rank
+            FROM items),
+        subset AS (
+            SELECT * FROM ranked WHERE {size} = 0 OR stratum_rank <= round({size} * in_stratum / total)),
+        assigned AS (
+            SELECT *, CASE WHEN row_number() OVER (PARTITION BY domain ORDER BY h, item_id)
+                               <= round({float(settings.eval_fraction)} * count(*) OVER (PARTITION BY domain))
+                      THEN 'eval' ELSE 'train' END AS assigned
+            FROM subset)
+        SELECT {columns} FROM assigned WHERE assigned = '{split}' ORDER BY item_id"""
+
+
+def item_tables(item_shards: list[Path], settings: ItemsSettings) -> list[releases.TableSpec]:
+    if not settings.enabled or not item_shards:
+        return []
+    return [releases.TableSpec(kind, split, ITEM_SCHEMA, split_query(kind, split, settings), item_shards)
+            for kind in settings.kinds for split in ("train", "eval")]

@@ -1,0 +1,128 @@
+"""Items built from the mirror's kept pairs: every multiple-choice item is well formed and reproducible."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+
+from builders.criteria import check_question
+from builders.formats import compatible, value_format
+from builders.items import BLANK
+from filters.dedup import field_key
+from filters.normalize import normalize
+from flows.items import items_stage, split_query
+from flows.settings import ItemsSettings
+from schemas import Item, Pair
+from warehouse.shards import iter_records, sql_path_list
+
+
+@pytest.fixture(scope="module")
+def built(kept_pair_shards, tmp_path_factory):
+    root = tmp_path_factory.mktemp("items")
+    first = items_stage(kept_pair_shards, ItemsSettings(), root / "a", cache_dir=root / "cache")
+    second = items_stage(kept_pair_shards, ItemsSettings(), root / "b", cache_dir=root / "cache")
+    return first, second
+
+
+def items_of(result, kind=None, decision="kept"):
+    return [i for i in iter_records(result["shards"], Item)
+            if (kind is None or i.kind == kind) and (decision is None or i.decision == decision)]
+
+
+def test_every_multiple_choice_item_is_well_formed(built):
+    first, _ = built
+    mcq = items_of(first, "kgc") + items_of(first, "qa")
+    assert len(mcq) >= 200
+    for item in mcq:
+        assert len(item.options) == 10, item.item_id
+        keys = [field_key(o) for o in item.options]
+        assert len(set(keys)) == 10, item.options  # unique after normalisation
+        assert item.options[item.answer_index] == item.answer
+        assert keys.count(field_key(item.answer)) == 1  # the gold once, no option equal to it
+        assert item.option_sources[item.answer_index] == "gold"
+        assert item.option_sources.count("gold") == 1
+        gold = value_format(item.answer, item.relation)
+        for option in item.options:
+            assert compatible(gold, value_format(option, item.relation)), (item.answer, option)
+
+
+def test_dropped_multiple_choice_items_say_why(built):
+    first, _ = built
+    dropped = items_of(first, "kgc", decision="dropped")
+    assert dropped and all(i.reason.startswith("too_few_distractors:") and not i.options for i in dropped)
+
+
+def test_two_builds_give_identical_items_and_the_cache_is_used(built):
+    first, second = built
+    rows = lambda r: [i.to_row() for i in iter_records(r["shards"], Item)]  # noqa: E731
+    assert rows(first) == rows(second)
+    assert first["report"]["gold_position"] == second["report"]["gold_position"]
+
+
+def test_report_shows_positions_sources_and_similarities(built):
+    report = built[0]["report"]
+    positions = report["gold_position"]
+    assert set(positions) == {str(k) for k in range(10)}
+    total = sum(positions.values())
+    assert total == report["items_kept"]["kgc"] + report["items_dropped"].get("kgc:dedup:field_duplicate", 0)
+    assert max(positions.values()) < 2.5 * total / 10  # about uniform
+    assert set(report["distractor_sources"]) <= {"neighbour", "same_relation", "frequency", "polysemy"}
+    assert report["distractor_sources"].get("neighbour") and report["distractor_sources"].get("same_relation")
+    assert sum(report["distractor_similarity"].values()) == 9 * total
+
+
+def test_t2t_cloze_and_simpleqa_items(built, kept_pair_shards):
+    first, _ = built
+    pairs = {p.pair_id: p for p in iter_records(kept_pair_shards, Pair) if p.decision == "kept"}
+    t2t = items_of(first, "t2t")
+    assert len(t2t) == len(pairs)
+    for item in t2t:
+        pair = pairs[item.source_pair_ids[0]]
+        assert item.answer == pair.text
+        assert item.question.splitlines() == [f"{t.head}｜{t.relation}｜{t.tail}" for t in pair.kept_triples()]
+    cloze = items_of(first, "cloze")
+    assert cloze
+    for item in cloze:
+        text = pairs[item.source_pair_ids[0]].text
+        assert item.question.count(BLANK) == 1 and text.count(item.answer) == 1
+        assert item.question.replace(BLANK, item.answer) == text
+    simpleqa = items_of(first, "simpleqa")
+    assert simpleqa
+    for item in simpleqa:
+        assert check_question(item.question, item.answer, item.relation) == []
+        assert item.primary_category and item.secondary_category and item.urls
+        assert normalize(item.answer) not in normalize(item.question)
+
+
+def test_splits_are_stratified_reproducible_and_disjoint(built):
+    first, _ = built
+    settings = ItemsSettings()
+    paths = sql_path_list(first["shards"])
+    rows = {}
+    for split in ("train", "eval"):
+        rows[split] = duckdb.sql(split_query("qa", split, settings).replace("$paths", paths)).fetchall()
+    train_ids = {r[0] for r in rows["train"]}
+    eval_ids = {r[0] for r in rows["eval"]}
+    assert not train_ids & eval_ids
+    assert len(train_ids) + len(eval_ids) == len(items_of(first, "qa"))
+    assert 0.15 <= len(eval_ids) / (len(train_ids) + len(eval_ids)) <= 0.25
+    again = duckdb.sql(split_query("qa", "eval", settings).replace("$paths", paths)).fetchall()
+    assert again == rows["eval"]
+    subset = ItemsSettings(subset_size=60)
+    sampled = duckdb.sql(f"SELECT count(*) FROM ({split_query('qa', 'train', subset)}) UNION ALL "
+                         f"SELECT count(*) FROM ({split_query('qa', 'eval', subset)})".replace("$paths", paths))
+    assert 50 <= sum(r[0] for r in sampled.fetchall()) <= 70
+
+
+def test_contamination_check_drops_a_registered_question(kept_pair_shards, built, tmp_path):
+    first, _ = built
+    question = items_of(first, "qa")[0].question
+    registered = tmp_path / "chinese_simpleqa.jsonl"
+    registered.write_text(json.dumps({"question": question.rstrip("？") + "?", "answer": "x"},
+                                     ensure_ascii=False) + "\n", encoding="utf-8")
+    result = items_stage(kept_pair_shards, ItemsSettings(contamination_files=[registered]), tmp_path / "out")
+    dropped = [i for i in items_of(result, "qa", decision="dropped") if i.reason.startswith("contamination:")]
+    assert [i.question for i in dropped] == [question]
+    assert json.loads(dropped[0].provenance)["dropped_because"]["matched_id"] == "chinese_simpleqa.jsonl:1"
