@@ -73,10 +73,16 @@ class Graph:
             FROM (SELECT head AS node FROM triples UNION ALL SELECT tail FROM triples) GROUP BY node""")
         self.con.execute("""
             CREATE TABLE node_info AS
+            WITH occurrences AS (
+                SELECT tail AS node, relation, domain FROM triples
+                UNION ALL SELECT head, NULL, domain FROM triples),
+            domains AS (  -- the most common domain, ties to the first by name: mode() breaks ties arbitrarily
+                SELECT node, domain FROM (
+                    SELECT node, domain, row_number() OVER (PARTITION BY node ORDER BY count(*) DESC, domain) AS r
+                    FROM occurrences GROUP BY node, domain) WHERE r = 1)
             SELECT node, list(DISTINCT relation ORDER BY relation) FILTER (WHERE relation IS NOT NULL) AS relations,
-                   mode(domain) AS domain
-            FROM (SELECT tail AS node, relation, domain FROM triples
-                  UNION ALL SELECT head, NULL, domain FROM triples) GROUP BY node""")
+                   any_value(d.domain) AS domain
+            FROM occurrences JOIN domains d USING (node) GROUP BY node""")
         self.con.execute("""
             CREATE TABLE bigrams AS
             SELECT DISTINCT tail AS value, substr(tail, i, 2) AS gram

@@ -42,7 +42,11 @@ def released_items(data_dir: Path, name: str, kinds: tuple[str, ...],
 
 def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path, cache_dir: Path | None = None,
                 data_dir: Path | None = None, release_name: str = "cdtp") -> dict:
-    """Build items from the kept pairs; returns {"shards": item shards, "report": counts and distributions}."""
+    """Build items from the kept pairs; returns {"shards": item shards, "report": counts and distributions}.
+
+    With data_dir, the items of earlier releases named release_name count as published: a new item
+    repeating one (field match, or a question the contamination check matches) is dropped.
+    """
     if not settings.enabled or not pair_shards:
         return {"shards": [], "report": {}}
     embedder = make_embedder(settings.embedder, cache_dir / "embeddings" if cache_dir else None)

@@ -54,6 +54,26 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     assert len(labelled) >= 0.9 * len(rows)
     assert sum(got == want for got, want in labelled) >= 0.85 * len(labelled)
 
+    # Every multiple-choice item of the release: ten unique options, the gold once at its index,
+    # every option in the gold's format.
+    from builders.formats import compatible, value_format
+    from filters.dedup import field_key
+
+    mcq = []
+    for config in ("kgc", "qa"):
+        for split in ("train", "eval"):
+            mcq += pq.read_table(release / config / f"{split}.parquet").to_pylist()
+    assert len(mcq) >= 100
+    for item in mcq:
+        keys = [field_key(o) for o in item["options"]]
+        assert len(item["options"]) == 10 and len(set(keys)) == 10
+        assert item["options"][item["answer_index"]] == item["answer"] and keys.count(field_key(item["answer"])) == 1
+        gold = value_format(item["answer"], item["relation"])
+        assert all(compatible(gold, value_format(o, item["relation"])) or s != "same_relation"
+                   for o, s in zip(item["options"], item["option_sources"]))
+    for config in ("t2t", "cloze", "simpleqa"):
+        assert pq.read_table(release / config / "train.parquet").num_rows > 0
+
     verify = zhbench("release", "verify", "0.1.0", "--data-dir", str(tmp_path / "data"))
     assert verify.returncode == 0 and "every file matches the manifest" in verify.stdout
     listing = zhbench("release", "list", "--data-dir", str(tmp_path / "data"))
