@@ -157,12 +157,19 @@ def check_inputs(settings) -> None:
 
     for seed in settings.crawl.seeds:
         read_seeds(seed)
+    from builders.contamination import ContaminationError
+    from builders.templates import load_templates
+
     load_taxonomy(settings.align.taxonomy)
-    embedder = make_embedder(settings.align.embedder)
-    model = getattr(embedder, "model", "")
-    if model.startswith(("/", ".", "~")) and not Path(model).expanduser().is_dir():
-        raise EmbeddingError(f"setting align.embedder: model directory {model} does not exist; give the path "
-                             "of a local sentence-transformers model, or use 'char-ngram'")
+    load_templates(settings.items.templates)
+    for path in settings.items.contamination_files:
+        if not Path(path).is_file():
+            raise ContaminationError(f"setting items.contamination_files: {path} does not exist")
+    for where, spec in (("align.embedder", settings.align.embedder), ("items.embedder", settings.items.embedder)):
+        model = getattr(make_embedder(spec), "model", "")
+        if model.startswith(("/", ".", "~")) and not Path(model).expanduser().is_dir():
+            raise EmbeddingError(f"setting {where}: model directory {model} does not exist; give the path "
+                                 "of a local sentence-transformers model, or use 'char-ngram'")
     if settings.crawl.base_url:
         check_reachable(settings.crawl.base_url)
 
@@ -414,7 +421,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "zhbench run --max-pages 200\n"
                    "zhbench run --config zhbench.toml --seeds seeds.tsv --base-url https://baike.baidu.com",
                    cmd_run)
-    run.add_argument("--config", type=Path, help="TOML settings file (sections: crawl, align, dedup, release)")
+    run.add_argument("--config", type=Path, help="TOML settings file (sections: crawl, align, dedup, items, release)")
     run.add_argument("--data-dir", type=Path, help="where runs and releases go (default ./zhbench-data)")
     run.add_argument("--site", choices=["baidu", "sogou", "wikipedia"], help="which site's URL forms to crawl")
     run.add_argument("--base-url", help="site to crawl (default: the bundled mirror, started for the run)")

@@ -59,7 +59,23 @@ def as_text(report: dict) -> str:
         if counts:
             lines += ["", f"  kept pairs by {kind}"]
             lines += [f"    {k:<56}{v:>8}" for k, v in counts.items()]
+    for title, counts in item_sections(funnel.get("items") or {}):
+        lines += ["", f"  {title}"]
+        lines += [f"    {k:<56}{v:>8}" for k, v in counts]
     return "\n".join(lines)
+
+
+def item_sections(items: dict) -> list[tuple[str, list[tuple[str, int]]]]:
+    """The item stage's distributions, as (title, rows) for the text and HTML reports."""
+    sections = [
+        ("items kept, by kind", items.get("items_kept")),
+        ("items dropped, by kind and reason", items.get("items_dropped")),
+        ("gold position among the ten options (kgc; uniform is right)", items.get("gold_position")),
+        ("distractor sources (kgc)", items.get("distractor_sources")),
+        (f"distractor similarity to the gold ({items.get('embedder', '?')})", items.get("distractor_similarity")),
+        ("candidates rejected, by reason", items.get("rejected_candidates")),
+    ]
+    return [(title, list(counts.items())) for title, counts in sections if counts]
 
 
 def _bars(rows: list[tuple[str, int]], colour: str) -> str:
@@ -92,5 +108,7 @@ def as_html(report: dict) -> str:
         f"<h2>Triples dropped, by reason</h2>{_bars(triple_drops, '#e09f3e')}"
         + "".join(f"<h2>Kept pairs, by {escape(kind)}</h2>{_bars(list(counts.items()), '#6a994e')}"
                   for kind, counts in (funnel.get("domains") or {}).items() if counts)
+        + "".join(f"<h2>{escape(title[:1].upper() + title[1:])}</h2>{_bars(rows, '#7b6d8d')}"
+                  for title, rows in item_sections(funnel.get("items") or {}))
         + "</body></html>\n"
     )

@@ -203,5 +203,16 @@ def default_card(manifest: ReleaseManifest) -> str:
     lines.append("|---|---|---|---|")
     for item in manifest.files:
         lines.append(f"| {item.config} | {item.split} | {item.rows} | `{item.sha256[:16]}` |")
+    items = manifest.counts.get("items") or {}
+    if items:
+        lines += ["", "## How the items were made", "",
+                  f"- Distractors and the contamination check were scored with the `{items.get('embedder', '?')}` "
+                  "embedder" + (" (character n-grams: it measures shared characters, not meaning)."
+                                if str(items.get("embedder", "")).startswith("char-ngram") else "."),
+                  "- Questions come from the templates in `builders/question_templates.tsv`; no LLM wrote or "
+                  "checked any item of this release.",
+                  "- SimpleQA-style items passed the criteria rules can decide (one answer, no relative time "
+                  "words, answer not in the question, answer length budget); no LLM criteria, RAG or "
+                  "difficulty check ran."]
     lines += ["", "## Funnel", "", "```json", json.dumps(manifest.counts, ensure_ascii=False, indent=2), "```", ""]
     return "\n".join(lines)

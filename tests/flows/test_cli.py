@@ -111,3 +111,19 @@ def test_align_reads_pairs_from_stdin_and_reports_bad_lines(tmp_path):
     assert first["triples"][0]["reason"] == "grounding:value_not_in_text"
     assert second["decision"] == "drop" and second["reason"] == "position_index:below_threshold"
     assert second["position_index"] < 0.75
+
+
+@pytest.mark.parametrize("toml, expected", [
+    ('[items]\ncontamination_files = ["missing.jsonl"]\n', "items.contamination_files: missing.jsonl does not exist"),
+    ('[items]\nembedder = "sentence-transformers:./no-such-model"\n', "items.embedder: model directory"),
+    ('[align]\nembedder = "word2vec"\n', "unknown embedder 'word2vec'"),
+    ('[items]\ntemplates = "templates.tsv"\n', "templates.tsv"),
+])
+def test_bad_item_and_domain_settings_are_one_line(tmp_path, toml, expected):
+    (tmp_path / "templates.tsv").write_text("出生日期\t没有占位符\n", encoding="utf-8")
+    config = tmp_path / "zhbench.toml"
+    config.write_text(toml, encoding="utf-8")
+    result = zhbench("run", "--config", str(config), "--data-dir", str(tmp_path / "data"), cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith("zhbench: error:") and expected in result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "data" / "runs").exists()

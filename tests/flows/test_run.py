@@ -84,6 +84,8 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     assert re.search(rf"pages fetched\s+{crawled}\b", report.stdout)
     assert re.search(rf"pairs after dedup\s+{kept}\b", report.stdout)
     assert "kept pairs by domain" in report.stdout
+    assert "gold position among the ten options" in report.stdout and "distractor sources" in report.stdout
+    assert "char-ngram" in (release / "README.md").read_text(encoding="utf-8")
     html = (tmp_path / "data" / "runs").glob("*/report.html")
     assert "<svg" in next(html).read_text(encoding="utf-8")
 
