@@ -32,6 +32,16 @@ def clean_name(text: str) -> str:
     return _SPACE_NOT_BETWEEN_LATIN.sub("", text).rstrip("：:")
 
 
+_SEPARATORS = re.compile(r"[、，,；;／/\n]")
+_UNIT_AFTER_SLASH = re.compile(r"[A-Za-zµμ°℃%\u4e00-\u9fff]{1,3}[23²³]?")
+
+
+def _unit_slash(before: list[str], after: str) -> bool:
+    """A slash inside a unit (0.0899 g/L, 100千米/小时, 2.7 g/cm3), not between two values."""
+    following = _SEPARATORS.split(after, maxsplit=1)[0].strip()
+    return any(ch.isdigit() for ch in before) and bool(_UNIT_AFTER_SLASH.fullmatch(following))
+
+
 def split_values(value: str, link_texts: list[str] | None = None) -> list[str]:
     """Split one infobox cell into its single values, keeping their order.
 
@@ -44,12 +54,15 @@ def split_values(value: str, link_texts: list[str] | None = None) -> list[str]:
     parts: list[str] = []
     depth = 0
     current = []
-    for ch in value:
+    for index, ch in enumerate(value):
         if ch in "《（(":
             depth += 1
         elif ch in "》）)" and depth:
             depth -= 1
         if depth == 0 and ch in "、，,；;／/\n":
+            if ch in "／/" and _unit_slash(current, value[index + 1:]):
+                current.append(ch)
+                continue
             parts.append("".join(current))
             current = []
             continue

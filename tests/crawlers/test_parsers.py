@@ -149,3 +149,13 @@ def test_hand_saved_current_layout_page(tmp_path):
     assert [l["title"] for l in page.links] == ["南阳", "东汉", "浑天仪", "地动仪", "洛阳"]
     assert page.paragraphs == ["张衡出身于南阳名门望族，青年时游学三辅，后入洛阳太学。",
                                "132年，张衡制成候风地动仪，能测出地震发生的方向。"]
+
+
+@pytest.mark.parametrize("cell, values", [
+    ("0.0899 g/L", ["0.0899 g/L"]), ("100千米/小时", ["100千米/小时"]), ("2.7 g/cm3", ["2.7 g/cm3"]),
+    ("汉族/回族", ["汉族", "回族"]), ("1.2米/1.5米", ["1.2米", "1.5米"]), ("3元/吨、5元/吨", ["3元/吨", "5元/吨"]),
+])
+def test_a_slash_inside_a_unit_does_not_split_the_value(cell, values):
+    from crawlers.parsers.text import split_values
+
+    assert split_values(cell) == values
