@@ -40,6 +40,7 @@ SAME_RELATION_BONUS = 0.2  # type consistency: the candidate is a value of the i
 SAME_DOMAIN_BONUS = 0.1
 # Formats that say nothing about what a value is: such a gold only gets values of its relation's family.
 UNTYPED_KINDS = frozenset({"text", "latin"})
+GREEDY_POOL = 40
 
 
 @dataclass
@@ -56,7 +57,7 @@ class Choice:
 class DistractorSettings:
     synonym_max: float = 0.92
     context_min: float = 0.0
-    per_source: int = 60
+    per_source: int = 30
     spread_penalty: float = 0.08
     seed: int = 13
 
@@ -122,62 +123,60 @@ class DistractorPicker:
         by_candidate: dict[str, list[Candidate]] = {}
         for candidate in pool:
             by_candidate.setdefault(candidate.value, []).append(candidate)
+        names = sorted(by_candidate)
+        rows = np.fromiter((index[c] for c in names), dtype=np.int64, count=len(names))
+        similarity = vectors[rows] @ np.stack([gold_vec, question_vec]).T if len(rows) else np.zeros((0, 2))
+        family = self.families.get(q.relation, {q.relation})
         scored = []
-        for cand in sorted(by_candidate):
+        for cand, (to_gold, to_question) in zip(names, similarity.tolist(), strict=True):
             found = by_candidate[cand]
-            sources = [c.source for c in found]
             relations = found[0].relations
             # judged as a value of its own relation (the item's when it has it), not as the item's
             own = q.relation if q.relation in relations else (relations[0] if relations else "")
             reason = ""
             if not compatible(gold_format, self._format(cand, own)):
                 reason = "format"
-            elif gold_format.kind in UNTYPED_KINDS and not \
-                    set(relations) & self.families.get(q.relation, {q.relation}):
+            elif gold_format.kind in UNTYPED_KINDS and family.isdisjoint(relations):
                 reason = "type"
+            elif (key := field_key(cand)) in seen:
+                reason = "same_as_other_option"
+            elif to_gold >= s.synonym_max:
+                reason = "near_synonym"
+            elif to_question < s.context_min:
+                reason = "unrelated_to_question"
             else:
-                key = field_key(cand)
-                if key in seen:
-                    reason = "same_as_other_option"
-                else:
-                    vec = vectors[index[cand]]
-                    to_gold, to_question = float(vec @ gold_vec), float(vec @ question_vec)
-                    if to_gold >= s.synonym_max:
-                        reason = "near_synonym"
-                    elif to_question < s.context_min:
-                        reason = "unrelated_to_question"
-                    else:
-                        seen.add(key)
-                        source = max(sources, key=lambda x: SOURCE_BONUS[x])
-                        bonus = SOURCE_BONUS[source]
-                        bonus += SAME_RELATION_BONUS if q.relation in relations else 0.0
-                        bonus += SAME_DOMAIN_BONUS if q.domain and found[0].domain == q.domain else 0.0
-                        scored.append([to_gold + bonus, cand, source, to_gold])
+                seen.add(key)
+                source = max((c.source for c in found), key=SOURCE_BONUS.__getitem__)
+                bonus = SOURCE_BONUS[source]
+                bonus += SAME_RELATION_BONUS if q.relation in relations else 0.0
+                bonus += SAME_DOMAIN_BONUS if q.domain and found[0].domain == q.domain else 0.0
+                scored.append([to_gold + bonus, cand, source, to_gold])
             if reason:
                 rejected[reason] = rejected.get(reason, 0) + 1
         if len(scored) < OPTIONS - 1:
             return Selection(None, f"too_few_distractors:{len(scored)}", rejected)
+        # Greedy spread over the best GREEDY_POOL by score (ties to the smaller string): each pick
+        # lowers the candidates that share its frequency bin or its source.
+        scored.sort(key=lambda e: (-e[0], e[1]))
+        pool = [(e[0], e[1], e[2], e[3], self._bin(e[1])) for e in scored[:GREEDY_POOL]]
         chosen: list[tuple[str, str, float]] = []
         used_bins: dict[int, int] = {}
         used_sources: dict[str, int] = {}
-        remaining = scored
-        while len(chosen) < OPTIONS - 1:
-            def adjusted(entry):
-                bin_ = self._bin(entry[1])
-                return (entry[0] - s.spread_penalty * (used_bins.get(bin_, 0) + used_sources.get(entry[2], 0)),
-                        entry[1])
-            best = max(remaining, key=lambda e: (adjusted(e)[0], _reverse(e[1])))
-            remaining = [e for e in remaining if e is not best]
-            chosen.append((best[1], best[2], best[3]))
-            bin_ = self._bin(best[1])
+        taken = [False] * len(pool)
+        for _ in range(OPTIONS - 1):
+            best, best_score = -1, -math.inf
+            for i, (score, _, source, _, bin_) in enumerate(pool):
+                if taken[i]:
+                    continue
+                adjusted = score - s.spread_penalty * (used_bins.get(bin_, 0) + used_sources.get(source, 0))
+                if adjusted > best_score:
+                    best, best_score = i, adjusted
+            taken[best] = True
+            _, cand, source, similarity, bin_ = pool[best]
+            chosen.append((cand, source, similarity))
             used_bins[bin_] = used_bins.get(bin_, 0) + 1
-            used_sources[best[2]] = used_sources.get(best[2], 0) + 1
+            used_sources[source] = used_sources.get(source, 0) + 1
         return Selection(shuffle_options(q.item, q.gold, chosen, s.seed), "", rejected)
 
     def _bin(self, value: str) -> int:
         return int(math.log2(max(self.frequency.get(value, 1), 1)))
-
-
-def _reverse(text: str) -> tuple[int, ...]:
-    """Ties go to the lexicographically smaller candidate under max()."""
-    return tuple(-ord(ch) for ch in text)

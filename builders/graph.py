@@ -11,7 +11,10 @@ queries returns, per item, candidates with the source that proposed them:
   the same relation on entries that share the head's title but are another sense.
 
 Each source is capped per item (``per_source``), taking candidates in a fixed
-hash order, so a hub node does not flood the pool and reruns give the same pool.
+hash order, and the tables it draws from are bounded samples (``fanout`` neighbours
+per node, ``sample`` values per relation and per frequency bin), so a hub node does
+not flood the pool, an item costs about the same on any corpus size, and reruns
+give the same pool.
 Values that are themselves correct (any value of the item's relation on the same
 head) are never candidates. Each candidate comes with the relations it is the tail
 of, so its format is judged by its own relation, not the item's.
@@ -24,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
-import duckdb
+import pyarrow as pa
 
-from warehouse.shards import sql_path_list
+from warehouse.shards import duck, sql_path_list
 
 SOURCES = ("neighbour", "same_relation", "frequency", "polysemy")
 
@@ -52,8 +55,8 @@ class Query:
 class Graph:
     """Kept triples of kept pairs, loaded from pair shards into an in-memory DuckDB."""
 
-    def __init__(self, pair_shards: list[Path], threads: int | None = None):
-        self.con = duckdb.connect()
+    def __init__(self, pair_shards: list[Path], threads: int | None = None, fanout: int = 50, sample: int = 400):
+        self.con = duck()
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
         self.con.execute(f"""
@@ -90,6 +93,29 @@ class Graph:
             WHERE i < length(tail) AND length(tail) <= 40
               AND regexp_full_match(substr(tail, i, 2), '[\u4e00-\u9fff]{2}')""")
 
+        # Bounded samples, so that a hub (中国 is the value of thousands of triples) or a common
+        # relation or bin costs the same per item as a rare one: fanout neighbours per node and
+        # values per bigram, sample values per relation and per frequency bin, in md5 order.
+        self.con.execute(f"""
+            CREATE TABLE near AS SELECT a, b FROM (
+                SELECT a, b, row_number() OVER (PARTITION BY a ORDER BY md5(a || '|' || b), b) AS r FROM edges)
+            WHERE r <= {int(fanout)}""")
+        self.con.execute(f"""
+            CREATE TABLE relation_values AS SELECT relation, tail FROM (
+                SELECT relation, tail, row_number() OVER (PARTITION BY relation ORDER BY md5(relation || '|' || tail),
+                                                          tail) AS r
+                FROM (SELECT DISTINCT relation, tail FROM triples))
+            WHERE r <= {int(sample)}""")
+        self.con.execute(f"""
+            CREATE TABLE bin_values AS SELECT bin, node FROM (
+                SELECT bin, node, row_number() OVER (PARTITION BY bin ORDER BY md5(node), node) AS r FROM frequency)
+            WHERE r <= {int(sample)}""")
+        self.con.execute(f"""
+            CREATE TABLE gram_values AS SELECT gram, value FROM (
+                SELECT gram, value, row_number() OVER (PARTITION BY gram ORDER BY md5(gram || value), value) AS r
+                FROM bigrams)
+            WHERE r <= {int(fanout)}""")
+
     def close(self) -> None:
         self.con.close()
 
@@ -119,31 +145,33 @@ class Graph:
         return dict(families)
 
     def frequency(self, values: Iterable[str]) -> dict[str, int]:
-        self.con.execute("CREATE OR REPLACE TEMP TABLE wanted (node VARCHAR)")
-        self.con.executemany("INSERT INTO wanted VALUES (?)", [(v,) for v in set(values)])
+        wanted = pa.table({"node": pa.array(sorted(set(values)), pa.string())})
+        self.con.register("wanted", wanted)
         rows = self.con.sql("SELECT node, freq FROM frequency JOIN wanted USING (node)").fetchall()
+        self.con.unregister("wanted")
         return dict(rows)
 
-    def candidates(self, queries: list[Query], per_source: int = 60) -> dict[str, list[Candidate]]:
+    def candidates(self, queries: list[Query], per_source: int = 30) -> dict[str, list[Candidate]]:
         """item -> candidates, each source's in a fixed order, correct values excluded."""
         con = self.con
-        con.execute("CREATE OR REPLACE TEMP TABLE q (item VARCHAR, head VARCHAR, sense VARCHAR, relation VARCHAR, "
-                    "gold VARCHAR)")
-        con.executemany("INSERT INTO q VALUES (?, ?, ?, ?, ?)",
-                        [(q.item, q.head, q.sense, q.relation, q.gold) for q in queries])
+        batch = pa.table({name: pa.array([getattr(q, name) for q in queries], pa.string())
+                          for name in ("item", "head", "sense", "relation", "gold")})
+        con.register("query_batch", batch)  # executemany inserts row by row: seconds per thousand rows
+        con.execute("CREATE OR REPLACE TEMP TABLE q AS SELECT * FROM query_batch")
+        con.unregister("query_batch")
         query = f"""
             WITH hop1 AS (
-                SELECT q.item, e.b AS cand FROM q JOIN edges e ON e.a = q.gold),
+                SELECT q.item, e.b AS cand FROM q JOIN near e ON e.a = q.gold),
             hop2 AS (
-                SELECT h.item, e.b AS cand FROM hop1 h JOIN edges e ON e.a = h.cand),
+                SELECT h.item, e.b AS cand FROM hop1 h JOIN near e ON e.a = h.cand),
             pool AS (
                 SELECT item, cand, 'neighbour' AS source FROM hop1
                 UNION SELECT item, cand, 'neighbour' FROM hop2
-                UNION SELECT q.item, t.tail, 'same_relation' FROM q JOIN triples t ON t.relation = q.relation
-                UNION SELECT q.item, f2.node, 'frequency'
-                      FROM q JOIN frequency f1 ON f1.node = q.gold JOIN frequency f2 ON f2.bin = f1.bin
-                UNION SELECT q.item, b2.value, 'polysemy'
-                      FROM q JOIN bigrams b1 ON b1.value = q.gold JOIN bigrams b2 ON b2.gram = b1.gram
+                UNION SELECT q.item, v.tail, 'same_relation' FROM q JOIN relation_values v ON v.relation = q.relation
+                UNION SELECT q.item, v.node, 'frequency'
+                      FROM q JOIN frequency f ON f.node = q.gold JOIN bin_values v ON v.bin = f.bin
+                UNION SELECT q.item, v.value, 'polysemy'
+                      FROM q JOIN bigrams b ON b.value = q.gold JOIN gram_values v ON v.gram = b.gram
                 UNION SELECT q.item, t.tail, 'polysemy'
                       FROM q JOIN triples t ON t.head = q.head AND t.sense <> q.sense AND t.relation = q.relation),
             allowed AS (

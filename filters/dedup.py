@@ -26,18 +26,19 @@ references (the texts of earlier releases) are never dropped themselves.
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 import unicodedata
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from filters.normalize import normalize
+from warehouse.shards import duck
 
 SHINGLES = ("char", "word")
 SCHEME = "zhbench-minhash-1"  # change when the signing changes: signatures of two schemes do not compare
@@ -244,7 +245,7 @@ threads: DuckDB's (threads None: one per core).
     # -- pass 2: groups and candidates in DuckDB, then the greedy pass -----------------------
 
     def _resolve(self) -> Iterator[Duplicate]:
-        con = duckdb.connect(str(self.work_dir / "dedup.duckdb"))
+        con = duck(str(self.work_dir / "dedup.duckdb"))
         try:
             con.execute(f"SET memory_limit = '{self.memory_limit}'")
             con.execute(f"SET temp_directory = '{self.work_dir / 'spill'}'")
@@ -266,7 +267,7 @@ threads: DuckDB's (threads None: one per core).
                 FROM docs d JOIN (SELECT digest, min(ord) AS first FROM docs GROUP BY digest) g USING (digest)
                 JOIN docs f ON f.ord = g.first
                 WHERE d.ord > g.first AND NOT d.ref""")
-            for doc_ord, doc_id, first_id, first_ref in con.sql("SELECT * FROM exact ORDER BY ord").fetchall():
+            for _, doc_id, first_id, first_ref in con.sql("SELECT * FROM exact ORDER BY ord").fetchall():
                 yield Duplicate(doc_id, first_id, "exact", 1.0, first_ref)
             dropped = {row[0] for row in con.sql("SELECT ord FROM exact").fetchall()}
             # near: pairs sharing a band key, the later one not a reference, neither an exact duplicate
@@ -313,6 +314,7 @@ def _sig_matrix(column: pa.ChunkedArray | pa.Array, num_perm: int) -> np.ndarray
     return column.flatten().to_numpy(zero_copy_only=False).reshape(-1, num_perm)
 
 
+@lru_cache(maxsize=1 << 16)
 def field_key(*fields: str) -> bytes:
     """What field-matching dedup compares: each field normalised with punctuation removed."""
     parts = ("".join(ch for ch in normalize(f) if not unicodedata.category(ch).startswith("P")) for f in fields)

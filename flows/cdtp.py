@@ -18,7 +18,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
 
-import duckdb
 import pyarrow.parquet as pq
 from prefect import flow, task
 
@@ -34,7 +33,7 @@ from flows.crawling import crawl_config, register_crawl, site_for
 from flows.settings import AlignSettings, CrawlSettings, DedupSettings, ReleaseSettings, Settings
 from schemas import DROPPED_TRIPLE_SCHEMA, PAIR_SCHEMA, Page, Pair
 from warehouse import release as releases
-from warehouse.shards import ShardWriter, iter_records, sql_path_list
+from warehouse.shards import ShardWriter, duck, iter_records, sql_path_list
 
 CODE_VERSION = "0.1.0"
 
@@ -70,7 +69,7 @@ def relation_counts(page_shards: list[Path], aliases: dict[str, str], memory_lim
     if not page_shards:
         return {}
     spill = tempfile.mkdtemp(prefix="zhbench-relations-")
-    con = duckdb.connect()
+    con = duck()
     try:
         con.execute(f"SET memory_limit = '{memory_limit}'")
         con.execute(f"SET temp_directory = '{spill}'")
@@ -258,7 +257,7 @@ def kept_distribution(pair_shards: list[Path]) -> dict:
     """Kept pairs per domain, and per SimpleQA topic where labelled."""
     if not pair_shards:
         return {}
-    con = duckdb.connect()
+    con = duck()
     try:
         source = f"read_parquet({sql_path_list(pair_shards)})"
         domains = con.sql(f"SELECT domain, count(*) FROM {source} WHERE decision = 'kept' "

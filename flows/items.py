@@ -94,6 +94,8 @@ def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path,
                                 {"matched_id": match.matched_id, "matched_question": match.matched_question,
                                  "similarity": match.similarity})
     report["question_database"] = len(database)
+    if hasattr(embedder, "hits"):
+        report["embedding_cache"] = {"hits": embedder.hits, "misses": embedder.misses}
 
     def decided() -> Iterator[Item]:
         for item in iter_records(writer.paths, Item):

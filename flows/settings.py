@@ -84,7 +84,7 @@ class ItemsSettings(_Section):
     synonym_max: float = Field(0.92, gt=0, le=1, description="drop distractors this similar to the gold (synonyms)")
     context_min: float = Field(0.0, ge=-1, lt=1, description="drop distractors less similar than this to the "
                                "question (0 suits char-ngram; about 0.2 suits a Chinese sentence model)")
-    per_source: int = Field(60, ge=9, description="candidates taken from each source per item")
+    per_source: int = Field(30, ge=9, description="candidates taken from each source per item")
     seed: int = Field(13, description="seed of option shuffles, subsets and splits")
     max_answer_chars: int = Field(20, ge=1, description="SimpleQA answer length budget in characters")
     subset_size: int = Field(0, ge=0, description="per item kind, a stratified subset of about this many; 0: all")

@@ -15,6 +15,8 @@ from typing import Iterable
 
 import duckdb
 
+from warehouse.shards import duck
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS fetched_pages (
     canonical_url VARCHAR NOT NULL,
@@ -49,7 +51,7 @@ class Catalog:
         while True:
             con = None
             try:
-                con = duckdb.connect(str(self.path))
+                con = duck(str(self.path))
                 con.execute(SCHEMA)
                 return work(con)
             except (duckdb.IOException, duckdb.TransactionException) as exc:

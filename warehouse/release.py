@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from schemas import ReleaseFile, ReleaseManifest, schema_version
-from warehouse.shards import WRITE_OPTIONS, sha256_file, sql_path_list
+from warehouse.shards import WRITE_OPTIONS, duck, sha256_file, sql_path_list
 
 SEMVER = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
 ROW_GROUP = 10_000
@@ -67,7 +66,7 @@ def next_version(data_dir: Path, name: str) -> str:
 
 
 def _batches(spec: TableSpec) -> Iterator[pa.RecordBatch]:
-    con = duckdb.connect()
+    con = duck()
     try:
         con.execute("SET threads = 1")  # a single thread keeps DuckDB's output order fixed
         if not spec.paths:

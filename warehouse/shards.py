@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Iterable, Iterator, TypeVar
 
+import duckdb
 import pyarrow.parquet as pq
 
 from schemas.records import Record
@@ -121,3 +122,10 @@ def sql_path_list(paths: Iterable[Path | str]) -> str:
     if not quoted:
         raise ValueError("no Parquet files to read")
     return "[" + ", ".join(quoted) + "]"
+
+
+def duck(database: str = ":memory:") -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection without the progress bar (it would draw on the user's terminal)."""
+    con = duckdb.connect(database)
+    con.execute("SET enable_progress_bar = false")
+    return con
