@@ -1,0 +1,126 @@
+"""A scripted OpenAI-compatible chat-completions server on 127.0.0.1, for testing the LLM plumbing.
+
+    with ScriptedLLM(lambda request: reply({"verdict": "yes"})) as llm:
+        client = OpenAI(base_url=llm.base_url, api_key="test")
+
+The script is a function of the parsed request body (and the call number) that
+returns an action: ``reply(content)`` (a string, or an object sent as JSON text),
+``status(429, retry_after=0.1)``, ``status(500)`` or ``delay(seconds, then)``.
+Every request is recorded in ``llm.requests`` with its headers; ``max_in_flight`` is the
+most requests the server was answering at once.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+from bench.localhost import free_port
+
+
+@dataclass
+class Action:
+    kind: str  # reply | status | delay
+    content: str = ""
+    code: int = 200
+    retry_after: float | None = None
+    seconds: float = 0.0
+    then: "Action | None" = None
+    prompt_tokens: int = 10
+    completion_tokens: int = 5
+
+
+def reply(content: Any, prompt_tokens: int = 10, completion_tokens: int = 5) -> Action:
+    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    return Action("reply", content=text, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+
+
+def status(code: int, retry_after: float | None = None) -> Action:
+    return Action("status", code=code, retry_after=retry_after)
+
+
+def delay(seconds: float, then: Action) -> Action:
+    return Action("delay", seconds=seconds, then=then)
+
+
+class ScriptedLLM:
+    def __init__(self, script: Callable[[dict, int], Action] | Callable[[dict], Action]):
+        self.script = script
+        self.requests: list[dict] = []
+        self.headers: list[dict] = []
+        self.in_flight = self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        self._server: ThreadingHTTPServer | None = None
+
+    def _act(self, body: dict) -> Action:
+        with self._lock:
+            number = len(self.requests)
+            self.requests.append(body)
+        try:
+            return self.script(body, number)  # type: ignore[call-arg]
+        except TypeError:
+            return self.script(body)  # type: ignore[call-arg]
+
+    def __enter__(self) -> "ScriptedLLM":
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args) -> None:  # quiet
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with owner._lock:
+                    owner.headers.append(dict(self.headers))
+                    owner.in_flight += 1
+                    owner.max_in_flight = max(owner.max_in_flight, owner.in_flight)
+                try:
+                    action = owner._act(body)
+                    while action.kind == "delay":
+                        time.sleep(action.seconds)
+                        action = action.then or reply("")
+                    self._send(action, body.get("model", "scripted"))
+                finally:
+                    with owner._lock:
+                        owner.in_flight -= 1
+
+            def _send(self, action: Action, model: str) -> None:
+                if action.kind == "status":
+                    payload = json.dumps({"error": {"message": f"scripted {action.code}", "type": "scripted"}})
+                    self.send_response(action.code)
+                    if action.retry_after is not None:
+                        self.send_header("Retry-After", str(action.retry_after))
+                    self.send_header("Content-Type", "application/json")
+                    self.end_headers()
+                    self.wfile.write(payload.encode())
+                    return
+                payload = json.dumps({
+                    "id": f"chatcmpl-{len(owner.requests)}", "object": "chat.completion", "created": 0,
+                    "model": model,
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": action.content}}],
+                    "usage": {"prompt_tokens": action.prompt_tokens, "completion_tokens": action.completion_tokens,
+                              "total_tokens": action.prompt_tokens + action.completion_tokens},
+                }, ensure_ascii=False).encode("utf-8")
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
