@@ -28,7 +28,6 @@ from builders.distractors import DistractorPicker
 from builders.formats import value_format
 from builders.graph import Graph, Query
 from builders.templates import question_for
-from filters.normalize import normalize
 from filters.triples import NAME_RELATIONS
 from schemas import Item, Pair
 
@@ -77,15 +76,22 @@ class BuildStats:
 
 class ItemBuilder:
     def __init__(self, graph: Graph, picker: DistractorPicker, templates: dict[str, str],
-                 relation_counts: dict[str, int], settings: ItemSettings | None = None):
+                 relation_counts: dict[str, int], settings: ItemSettings | None = None, llm=None):
         self.graph, self.picker, self.templates = graph, picker, templates
         self.relation_counts = relation_counts
         self.settings = settings or ItemSettings()
         self.stats = BuildStats()
+        self.llm = llm
+        self.rewriter = self.writer = None
+        if llm is not None:
+            from builders.llm_items import QuestionRewriter, SimpleQAWriter
 
-    def _provenance(self, generator: str) -> str:
-        return json.dumps({"generator": generator, "embedder": self.settings.embedder_name, "verified_by": []},
-                          ensure_ascii=False, sort_keys=True)
+            self.rewriter = QuestionRewriter(llm, self.settings.max_answer_chars)
+            self.writer = SimpleQAWriter(llm, self.settings.max_answer_chars)
+
+    def _provenance(self, generator: str, **extra) -> str:
+        record = {"generator": generator, "embedder": self.settings.embedder_name, "verified_by": [], **extra}
+        return json.dumps(record, ensure_ascii=False, sort_keys=True)
 
     def _stratum(self, pair: Pair, answer_kind: str, relation: str) -> str:
         support = self.relation_counts.get(relation, 1)
@@ -128,6 +134,13 @@ class ItemBuilder:
             plain = [q for _, q in queries]
             pools = self.graph.candidates(plain, self.picker.settings.per_source)
             selections = self.picker.pick_many(plain, questions, pools)
+        rewrites: dict[str, str] = {}
+        if self.rewriter is not None and "qa" in kinds:
+            wanted = [(pair, q) for pair, q in queries
+                      if selections.get(q.item) is not None and selections[q.item].choice is not None]
+            new = self.rewriter.rewrite([(questions[q.item], q.head, q.relation, q.gold, [pair.entity, *pair.aliases])
+                                         for pair, q in wanted])
+            rewrites = {q.item: text for (_, q), text in zip(wanted, new, strict=True) if text}
         for pair, query in queries:
             selection = selections.get(query.item)
             answer_kind = value_format(query.gold, query.relation).kind
@@ -143,6 +156,11 @@ class ItemBuilder:
                     continue
                 choice = selection.choice
                 self.stats.built[kind] += 1
+                provenance = self._provenance("template")
+                if kind == "qa" and query.item in rewrites:
+                    question = rewrites[query.item]
+                    provenance = self._provenance("template+llm_rewrite", llm=self.llm.settings.model,
+                                                  template_question=questions[query.item])
                 if kind == "kgc":
                     self.stats.gold_position[choice.answer_index] += 1
                     self.stats.rejected_candidates.update(selection.rejected)
@@ -152,14 +170,15 @@ class ItemBuilder:
                             self.stats.similarity_bins[min(int(max(sim, 0.0) * 10), 9)] += 1
                 yield Item(question=question, options=choice.options, answer_index=choice.answer_index,
                            option_sources=choice.sources, option_similarity=choice.similarity,
-                           provenance=self._provenance("template"), **base)
-        for pair in pairs:
+                           provenance=provenance, **base)
+        written = self.writer.write(pairs) if self.writer is not None and "simpleqa" in kinds else None
+        for index, pair in enumerate(pairs):
             if "t2t" in kinds:
                 yield from self._t2t(pair)
             if "cloze" in kinds:
                 yield from self._cloze(pair)
             if "simpleqa" in kinds:
-                yield from self._simpleqa(pair)
+                yield from (self._simpleqa(pair) if written is None else self._simpleqa_written(pair, written[index]))
 
     def _t2t(self, pair: Pair) -> Iterator[Item]:
         triples = pair.kept_triples()
@@ -214,5 +233,10 @@ class ItemBuilder:
             yield Item(question=question, provenance=self._provenance("template"), **base)
 
 
-def normalized_answer(text: str) -> str:
-    return normalize(text)
+    def _simpleqa_written(self, pair: Pair, written) -> Iterator[Item]:
+        for w in written:
+            base = self._base("simpleqa", pair, "", w.answer, value_format(w.answer).kind)
+            base["item_id"] = item_id("simpleqa", pair.pair_id, w.question)
+            self.stats.built["simpleqa"] += 1
+            yield Item(question=w.question, provenance=self._provenance(
+                "llm", llm=self.llm.settings.model, rounds=w.rounds), **base)

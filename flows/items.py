@@ -20,7 +20,7 @@ from builders.items import ItemBuilder, ItemSettings
 from builders.templates import load_templates
 from filters.dedup import FieldDeduplicator
 from filters.embeddings import make_embedder
-from flows.settings import ItemsSettings
+from flows.settings import ItemsSettings, LLMSection
 from schemas import ITEM_SCHEMA, Item, Pair
 from warehouse import release as releases
 from warehouse.shards import ShardWriter, iter_records
@@ -41,17 +41,34 @@ def released_items(data_dir: Path, name: str, kinds: tuple[str, ...],
 
 
 def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path, cache_dir: Path | None = None,
-                data_dir: Path | None = None, release_name: str = "cdtp") -> dict:
+                data_dir: Path | None = None, release_name: str = "cdtp", llm: LLMSection | None = None,
+                llm_cache: Path | None = None) -> dict:
     """Build items from the kept pairs; returns {"shards": item shards, "report": counts and distributions}.
 
     With data_dir, the items of earlier releases named release_name count as published: a new item
     repeating one (field match, or a question the contamination check matches) is dropped.
+    With llm.base_url set, QA questions are rewritten and SimpleQA items written by that model
+    (replies cached in llm_cache).
     """
     if not settings.enabled or not pair_shards:
         return {"shards": [], "report": {}}
     embedder = make_embedder(settings.embedder, cache_dir / "embeddings" if cache_dir else None)
     templates = load_templates(settings.templates)
     raw_dir = out_dir / "raw"
+    client = None
+    if llm is not None and llm.base_url:
+        from verifiers.llm import LLMClient
+
+        client = LLMClient(llm.client_settings(), llm_cache or out_dir / "llm_cache.duckdb")
+    try:
+        result = _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_dir, release_name, client)
+    finally:
+        if client is not None:
+            client.close()
+    return result
+
+
+def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_dir, release_name, client) -> dict:
     with Graph(pair_shards) as graph:
         relation_counts = dict(graph.con.sql("SELECT relation, count(*) FROM triples GROUP BY 1").fetchall())
         frequency = dict(graph.con.sql("SELECT node, freq FROM frequency").fetchall())
@@ -60,13 +77,16 @@ def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path,
                                   graph.relation_families())
         builder = ItemBuilder(graph, picker, templates, relation_counts,
                               ItemSettings(tuple(settings.kinds), settings.max_answer_chars,
-                                           embedder_name=embedder.name))
+                                           embedder_name=embedder.name), llm=client)
         with ShardWriter(raw_dir, "items", Item) as writer:
             writer.write_all(builder.build(iter_records(pair_shards, Pair)))
         graph_counts = graph.counts()
     report = builder.stats.as_dict()
     report["graph"] = graph_counts
     report["embedder"] = embedder.name
+    if client is not None:
+        report["llm"] = {**client.report(), "qa_rewrite": builder.rewriter.counts,
+                         "simpleqa_writer": builder.writer.counts}
 
     # Field-matching dedup within each kind, and against the same kind in earlier releases.
     kept = [(i.item_id, i.kind, i.question, i.answer) for i in iter_records(writer.paths, Item)

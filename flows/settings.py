@@ -95,6 +95,29 @@ class ItemsSettings(_Section):
     contamination_embedding: float = Field(0.95, gt=0, le=1, description="embedding similarity of a match")
 
 
+class LLMSection(_Section):
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1; "
+                                 "unset: no LLM, items come from templates and rule checks")
+    model: str = Field("", description="model name at that endpoint")
+    api_key_env: str = Field("OPENAI_API_KEY", description="environment variable holding the API key")
+    timeout_s: float = Field(60.0, gt=0)
+    max_retries: int = Field(4, ge=0)
+    concurrency: int = Field(4, ge=1, le=64)
+    temperature: float = Field(0.0, ge=0, le=2)
+    budget_usd: float | None = Field(None, ge=0, description="stop spending at this many dollars; unset: no cap")
+    usd_per_million_input: float = Field(0.0, ge=0)
+    usd_per_million_output: float = Field(0.0, ge=0)
+
+    def client_settings(self):
+        from verifiers.llm import LLMSettings
+
+        return LLMSettings(base_url=self.base_url or "", model=self.model, api_key_env=self.api_key_env,
+                           timeout_s=self.timeout_s, max_retries=self.max_retries, concurrency=self.concurrency,
+                           temperature=self.temperature, budget_usd=self.budget_usd,
+                           usd_per_million_input=self.usd_per_million_input,
+                           usd_per_million_output=self.usd_per_million_output)
+
+
 class ReleaseSettings(_Section):
     name: str = Field("cdtp", pattern=r"^[a-z0-9][a-z0-9_\-]*$")
     version: str | None = Field(None, pattern=r"^\d+\.\d+\.\d+$")
@@ -108,6 +131,7 @@ class Settings(BaseSettings):
     align: AlignSettings = Field(default_factory=AlignSettings)
     dedup: DedupSettings = Field(default_factory=DedupSettings)
     items: ItemsSettings = Field(default_factory=ItemsSettings)
+    llm: LLMSection = Field(default_factory=LLMSection)
     release: ReleaseSettings = Field(default_factory=ReleaseSettings)
 
     @classmethod

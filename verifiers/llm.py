@@ -21,6 +21,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -261,6 +262,9 @@ def _retry_after(exc: Any) -> float | None:
         return None
 
 
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+
 @dataclass
 class Prompt:
     """A prompt template file: a system part and a user part separated by a line '---user---'."""
@@ -279,8 +283,12 @@ class Prompt:
         return cls(system.strip(), user.strip(), Path(path).stem)
 
     def messages(self, **values: str) -> list[dict]:
-        try:
-            return [{"role": "system", "content": self.system},
-                    {"role": "user", "content": self.user.format(**values)}]
-        except KeyError as exc:
-            raise LLMError(f"prompt {self.name} needs a value for {exc}") from None
+        """Both parts with their {name} placeholders filled (JSON examples in braces are left alone)."""
+        def fill(text: str) -> str:
+            def one(match: re.Match) -> str:
+                if match.group(1) not in values:
+                    raise LLMError(f"prompt {self.name} needs a value for {match.group(1)!r}")
+                return str(values[match.group(1)])
+            return _PLACEHOLDER.sub(one, text)
+
+        return [{"role": "system", "content": fill(self.system)}, {"role": "user", "content": fill(self.user)}]

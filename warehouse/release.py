@@ -186,6 +186,23 @@ def verify(release_dir: Path) -> list[str]:
     return problems
 
 
+def _llm_lines(llm: dict | None) -> list[str]:
+    """What the card says about LLM use: only what the run's counts show."""
+    rules = ("the criteria rules can decide (one answer, no relative time words, answer not in the question, "
+             "answer length budget)")
+    if not llm:
+        return ["- Questions come from the templates in `builders/question_templates.tsv`; no LLM wrote or "
+                "checked any item of this release.",
+                f"- SimpleQA-style items passed {rules}; no LLM criteria, RAG or difficulty check ran."]
+    rewrite, writer = llm.get("qa_rewrite", {}), llm.get("simpleqa_writer", {})
+    return [f"- QA questions: {rewrite.get('rewritten', 0)} rewritten by `{llm.get('model')}` from the templates in "
+            f"`builders/question_templates.tsv` (rewrites failing the rules kept the template question).",
+            f"- SimpleQA-style items: written by `{llm.get('model')}` from the pair texts, kept only when its critique "
+            f"prompt passed them, {rules} held, and the answer occurs in the text ({writer.get('kept', 0)} kept of "
+            f"{writer.get('proposed', 0)} proposed).",
+            "- No RAG or difficulty check ran."]
+
+
 def default_card(manifest: ReleaseManifest) -> str:
     configs: dict[str, list[ReleaseFile]] = {}
     for item in manifest.files:
@@ -208,10 +225,6 @@ def default_card(manifest: ReleaseManifest) -> str:
                   f"- Distractors and the contamination check were scored with the `{items.get('embedder', '?')}` "
                   "embedder" + (" (character n-grams: it measures shared characters, not meaning)."
                                 if str(items.get("embedder", "")).startswith("char-ngram") else "."),
-                  "- Questions come from the templates in `builders/question_templates.tsv`; no LLM wrote or "
-                  "checked any item of this release.",
-                  "- SimpleQA-style items passed the criteria rules can decide (one answer, no relative time "
-                  "words, answer not in the question, answer length budget); no LLM criteria, RAG or "
-                  "difficulty check ran."]
+                  *_llm_lines(items.get("llm"))]
     lines += ["", "## Funnel", "", "```json", json.dumps(manifest.counts, ensure_ascii=False, indent=2), "```", ""]
     return "\n".join(lines)
