@@ -172,11 +172,9 @@ def test_formulas_and_element_symbols_are_kept_apart():
     assert not compatible(value_format("Na", "元素符号"), value_format("NaCl", "化学式"))
 
 
-def test_every_bundled_infobox_value_gets_a_kind(capsys):
+def test_every_bundled_infobox_value_gets_a_kind():
     values = [(relation, value) for entry in load_facts() for relation, value in entry.infobox]
     counts = Counter(value_format(value, relation).kind for relation, value in values)
-    with capsys.disabled():
-        print(f"\nvalue kinds over {len(values)} bundled infobox values: {dict(counts.most_common())}")
     assert set(counts) <= set(KINDS)
     assert set(counts) == set(KINDS), f"kinds never seen in the bundled facts: {set(KINDS) - set(counts)}"
     assert sum(counts.values()) == len(values)

@@ -1,0 +1,86 @@
+"""Search backends and search validation: local BM25 over crawled pages, a JSON search API, the cache."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from bench.localhost import free_port
+from tests.builders.conftest import fact_pages
+from verifiers.search import CachedSearch, HTTPSearch, LocalBM25, SearchError, SearchValidator
+
+
+@pytest.fixture(scope="module")
+def bm25(tmp_path_factory):
+    return LocalBM25(fact_pages(tmp_path_factory.mktemp("pages")))
+
+
+def test_local_bm25_finds_chinese_pages_by_their_words(bm25):
+    hits = bm25.search("长江 发源地 唐古拉山脉", 10)
+    assert len(hits) == 10
+    assert hits[0].title == "长江"
+    assert hits == sorted(hits, key=lambda h: -h.score)
+
+
+def test_validation_needs_another_page_when_the_source_is_excluded(bm25):
+    own = next(h.url for h in bm25.search("长江", 10) if h.title == "长江")
+    with_source = SearchValidator(bm25, exclude_source=False).check("长江", ["扬子江"], "东海", own)
+    assert with_source.ok and own in with_source.urls
+    alone = SearchValidator(bm25).check("长江", ["扬子江"], "唐古拉山脉各拉丹冬峰", own)
+    assert own not in alone.urls
+    assert not SearchValidator(bm25).check("长江", [], "不存在的地名甲乙丙", own).ok
+
+
+def serve(payload):
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):  # noqa: N802
+            body = json.dumps(payload(self.path), ensure_ascii=False).encode("utf-8")
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def test_http_search_reads_a_searxng_style_api_and_the_cache_answers_reruns(tmp_path):
+    seen = []
+
+    def results(path):
+        seen.append(path)
+        return {"results": [{"url": f"https://example.org/{i}", "title": "长江", "content": "长江注入东海。"}
+                            for i in range(12)]}
+
+    server = serve(results)
+    try:
+        backend = HTTPSearch(f"http://127.0.0.1:{server.server_port}/search?q={{query}}&format=json")
+        cached = CachedSearch(backend, tmp_path / "search.duckdb")
+        first = cached.search("长江 东海", 10)
+        cached.close()
+        again = CachedSearch(backend, tmp_path / "search.duckdb")  # a rerun opens the same cache
+        second = again.search("长江 东海", 10)
+    finally:
+        server.shutdown()
+    assert len(first) == 10 and first == second
+    assert len(seen) == 1 and "%E9%95%BF%E6%B1%9F" in seen[0]
+    assert (again.hits, again.misses) == (1, 0)
+    assert SearchValidator(again).check("长江", [], "东海").urls[0] == "https://example.org/0"
+
+
+def test_http_search_errors_say_what_to_fix(tmp_path):
+    with pytest.raises(SearchError, match="no {query} placeholder"):
+        HTTPSearch("http://127.0.0.1/search")
+    server = serve(lambda path: {"hits": []})
+    try:
+        with pytest.raises(SearchError, match="results_key"):
+            HTTPSearch(f"http://127.0.0.1:{server.server_port}/?q={{query}}").search("长江", 10)
+    finally:
+        server.shutdown()

@@ -1,0 +1,171 @@
+"""Search backends behind one interface, a result cache, and CDTP's search validation of triples.
+
+* :class:`LocalBM25`: BM25 (llama-index's retriever over bm25s) across every page
+  of a crawl, one passage per summary or paragraph, Chinese segmented with jieba
+  (the retriever's default tokeniser takes a run of Chinese characters as one word).
+  The offline default.
+* :class:`HTTPSearch`: any JSON search API, e.g. a self-hosted SearxNG
+  (``https://searx.example/search?q={query}&format=json``): results are read from
+  ``results_key`` with ``url``, ``title`` and ``content`` fields.
+* :class:`CachedSearch`: top-k results per (backend, query, k) in a DuckDB file, so
+  a rerun asks nothing twice.
+
+:class:`SearchValidator` keeps a triple when its head (or one of the head's
+aliases) and its tail occur together in at least one of the top-k results for
+``"<head> <tail>"``; with ``exclude_source`` the pair's own page does not count
+(on a local index it would always agree: the triple was grounded in it).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Protocol
+
+from filters.normalize import normalize
+from warehouse.shards import duck, iter_records
+
+
+class SearchError(RuntimeError):
+    """A search backend cannot be used; the message says what to fix."""
+
+
+@dataclass(frozen=True)
+class Hit:
+    url: str
+    title: str
+    text: str
+    score: float
+
+
+class SearchBackend(Protocol):
+    name: str
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        ...
+
+
+def _segment(text: str) -> str:
+    from filters.align import _jieba
+
+    return " ".join(w for w in _jieba().cut_for_search(text) if w.strip())
+
+
+class LocalBM25:
+    """BM25 over the passages of crawled pages (page shards of the Page schema)."""
+
+    def __init__(self, page_shards: list[Path], max_passages_per_page: int = 20):
+        from llama_index.core.schema import TextNode
+        from llama_index.retrievers.bm25 import BM25Retriever
+
+        from schemas import Page
+
+        self.passages: list[Hit] = []
+        nodes = []
+        for page in iter_records(page_shards, Page):
+            if page.status != "ok":
+                continue
+            for text in [page.summary, *page.paragraphs][:max_passages_per_page]:
+                if not text.strip():
+                    continue
+                index = len(self.passages)
+                self.passages.append(Hit(page.canonical_url or page.url, page.title, text, 0.0))
+                nodes.append(TextNode(id_=str(index), text=_segment(page.title + "。" + text)))
+        if not nodes:
+            raise SearchError("the local search index is empty: the crawl has no content pages")
+        self.name = "bm25-local"
+        self._retriever_cls = BM25Retriever
+        self._retriever = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=10, skip_stemming=True,
+                                                      token_pattern=r"(?u)\b\w+\b")
+        self._lock = threading.Lock()
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        with self._lock:
+            self._retriever.similarity_top_k = min(k, len(self.passages))
+            found = self._retriever.retrieve(_segment(query))
+        hits = []
+        for node in found:
+            passage = self.passages[int(node.node.node_id)]
+            hits.append(Hit(passage.url, passage.title, passage.text, round(float(node.score or 0.0), 6)))
+        return hits
+
+
+class HTTPSearch:
+    """A JSON search API; url_template holds {query} (URL-encoded) and may hold {k}."""
+
+    def __init__(self, url_template: str, results_key: str = "results", timeout_s: float = 20.0):
+        if "{query}" not in url_template:
+            raise SearchError(f"search URL {url_template!r} has no {{query}} placeholder")
+        self.url_template, self.results_key, self.timeout_s = url_template, results_key, timeout_s
+        self.name = f"http:{urllib.parse.urlsplit(url_template).netloc}"
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        url = self.url_template.replace("{query}", urllib.parse.quote(query)).replace("{k}", str(k))
+        request = urllib.request.Request(url, headers={"Accept": "application/json", "User-Agent": "zhbench"})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                data = json.loads(response.read().decode("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise SearchError(f"search at {self.name} failed for {query!r}: {exc}") from exc
+        results = data.get(self.results_key) if isinstance(data, dict) else None
+        if not isinstance(results, list):
+            raise SearchError(f"search at {self.name} answered without a {self.results_key!r} list; "
+                              "set search.results_key to the field that holds the results")
+        return [Hit(str(r.get("url", "")), str(r.get("title", "")), str(r.get("content") or r.get("snippet") or ""),
+                    float(r.get("score") or 0.0)) for r in results[:k] if isinstance(r, dict)]
+
+
+class CachedSearch:
+    def __init__(self, backend: SearchBackend, cache_path: Path):
+        self.backend, self.name = backend, backend.name
+        Path(cache_path).parent.mkdir(parents=True, exist_ok=True)
+        self._con = duck(str(cache_path))
+        self._con.execute("CREATE TABLE IF NOT EXISTS search_cache (backend VARCHAR, query VARCHAR, k INTEGER, "
+                          "hits VARCHAR, PRIMARY KEY (backend, query, k))")
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        with self._lock:
+            rows = self._con.execute("SELECT hits FROM search_cache WHERE backend = ? AND query = ? AND k = ?",
+                                     [self.name, query, k]).fetchall()
+        if rows:
+            self.hits += 1
+            return [Hit(**h) for h in json.loads(rows[0][0])]
+        self.misses += 1
+        found = self.backend.search(query, k)
+        payload = json.dumps([h.__dict__ for h in found], ensure_ascii=False)
+        with self._lock:
+            self._con.execute("INSERT OR REPLACE INTO search_cache VALUES (?, ?, ?, ?)", [self.name, query, k, payload])
+        return found
+
+    def close(self) -> None:
+        self._con.close()
+
+
+@dataclass(frozen=True)
+class Support:
+    ok: bool
+    urls: tuple[str, ...]
+
+
+class SearchValidator:
+    def __init__(self, backend: SearchBackend, k: int = 10, exclude_source: bool = True):
+        self.backend, self.k, self.exclude_source = backend, k, exclude_source
+
+    def check(self, head: str, aliases: Iterable[str], tail: str, source_url: str = "") -> Support:
+        names = [normalize(n) for n in (head, *aliases) if n]
+        value = normalize(tail)
+        urls = []
+        for hit in self.backend.search(f"{head} {tail}", self.k):
+            if self.exclude_source and source_url and hit.url == source_url:
+                continue
+            text = normalize(hit.title + "。" + hit.text)
+            if value and value in text and any(n in text for n in names):
+                if hit.url not in urls:
+                    urls.append(hit.url)
+        return Support(bool(urls), tuple(urls))
