@@ -29,6 +29,7 @@ from filters.embeddings import make_embedder
 from filters.align import cdtp_filters, frequent_relations
 from filters.triples import page_to_pair, relation_aliases
 from flows.items import item_tables, items_stage
+from flows.verify import verify_stage
 from flows.crawling import crawl_config, register_crawl, site_for
 from flows.settings import AlignSettings, CrawlSettings, DedupSettings, ReleaseSettings, Settings
 from schemas import DROPPED_TRIPLE_SCHEMA, PAIR_SCHEMA, Page, Pair
@@ -211,6 +212,7 @@ def publish_stage(pair_shards: list[Path], release: ReleaseSettings, data_dir: P
 crawl_task = task(crawl_stage, name="crawl")
 align_task = task(align_stage, name="align")
 dedup_task = task(dedup_stage, name="dedup")
+verify_task = task(verify_stage, name="verify")
 items_task = task(items_stage, name="items")
 publish_task = task(publish_stage, name="publish")
 
@@ -227,6 +229,8 @@ def cdtp_flow(settings: Settings) -> RunSummary:
     aligned = align_task(crawled.shards, settings.align, run_dir / "pairs", Path(settings.data_dir) / "cache")
     deduped = dedup_task(aligned.shards, settings.dedup, aligned.funnel, run_dir / "pairs-dedup",
                          Path(settings.data_dir), settings.release.name)
+    deduped = verify_task(deduped["shards"], crawled.shards, settings.verify, deduped["funnel"],
+                          run_dir / "pairs-verified", Path(settings.data_dir) / "warehouse" / "search_cache.duckdb")
     deduped["funnel"]["domains"] = kept_distribution(deduped["shards"])
     items = {"shards": [], "report": {}}
     if deduped["funnel"]["pairs_kept"] > 0:

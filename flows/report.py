@@ -37,13 +37,18 @@ def stages(report: dict) -> list[tuple[str, int]]:
     """The funnel's stages, each with how many records reached it."""
     pages = report["pages"]
     funnel = report["funnel"]
-    alignment_drops = sum(v for k, v in funnel["pairs_dropped"].items() if not k.startswith("dedup:"))
-    return [
+    drops = funnel["pairs_dropped"]
+    alignment_drops = sum(v for k, v in drops.items() if not k.startswith(("dedup:", "search:")))
+    dedup_drops = sum(v for k, v in drops.items() if k.startswith("dedup:"))
+    rows = [
         ("pages fetched", sum(pages.values())),
         ("content pages", pages.get("ok", 0)),
         ("pairs aligned", funnel["pairs_in"] - alignment_drops),
-        ("pairs after dedup", funnel["pairs_kept"]),
+        ("pairs after dedup", funnel["pairs_in"] - alignment_drops - dedup_drops),
     ]
+    if "search" in funnel:
+        rows.append(("pairs search-checked", funnel["pairs_kept"]))
+    return rows
 
 
 def as_text(report: dict) -> str:

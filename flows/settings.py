@@ -95,6 +95,16 @@ class ItemsSettings(_Section):
     contamination_embedding: float = Field(0.95, gt=0, le=1, description="embedding similarity of a match")
 
 
+class VerifySettings(_Section):
+    search: bool = Field(True, description="CDTP's search validation: keep a triple only if its head and tail "
+                         "co-occur in one of the top-k search results")
+    search_backend: str = Field("local", description="'local' (BM25 over the crawl) or a JSON search API URL "
+                                "with {query}, e.g. https://searx.example/search?q={query}&format=json")
+    results_key: str = Field("results", description="field of the search API's reply that holds the results")
+    k: int = Field(10, ge=1, le=100)
+    exclude_source: bool = Field(True, description="the pair's own page does not count as support")
+
+
 class LLMSection(_Section):
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1; "
                                  "unset: no LLM, items come from templates and rule checks")
@@ -131,6 +141,7 @@ class Settings(BaseSettings):
     align: AlignSettings = Field(default_factory=AlignSettings)
     dedup: DedupSettings = Field(default_factory=DedupSettings)
     items: ItemsSettings = Field(default_factory=ItemsSettings)
+    verify: VerifySettings = Field(default_factory=VerifySettings)
     llm: LLMSection = Field(default_factory=LLMSection)
     release: ReleaseSettings = Field(default_factory=ReleaseSettings)
 

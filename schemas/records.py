@@ -184,17 +184,18 @@ TRIPLE_SCHEMA = _with_version(
             ("decision", pa.string()),  # kept | dropped
             ("reason", pa.string()),  # why dropped ("" when kept)
             ("span_end", pa.int32()),  # end offset of the mention in the pair text, -1 if none
+            ("support_urls", pa.list_(pa.string())),  # search results where head and tail co-occur
         ]
     ),
     "triple",
-    "1.0.0",
+    "1.1.0",
 )
 
 
 @dataclass(slots=True)
 class Triple(Record):
     SCHEMA: ClassVar[pa.Schema] = TRIPLE_SCHEMA
-    VERSION: ClassVar[str] = "1.0.0"
+    VERSION: ClassVar[str] = "1.1.0"
 
     head: str
     relation: str
@@ -203,6 +204,7 @@ class Triple(Record):
     decision: str = "kept"
     reason: str = ""
     span_end: int = -1
+    support_urls: list[str] = field(default_factory=list)
 
 
 # The side table of triples the text did not support (useful for augmentation, per CDTP).
@@ -244,7 +246,7 @@ PAIR_SCHEMA = _with_version(
         ]
     ),
     "pair",
-    "1.1.0",
+    "1.2.0",
 )
 
 
@@ -253,7 +255,7 @@ class Pair(Record):
     """An entity's text with its infobox triples and the decision on each."""
 
     SCHEMA: ClassVar[pa.Schema] = PAIR_SCHEMA
-    VERSION: ClassVar[str] = "1.1.0"
+    VERSION: ClassVar[str] = "1.2.0"
 
     pair_id: str
     entity: str

@@ -59,10 +59,14 @@ class LocalBM25:
     """BM25 over the passages of crawled pages (page shards of the Page schema)."""
 
     def __init__(self, page_shards: list[Path], max_passages_per_page: int = 20):
+        import logging
+
         from llama_index.core.schema import TextNode
         from llama_index.retrievers.bm25 import BM25Retriever
 
         from schemas import Page
+
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
 
         self.passages: list[Hit] = []
         nodes = []

@@ -1,0 +1,69 @@
+"""The verification stage on pairs: CDTP's search validation of every kept triple.
+
+A kept triple stays kept when its head (or an alias) and its tail co-occur in one of
+the top-k search results for them (the pair's own page excluded by default); else it
+is dropped with ``search:no_cooccurrence``. A kept pair left with no kept triple is
+dropped with ``search:no_supported_triple``. Supporting URLs are stored on each triple.
+Results are cached in the warehouse, so a rerun searches nothing twice.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+from flows.settings import VerifySettings
+from schemas import Pair
+from verifiers.search import CachedSearch, HTTPSearch, LocalBM25, SearchValidator
+from warehouse.shards import ShardWriter, iter_records
+
+
+def search_backend(settings: VerifySettings, page_shards: list[Path]):
+    if settings.search_backend == "local":
+        return LocalBM25(page_shards)
+    return HTTPSearch(settings.search_backend, settings.results_key)
+
+
+def verify_stage(pair_shards: list[Path], page_shards: list[Path], settings: VerifySettings, funnel: dict,
+                 out_dir: Path, cache_path: Path) -> dict:
+    """Returns {"shards": rewritten pair shards, "funnel": funnel with the search drops}."""
+    if not settings.search or not pair_shards:
+        return {"shards": pair_shards, "funnel": funnel}
+    search = CachedSearch(search_backend(settings, page_shards), cache_path)
+    validator = SearchValidator(search, settings.k, settings.exclude_source)
+    counts = {"triples_checked": 0, "triples_supported": 0, "pairs_dropped": 0}
+
+    def checked() -> Iterator[Pair]:
+        for pair in iter_records(pair_shards, Pair):
+            if pair.decision == "kept":
+                for triple in pair.kept_triples():
+                    support = validator.check(pair.entity, pair.aliases, triple.tail, pair.url)
+                    counts["triples_checked"] += 1
+                    triple.support_urls = list(support.urls)
+                    if support.ok:
+                        counts["triples_supported"] += 1
+                    else:
+                        triple.decision, triple.reason = "dropped", "search:no_cooccurrence"
+                if not pair.kept_triples():
+                    pair.decision, pair.reason = "dropped", "search:no_supported_triple"
+                    counts["pairs_dropped"] += 1
+            yield pair
+
+    try:
+        with ShardWriter(out_dir, "pairs", Pair) as writer:
+            writer.write_all(checked())
+    finally:
+        search.close()
+    updated = dict(funnel, pairs_dropped=dict(funnel["pairs_dropped"]), triples_dropped=dict(funnel["triples_dropped"]))
+    dropped_triples = counts["triples_checked"] - counts["triples_supported"]
+    if counts["pairs_dropped"]:
+        updated["pairs_dropped"]["search:no_supported_triple"] = counts["pairs_dropped"]
+    if dropped_triples:
+        updated["triples_dropped"]["search:no_cooccurrence"] = dropped_triples
+    updated["pairs_dropped"] = dict(sorted(updated["pairs_dropped"].items()))
+    updated["triples_dropped"] = dict(sorted(updated["triples_dropped"].items()))
+    updated["pairs_kept"] = funnel["pairs_kept"] - counts["pairs_dropped"]
+    updated["triples_kept"] = funnel["triples_kept"] - dropped_triples
+    updated["search"] = {"backend": search.name, "k": settings.k, "exclude_source": settings.exclude_source,
+                         **counts, "cache_hits": search.hits, "cache_misses": search.misses}
+    return {"shards": writer.paths, "funnel": updated}
