@@ -281,21 +281,33 @@ threads: DuckDB's (threads None: one per core).
                 FROM live x JOIN live y ON x.band = y.band AND x.hash = y.hash AND x.ord < y.ord
                 WHERE NOT y.ref""")
             self.counts["candidates"] = con.sql("SELECT count(*) FROM candidates").fetchall()[0][0]
-            reader = con.sql(f"""
-                SELECT c.later, c.earlier, l.id AS later_id, e.id AS earlier_id, e.ref AS earlier_ref,
-                       ls.sig AS later_sig, es.sig AS earlier_sig
-                FROM candidates c
-                JOIN docs l ON l.ord = c.later JOIN docs e ON e.ord = c.earlier
-                JOIN read_parquet('{docs}') ls ON ls.id = l.id AND ls.ref = l.ref
-                JOIN read_parquet('{docs}') es ON es.id = e.id AND es.ref = e.ref
-                ORDER BY c.later, c.earlier""").to_arrow_reader(10_000)
+            # Signatures by rank, read back only for the candidates of one batch at a time: joining
+            # every candidate with two wide signature rows at once does not fit a memory limit.
+            con.execute(f"""
+                CREATE TABLE sigs AS
+                SELECT d.ord, p.sig FROM read_parquet('{docs}') p JOIN docs d USING (id, ref)""")
+            (last,), = con.sql("SELECT coalesce(max(later), 0) FROM candidates").fetchall()
             current, decided = -1, False
-            for batch in reader:
-                similarity = estimate_similarity(_sig_matrix(batch.column("later_sig"), self.num_perm),
-                                                 _sig_matrix(batch.column("earlier_sig"), self.num_perm))
-                rows = zip(batch.column("later").to_pylist(), batch.column("earlier").to_pylist(),
-                           batch.column("later_id").to_pylist(), batch.column("earlier_id").to_pylist(),
-                           batch.column("earlier_ref").to_pylist(), similarity.tolist())
+            for start in range(0, last + 1, self.batch_size):
+                batch = con.sql(f"""
+                    SELECT c.later, c.earlier, l.id AS later_id, e.id AS earlier_id, e.ref AS earlier_ref
+                    FROM candidates c JOIN docs l ON l.ord = c.later JOIN docs e ON e.ord = c.earlier
+                    WHERE c.later >= {start} AND c.later < {start + self.batch_size}
+                    ORDER BY c.later, c.earlier""").to_arrow_table()
+                if batch.num_rows == 0:
+                    continue
+                later_ords = batch.column("later").to_numpy()
+                earlier_ords = batch.column("earlier").to_numpy()
+                con.register("wanted", pa.table({"ord": np.unique(np.concatenate([later_ords, earlier_ords]))}))
+                found = con.sql("SELECT s.ord, s.sig FROM sigs s JOIN wanted USING (ord) ORDER BY s.ord").to_arrow_table()
+                con.unregister("wanted")
+                ords = found.column("ord").to_numpy()
+                matrix = _sig_matrix(found.column("sig"), self.num_perm)
+                similarity = estimate_similarity(matrix[np.searchsorted(ords, later_ords)],
+                                                 matrix[np.searchsorted(ords, earlier_ords)])
+                rows = zip(later_ords.tolist(), earlier_ords.tolist(), batch.column("later_id").to_pylist(),
+                           batch.column("earlier_id").to_pylist(), batch.column("earlier_ref").to_pylist(),
+                           similarity.tolist(), strict=True)
                 for later, earlier, later_id, earlier_id, earlier_ref, sim in rows:
                     if later != current:
                         current, decided = later, False
