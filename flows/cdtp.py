@@ -237,7 +237,7 @@ def cdtp_flow(settings: Settings) -> RunSummary:
         items = items_task(deduped["shards"], settings.items, run_dir / "items", Path(settings.data_dir) / "cache",
                            Path(settings.data_dir) if settings.dedup.against_releases else None,
                            settings.release.name, settings.llm,
-                           Path(settings.data_dir) / "warehouse" / "llm_cache.duckdb")
+                           Path(settings.data_dir) / "warehouse" / "llm_cache.duckdb", settings.verify, crawled.shards)
     deduped["funnel"]["items"] = items["report"]
     counts = {"pages": aligned.pages_by_status, **deduped["funnel"]}
     snapshot = _snapshot_id(crawled.shards)

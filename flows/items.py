@@ -20,7 +20,7 @@ from builders.items import ItemBuilder, ItemSettings
 from builders.templates import load_templates
 from filters.dedup import FieldDeduplicator
 from filters.embeddings import make_embedder
-from flows.settings import ItemsSettings, LLMSection
+from flows.settings import ItemsSettings, LLMSection, VerifySettings
 from schemas import ITEM_SCHEMA, Item, Pair
 from warehouse import release as releases
 from warehouse.shards import ShardWriter, iter_records
@@ -42,7 +42,8 @@ def released_items(data_dir: Path, name: str, kinds: tuple[str, ...],
 
 def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path, cache_dir: Path | None = None,
                 data_dir: Path | None = None, release_name: str = "cdtp", llm: LLMSection | None = None,
-                llm_cache: Path | None = None) -> dict:
+                llm_cache: Path | None = None, verify: VerifySettings | None = None,
+                page_shards: list[Path] | None = None) -> dict:
     """Build items from the kept pairs; returns {"shards": item shards, "report": counts and distributions}.
 
     With data_dir, the items of earlier releases named release_name count as published: a new item
@@ -56,19 +57,22 @@ def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path,
     templates = load_templates(settings.templates)
     raw_dir = out_dir / "raw"
     client = None
+    cache = llm_cache or out_dir / "llm_cache.duckdb"
     if llm is not None and llm.base_url:
         from verifiers.llm import LLMClient
 
-        client = LLMClient(llm.client_settings(), llm_cache or out_dir / "llm_cache.duckdb")
+        client = LLMClient(llm.client_settings(), cache)
     try:
-        result = _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_dir, release_name, client)
+        result = _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_dir, release_name, client,
+                        verify, page_shards or [], cache)
     finally:
         if client is not None:
             client.close()
     return result
 
 
-def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_dir, release_name, client) -> dict:
+def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_dir, release_name, client,
+           verify, page_shards, cache) -> dict:
     with Graph(pair_shards) as graph:
         relation_counts = dict(graph.con.sql("SELECT relation, count(*) FROM triples GROUP BY 1").fetchall())
         frequency = dict(graph.con.sql("SELECT node, freq FROM frequency").fetchall())
@@ -114,11 +118,19 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
                                 {"matched_id": match.matched_id, "matched_question": match.matched_question,
                                  "similarity": match.similarity})
     report["question_database"] = len(database)
+
+    verified_by: dict[str, list[str]] = {}
+    if verify is not None and verify.items:
+        from flows.item_checks import verify_items
+
+        report["verification"] = verify_items(writer.paths, drops, verified_by, verify, client, page_shards,
+                                              out_dir / "verification.jsonl", cache)
     if hasattr(embedder, "hits"):
         report["embedding_cache"] = {"hits": embedder.hits, "misses": embedder.misses}
 
     def decided() -> Iterator[Item]:
         for item in iter_records(writer.paths, Item):
+            item.verified_by = verified_by.get(item.item_id, [])
             found = drops.get(item.item_id)
             if found is not None and item.decision == "kept":
                 item.decision, item.reason = "dropped", found[0]

@@ -103,6 +103,20 @@ class VerifySettings(_Section):
     results_key: str = Field("results", description="field of the search API's reply that holds the results")
     k: int = Field(10, ge=1, le=100)
     exclude_source: bool = Field(True, description="the pair's own page does not count as support")
+    items: bool = Field(True, description="verify question items: safety terms always; criteria, evidence and "
+                        "moderation by the LLM when llm.base_url is set; offline, retrieval support labels")
+    evidence_k: int = Field(5, ge=1, le=50, description="passages the evidence check reads per question")
+    panel: list["PanelModel"] = Field(default_factory=list, description="answer models of the difficulty filter")
+    sensitive_terms: Path | None = Field(None, description="term list; unset: verifiers/sensitive_terms.txt")
+
+
+class PanelModel(_Section):
+    base_url: str
+    model: str
+    api_key_env: str = "OPENAI_API_KEY"
+
+
+VerifySettings.model_rebuild()
 
 
 class LLMSection(_Section):

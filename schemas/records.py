@@ -312,17 +312,18 @@ ITEM_SCHEMA = _with_version(
             ("stratum", pa.string()),  # domain|answer_kind|relation frequency bin|text length bin
             ("decision", pa.string()),
             ("reason", pa.string()),
+            ("verified_by", pa.list_(pa.string())),  # the verifiers that actually ran on the item
         ]
     ),
     "item",
-    "1.1.0",
+    "1.2.0",
 )
 
 
 @dataclass(slots=True)
 class Item(Record):
     SCHEMA: ClassVar[pa.Schema] = ITEM_SCHEMA
-    VERSION: ClassVar[str] = "1.1.0"
+    VERSION: ClassVar[str] = "1.2.0"
 
     item_id: str
     kind: str
@@ -346,6 +347,7 @@ class Item(Record):
     stratum: str = ""
     decision: str = "kept"
     reason: str = ""
+    verified_by: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.kind not in ITEM_KINDS:

@@ -193,14 +193,27 @@ def _llm_lines(llm: dict | None) -> list[str]:
     if not llm:
         return ["- Questions come from the templates in `builders/question_templates.tsv`; no LLM wrote or "
                 "checked any item of this release.",
-                f"- SimpleQA-style items passed {rules}; no LLM criteria, RAG or difficulty check ran."]
+                f"- SimpleQA-style items passed {rules}."]
     rewrite, writer = llm.get("qa_rewrite", {}), llm.get("simpleqa_writer", {})
     return [f"- QA questions: {rewrite.get('rewritten', 0)} rewritten by `{llm.get('model')}` from the templates in "
             f"`builders/question_templates.tsv` (rewrites failing the rules kept the template question).",
             f"- SimpleQA-style items: written by `{llm.get('model')}` from the pair texts, kept only when its critique "
             f"prompt passed them, {rules} held, and the answer occurs in the text ({writer.get('kept', 0)} kept of "
-            f"{writer.get('proposed', 0)} proposed).",
-            "- No RAG or difficulty check ran."]
+            f"{writer.get('proposed', 0)} proposed)."]
+
+
+def _verification_lines(verification: dict | None) -> list[str]:
+    if not verification:
+        return ["- No item verifier ran."]
+    ran = verification.get("verifiers_ran", [])
+    lines = [f"- Verifiers that ran on items (`verified_by` on each item): {', '.join(ran) or 'none'}."]
+    for name in ("safety", "criteria", "evidence", "difficulty"):
+        if name in verification:
+            lines.append(f"  - {name}: {verification[name]['checked']} checked, {verification[name]['dropped']} dropped")
+    if not any(n.endswith("_llm") for n in ran):
+        lines.append("- No LLM judged any item: criteria are the rules, evidence is a retrieval label, "
+                     "and no difficulty panel ran.")
+    return lines
 
 
 def default_card(manifest: ReleaseManifest) -> str:
@@ -225,6 +238,6 @@ def default_card(manifest: ReleaseManifest) -> str:
                   f"- Distractors and the contamination check were scored with the `{items.get('embedder', '?')}` "
                   "embedder" + (" (character n-grams: it measures shared characters, not meaning)."
                                 if str(items.get("embedder", "")).startswith("char-ngram") else "."),
-                  *_llm_lines(items.get("llm"))]
+                  *_llm_lines(items.get("llm")), *_verification_lines(items.get("verification"))]
     lines += ["", "## Funnel", "", "```json", json.dumps(manifest.counts, ensure_ascii=False, indent=2), "```", ""]
     return "\n".join(lines)
