@@ -64,8 +64,9 @@ def verify_items(item_shards: list[Path], drops: dict, verified_by: dict, verify
     panel = [LLMClient(LLMSettings(base_url=m.base_url, model=m.model, api_key_env=m.api_key_env), cache)
              for m in verify.panel]
     try:
-        difficulty = DifficultyFilter(panel, client)
-        apply("difficulty", difficulty.check(questions), lambda _: difficulty.ran())
+        if panel:
+            difficulty = DifficultyFilter(panel, client)
+            apply("difficulty", difficulty.check(questions), lambda _: difficulty.ran())
     finally:
         for model in panel:
             model.close()
