@@ -21,9 +21,11 @@ from warehouse.catalog import CatalogError
 from crawlers.seeds import SeedError
 from flows.settings import SettingsError
 from warehouse.release import ReleaseError
+from verifiers.llm import LLMError
+from verifiers.search import SearchError
 
-USER_ERRORS = (SeedError, CrawlError, ReleaseError, FactsError, SettingsError, CatalogError, ReportError, OSError,
-               ValueError)
+USER_ERRORS = (SeedError, CrawlError, ReleaseError, FactsError, SettingsError, CatalogError, ReportError, LLMError,
+               SearchError, OSError, ValueError)
 
 
 class UsageError(Exception):

@@ -67,6 +67,7 @@ def verify_items(item_shards: list[Path], drops: dict, verified_by: dict, verify
         if panel:
             difficulty = DifficultyFilter(panel, client)
             apply("difficulty", difficulty.check(questions), lambda _: difficulty.ran())
+            report["difficulty"]["panel"] = [model.report() for model in panel]
     finally:
         for model in panel:
             model.close()

@@ -67,6 +67,11 @@ def as_text(report: dict) -> str:
     for title, counts in item_sections(funnel.get("items") or {}):
         lines += ["", f"  {title}"]
         lines += [f"    {k:<56}{v:>8}" for k, v in counts]
+    verification = (funnel.get("items") or {}).get("verification")
+    if verification:
+        lines += ["", f"  item verifiers that ran: {', '.join(verification['verifiers_ran']) or 'none'}",
+                  f"  each dropped item with its verifier, reason and evidence: runs/{report['run']}/items/"
+                  "verification.jsonl"]
     return "\n".join(lines)
 
 
@@ -79,6 +84,8 @@ def item_sections(items: dict) -> list[tuple[str, list[tuple[str, int]]]]:
         ("distractor sources (kgc)", items.get("distractor_sources")),
         (f"distractor similarity to the gold ({items.get('embedder', '?')})", items.get("distractor_similarity")),
         ("candidates rejected, by reason", items.get("rejected_candidates")),
+        ("item verifiers: dropped", {k: v["dropped"] for k, v in (items.get("verification") or {}).items()
+                                     if isinstance(v, dict) and "dropped" in v}),
     ]
     return [(title, list(counts.items())) for title, counts in sections if counts]
 

@@ -241,9 +241,16 @@ class LLMClient:
 
     def map(self, stage: str, requests: Sequence[Sequence[dict]],
             validate: Callable[[Any], str] | None = None) -> list[Result]:
-        """complete_json for each request, ``concurrency`` at a time, results in request order."""
-        with ThreadPoolExecutor(max_workers=self.settings.concurrency) as pool:
-            return list(pool.map(lambda messages: self.complete_json(stage, messages, validate), requests))
+        """complete_json for each request, ``concurrency`` at a time, results in request order.
+
+        Identical requests are sent once, so concurrent threads never pay twice for one reply."""
+        s = self.settings
+        keys = [request_key(s.model, messages, s.temperature, True) for messages in requests]
+        unique = dict(zip(keys, requests, strict=True))
+        with ThreadPoolExecutor(max_workers=s.concurrency) as pool:
+            answers = dict(zip(unique, pool.map(lambda messages: self.complete_json(stage, messages, validate),
+                                                unique.values()), strict=True))
+        return [answers[key] for key in keys]
 
     def report(self) -> dict:
         with self._lock:

@@ -101,3 +101,9 @@ def test_prompt_files_split_system_and_user(tmp_path):
     path.write_text("你是评审。\n---user---\n问题：{question}\n答案：{answer}\n", encoding="utf-8")
     prompt = Prompt.load(path)
     assert prompt.messages(question="长江有多长？", answer="6300余千米")[1]["content"] == "问题：长江有多长？\n答案：6300余千米"
+
+
+def test_identical_requests_in_one_batch_are_paid_once(tmp_path):
+    with ScriptedLLM(lambda body: reply({"ok": True})) as llm:
+        results = client(llm, tmp_path, concurrency=4).map("s", [MESSAGES] * 6)
+        assert len(llm.requests) == 1 and all(r.data == {"ok": True} for r in results)
