@@ -75,7 +75,10 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run([sys.executable, "-m", "bench.align_bench", "--child", "pages", "--count", str(count),
                         "--dir", str(work / "pages")], check=True)
         done = subprocess.run([sys.executable, "-m", "bench.align_bench", "--child", "stages", "--dir", str(work)],
-                              check=True, capture_output=True, text=True)
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"stages failed on {count} pairs:\n{done.stderr[-3000:]}", file=sys.stderr)
+            return 1
         result = json.loads(done.stdout.strip().splitlines()[-1])
         print(f"{result['pairs']:>9} {result['kept']:>8} {result['pairs'] / result['align_s']:>10.0f} "
               f"{result['kept'] / max(result['dedup_s'], 1e-9):>10.0f} {result['peak_rss_mb']:>8.0f} MB",
