@@ -5,7 +5,8 @@ through safety, criteria, evidence and difficulty in that order; each verifier s
 only what the ones before it kept. Safety also covers every other kind. Drops are
 added to ``drops`` (item id -> (reason, evidence)); the verifiers that ran on an item
 go to ``verified_by``; every drop is written to ``verification.jsonl`` with its
-verifier, reason and evidence.
+verifier, reason and evidence, and every check (kept or not: criteria verdicts, quoted
+evidence, each panel model's answer and grade) to ``checks.jsonl`` beside it.
 """
 
 from __future__ import annotations
@@ -31,11 +32,16 @@ def verify_items(item_shards: list[Path], drops: dict, verified_by: dict, verify
     items = [i for i in iter_records(item_shards, Item) if i.decision == "kept" and i.item_id not in drops]
     report: dict = {}
     records = []
+    report_path.parent.mkdir(parents=True, exist_ok=True)
+    every_check = open(report_path.with_name("checks.jsonl"), "w", encoding="utf-8")
 
     def apply(name: str, checks: dict, ran_on) -> None:
         dropped = 0
-        for item_id, check in checks.items():
+        for item_id, check in sorted(checks.items()):
             verified_by.setdefault(item_id, []).extend(ran_on(item_id))
+            every_check.write(json.dumps({"item_id": item_id, "verifier": name, "keep": check.keep,
+                                          "reason": check.reason, "evidence": check.evidence},
+                                         ensure_ascii=False, sort_keys=True) + "\n")
             if not check.keep:
                 drops[item_id] = (check.reason, {"verifier": name, **check.evidence})
                 records.append({"item_id": item_id, "verifier": name, "reason": check.reason,
@@ -71,8 +77,8 @@ def verify_items(item_shards: list[Path], drops: dict, verified_by: dict, verify
     finally:
         for model in panel:
             model.close()
+        every_check.close()
 
-    report_path.parent.mkdir(parents=True, exist_ok=True)
     with open(report_path, "w", encoding="utf-8") as handle:
         for record in sorted(records, key=lambda r: r["item_id"]):
             handle.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")

@@ -91,4 +91,7 @@ def test_llm_verifiers_drop_with_reasons_and_evidence_and_a_rerun_is_free(kept_p
     assert contradicted and contradicted[0]["evidence"]["other_answer"] == "别的" and contradicted[0]["evidence"]["urls"]
     stats = first["report"]["verification"]
     assert stats["difficulty"]["checked"] > 0
+    checks = [json.loads(line) for line in (tmp_path / "a" / "checks.jsonl").read_text().splitlines()]
+    graded = [c for c in checks if c["verifier"] == "difficulty" and c["keep"]]
+    assert graded and graded[0]["evidence"]["answers"]["panel-a"]["grade"] in ("INCORRECT", "NOT_ATTEMPTED")
     assert [i.to_row() for i in items] == [i.to_row() for i in items_of(second)]
