@@ -88,9 +88,6 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     report = builder.stats.as_dict()
     report["graph"] = graph_counts
     report["embedder"] = embedder.name
-    if client is not None:
-        report["llm"] = {**client.report(), "qa_rewrite": builder.rewriter.counts,
-                         "simpleqa_writer": builder.writer.counts}
 
     # Field-matching dedup within each kind, and against the same kind in earlier releases.
     kept = [(i.item_id, i.kind, i.question, i.answer) for i in iter_records(writer.paths, Item)
@@ -127,6 +124,9 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
                                               out_dir / "verification.jsonl", cache)
     if hasattr(embedder, "hits"):
         report["embedding_cache"] = {"hits": embedder.hits, "misses": embedder.misses}
+    if client is not None:  # after verification, so its calls are counted too
+        report["llm"] = {**client.report(), "qa_rewrite": builder.rewriter.counts,
+                         "simpleqa_writer": builder.writer.counts}
 
     def decided() -> Iterator[Item]:
         for item in iter_records(writer.paths, Item):

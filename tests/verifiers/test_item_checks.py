@@ -89,6 +89,9 @@ def test_llm_verifiers_drop_with_reasons_and_evidence_and_a_rerun_is_free(kept_p
     report = [json.loads(line) for line in (tmp_path / "a" / "verification.jsonl").read_text().splitlines()]
     contradicted = [r for r in report if r["reason"] == "rag:contradicted"]
     assert contradicted and contradicted[0]["evidence"]["other_answer"] == "别的" and contradicted[0]["evidence"]["urls"]
+    stages = first["report"]["llm"]["stages"]
+    assert {"criteria", "rag", "safety", "qa_rewrite"} <= set(stages) and stages["rag"]["calls"] > 0
+    assert all(s["calls"] == 0 for s in second["report"]["llm"]["stages"].values())
     stats = first["report"]["verification"]
     assert stats["difficulty"]["checked"] > 0
     checks = [json.loads(line) for line in (tmp_path / "a" / "checks.jsonl").read_text().splitlines()]
