@@ -167,6 +167,14 @@ def check_inputs(settings) -> None:
     for path in settings.items.contamination_files:
         if not Path(path).is_file():
             raise ContaminationError(f"setting items.contamination_files: {path} does not exist")
+    if settings.verify.search_backend != "local":
+        from verifiers.search import HTTPSearch
+
+        HTTPSearch(settings.verify.search_backend, settings.verify.results_key)
+    if settings.verify.sensitive_terms and not Path(settings.verify.sensitive_terms).is_file():
+        raise SettingsError(f"setting verify.sensitive_terms: {settings.verify.sensitive_terms} does not exist")
+    if settings.llm.base_url and not settings.llm.model:
+        raise SettingsError("setting llm.model: a model name is needed when llm.base_url is set")
     for where, spec in (("align.embedder", settings.align.embedder), ("items.embedder", settings.items.embedder)):
         model = getattr(make_embedder(spec), "model", "")
         if model.startswith(("/", ".", "~")) and not Path(model).expanduser().is_dir():

@@ -118,6 +118,8 @@ def test_align_reads_pairs_from_stdin_and_reports_bad_lines(tmp_path):
     ('[items]\nembedder = "sentence-transformers:./no-such-model"\n', "items.embedder: model directory"),
     ('[align]\nembedder = "word2vec"\n', "unknown embedder 'word2vec'"),
     ('[items]\ntemplates = "templates.tsv"\n', "templates.tsv"),
+    ('[verify]\nsearch_backend = "https://searx.example/search"\n', "no {query} placeholder"),
+    ('[llm]\nbase_url = "http://127.0.0.1:9/v1"\n', "setting llm.model"),
 ])
 def test_bad_item_and_domain_settings_are_one_line(tmp_path, toml, expected):
     (tmp_path / "templates.tsv").write_text("出生日期\t没有占位符\n", encoding="utf-8")
