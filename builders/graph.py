@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 import pyarrow as pa
 
@@ -34,8 +34,7 @@ from warehouse.shards import duck, sql_path_list
 SOURCES = ("neighbour", "same_relation", "frequency", "polysemy")
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):  # a tuple: hundreds of thousands are made per batch
     value: str
     source: str
     relations: tuple[str, ...]  # relations the value is the tail of, anywhere in the graph

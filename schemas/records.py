@@ -45,7 +45,12 @@ def _field_names(cls: type) -> tuple[str, ...]:
     return tuple(f.name for f in fields(cls))
 
 
+_SCALARS = (str, int, float, bool, type(None), datetime)
+
+
 def _plain(value: Any) -> Any:
+    if isinstance(value, _SCALARS):
+        return value
     if is_dataclass(value):
         return {name: _plain(getattr(value, name)) for name in _field_names(type(value))}
     if isinstance(value, list):
