@@ -44,6 +44,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from filters.normalize import THOUSANDS
+
 KINDS = ("date", "period", "year", "quantity", "number", "formula", "code", "title", "latin", "person", "text")
 
 # Two quantities are at a similar magnitude when the larger absolute value is at most
@@ -99,7 +101,6 @@ _CODE_RELATION = re.compile(r"代码|编码|编号|代号|号码|区号|邮编|�
 # Superscript exponents must be read before NFKC turns 10²⁴ into 1024.
 _SUPERSCRIPTS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _SCI = re.compile(r"\s*[×xX*]\s*10(?:\^\s*([-+]?\d+)|([⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))")
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 _APPROX = r"(?:约为|大约|约|近|逾|超过|可超过|可达|达)?"
 _BC = r"(?:公元前|前|公元)?"
@@ -193,7 +194,7 @@ def _latin(value: str) -> bool:
 
 def _classify(value: str, relation: str) -> ValueFormat:
     value = _SCI.sub(lambda m: "e" + (m.group(1) or m.group(2).translate(_SUPERSCRIPTS)), value.strip())
-    value = _THOUSANDS.sub("", unicodedata.normalize("NFKC", value)).strip()
+    value = THOUSANDS.sub("", unicodedata.normalize("NFKC", value)).strip()
     if not value:
         return ValueFormat("text")
     if _TITLE.match(value):

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, NamedTuple
+from typing import NamedTuple
 
 import pyarrow as pa
 
@@ -142,13 +142,6 @@ class Graph:
         for a, b in rows:
             families[a].add(b)
         return dict(families)
-
-    def frequency(self, values: Iterable[str]) -> dict[str, int]:
-        wanted = pa.table({"node": pa.array(sorted(set(values)), pa.string())})
-        self.con.register("wanted", wanted)
-        rows = self.con.sql("SELECT node, freq FROM frequency JOIN wanted USING (node)").fetchall()
-        self.con.unregister("wanted")
-        return dict(rows)
 
     def candidates(self, queries: list[Query], per_source: int = 30) -> dict[str, list[Candidate]]:
         """item -> candidates, each source's in a fixed order, correct values excluded."""

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 _SPACE = re.compile(r"\s+")
 _DATE = re.compile(r"(?<!\d)(\d{3,4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
 @lru_cache(maxsize=1)
@@ -33,7 +33,7 @@ def normalize(text: str) -> str:
     text = _t2s().convert(text)
     text = _SPACE.sub("", text).lower()
     text = _DATE.sub(lambda m: f"{int(m.group(1))}年{int(m.group(2))}月{int(m.group(3))}日", text)
-    return _THOUSANDS.sub("", text)
+    return THOUSANDS.sub("", text)
 
 
 def is_cjk(ch: str) -> bool:

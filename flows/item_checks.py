@@ -18,9 +18,8 @@ from flows.settings import VerifySettings
 from schemas import Item
 from verifiers.items import CriteriaVerifier, DifficultyFilter, EvidenceVerifier, SafetyVerifier, load_terms
 from verifiers.llm import LLMClient, LLMSettings
+from flows.items import QUESTION_KINDS
 from warehouse.shards import iter_records
-
-QUESTION_KINDS = ("qa", "simpleqa")
 
 
 def verify_items(item_shards: list[Path], drops: dict, verified_by: dict, verify: VerifySettings,

@@ -25,7 +25,7 @@ import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -279,7 +279,6 @@ class Prompt:
     system: str
     user: str
     name: str = ""
-    fields: tuple[str, ...] = field(default_factory=tuple)
 
     @classmethod
     def load(cls, path: Path) -> "Prompt":

@@ -82,7 +82,6 @@ class LocalBM25:
         if not nodes:
             raise SearchError("the local search index is empty: the crawl has no content pages")
         self.name = "bm25-local"
-        self._retriever_cls = BM25Retriever
         self._retriever = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=10, skip_stemming=True,
                                                       token_pattern=r"(?u)\b\w+\b")
         self._lock = threading.Lock()
