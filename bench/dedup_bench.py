@@ -11,15 +11,27 @@ candidate checks), the ratio, the recall of planted duplicates, and the merges
 of documents that were not planted: split by their exact character 5-gram
 Jaccard similarity into real near duplicates the generator made (at or above
 the threshold) and false merges (below it).
+
+    python -m bench.dedup_bench --memory 100000 1000000
+
+Memory: for each size a child process writes that many synthetic texts (with the
+generator's own near duplicates) to Parquet, and a second child streams them
+through the Deduplicator with its default DuckDB memory limit, counting what it
+finds without keeping it, and reports its peak RSS (``ru_maxrss``) and docs/s.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
+import resource
+import shutil
 import statistics
+import subprocess
 import sys
 import time
+from pathlib import Path
 
 from datasketch import MinHash
 
@@ -71,13 +83,80 @@ def dedup(docs: list[tuple[str, str]], num_perm: int, threshold: float) -> tuple
     return len(docs) / (time.perf_counter() - start), found
 
 
+def write_texts(count: int, path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    schema = pa.schema([("id", pa.string()), ("text", pa.string())])
+    entries = Synthesizer(load_facts(), SynthConfig(seed=11)).take(count)
+    with pq.ParquetWriter(path, schema) as writer:
+        batch: list[str] = []
+        for index, entry in enumerate(entries):
+            batch.append(entry.summary)
+            if len(batch) == 20_000 or index == count - 1:
+                first = index + 1 - len(batch)
+                writer.write_table(pa.table({"id": [f"d{first + i:08d}" for i in range(len(batch))],
+                                             "text": batch}, schema=schema))
+                batch = []
+
+
+def dedup_file(path: Path, work: Path) -> dict:
+    import pyarrow.parquet as pq
+
+    def docs():
+        for batch in pq.ParquetFile(path).iter_batches(20_000):
+            yield from zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True)
+
+    start = time.perf_counter()
+    finder = Deduplicator(work_dir=work)
+    found = {"exact": 0, "near": 0}
+    for duplicate in finder.find(docs()):
+        found[duplicate.kind] += 1
+    seconds = time.perf_counter() - start
+    return {"docs": finder.counts["documents"], "seconds": seconds, "candidates": finder.counts["candidates"],
+            **found, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def memory(sizes: list[int], root: Path) -> int:
+    print(f"{'docs':>9} {'exact':>8} {'near':>8} {'candidates':>11} {'docs/s':>8} {'peak RSS':>10}")
+    for count in sizes:
+        work = root / str(count)
+        shutil.rmtree(work, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "bench.dedup_bench", "--child", "texts", "--count", str(count),
+                        "--dir", str(work)], check=True)
+        done = subprocess.run([sys.executable, "-m", "bench.dedup_bench", "--child", "dedup", "--dir", str(work)],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"dedup failed on {count} documents:\n{done.stderr[-3000:]}", file=sys.stderr)
+            return 1
+        r = json.loads(done.stdout.strip().splitlines()[-1])
+        print(f"{r['docs']:>9} {r['exact']:>8} {r['near']:>8} {r['candidates']:>11} "
+              f"{r['docs'] / r['seconds']:>8.0f} {r['peak_rss_mb']:>7.0f} MB", flush=True)
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--docs", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--num-perm", type=int, default=128)
     parser.add_argument("--threshold", type=float, default=0.6)
+    parser.add_argument("--memory", type=int, nargs="+", metavar="DOCS",
+                        help="measure peak RSS of the Deduplicator at these corpus sizes instead")
+    parser.add_argument("--dir", type=Path, default=Path("/tmp/zhbench-dedup-bench"))
+    parser.add_argument("--child", choices=["texts", "dedup"], help=argparse.SUPPRESS)
+    parser.add_argument("--count", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child == "texts":
+        write_texts(args.count, args.dir / "texts.parquet")
+        return 0
+    if args.child == "dedup":
+        print(json.dumps(dedup_file(args.dir / "texts.parquet", args.dir / "work")))
+        return 0
+    if args.memory:
+        return memory(args.memory, args.dir)
     docs, planted = planted_corpus(args.docs)
     lengths = sorted(len(t) for _, t in docs)
     print(f"{len(docs)} documents (median {lengths[len(lengths) // 2]} characters), {len(planted)} planted "

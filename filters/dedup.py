@@ -15,10 +15,11 @@ to 64 bits by a polynomial over its units and a 64-bit mixer, and permutation
 bits ``x`` (Dietzfelbinger's 2-universal family), so one batch costs a few numpy
 passes instead of a Python call per n-gram and permutation.
 
-Nothing grows with the corpus in Python memory except the ids of the
-duplicates found: signatures and band keys go to Parquet files in a work
-directory, and DuckDB (memory-limited, spilling to disk) finds the exact groups
-and candidate pairs. Documents are ranked references first, then by id, and
+Memory does not grow with the corpus beyond a one-byte flag per document:
+signatures go to a flat file and band keys to Parquet in a work directory,
+DuckDB (memory-limited, spilling to disk) finds the exact groups and the
+candidate pairs, and the candidates stream back in rank order with their
+signatures read by row. Documents are ranked references first, then by id, and
 the first of a group survives, so the result does not depend on input order;
 references (the texts of earlier releases) are never dropped themselves.
 """
@@ -26,6 +27,7 @@ references (the texts of earlier releases) are never dropped themselves.
 from __future__ import annotations
 
 import hashlib
+import os
 from functools import lru_cache
 import unicodedata
 import tempfile
@@ -167,7 +169,7 @@ threads: DuckDB's (threads None: one per core).
     # reordered clauses) in tests/filters/test_dedup.py; bench/dedup_bench.py measures it at scale.
     def __init__(self, threshold: float = 0.6, num_perm: int = 128, shingle: str = "char", n: int = 5,
                  seed: int = 1, batch_size: int = 5_000, work_dir: Path | None = None,
-                 memory_limit: str = "1GB", threads: int | None = None):
+                 memory_limit: str = "256MB", threads: int | None = None):
         if not 0 < threshold < 1:
             raise ValueError(f"threshold must be in (0, 1), got {threshold}")
         self.hasher = MinHasher(num_perm, shingle, n, seed)
@@ -179,7 +181,7 @@ threads: DuckDB's (threads None: one per core).
         self._tmp = None if work_dir is not None else tempfile.TemporaryDirectory(prefix="zhbench-dedup-")
         self.work_dir = Path(work_dir) if work_dir is not None else Path(self._tmp.name)
         self.work_dir.mkdir(parents=True, exist_ok=True)
-        self._parts = 0
+        self._parts = self._rows = 0
         self.counts = {"documents": 0, "references": 0, "candidates": 0}
 
     def add_references(self, docs: Iterable[tuple[str, str]]) -> int:
@@ -220,16 +222,18 @@ threads: DuckDB's (threads None: one per core).
         keys = self._band_keys(sigs)
         part = f"{self._parts:06d}"
         self._parts += 1
-        flat = pa.array(sigs.reshape(-1), type=pa.uint32())
+        seq = np.arange(self._rows, self._rows + len(ids), dtype=np.int64)
+        self._rows += len(ids)
+        with open(self.work_dir / "signatures.bin", "ab") as handle:
+            handle.write(np.ascontiguousarray(sigs, dtype=np.uint32).tobytes())
         pq.write_table(pa.table({
+            "seq": pa.array(seq),
             "id": pa.array(ids, pa.string()),
             "ref": pa.array([reference] * len(ids), pa.bool_()),
             "digest": pa.array(digests, pa.binary(16)),
-            "sig": pa.FixedSizeListArray.from_arrays(flat, self.num_perm),
         }), self.work_dir / f"docs-{part}.parquet")
         pq.write_table(pa.table({
-            "id": pa.array(np.repeat(np.array(ids, dtype=object), self.bands), pa.string()),
-            "ref": pa.array([reference] * (len(ids) * self.bands), pa.bool_()),
+            "seq": pa.array(np.repeat(seq, self.bands)),
             "band": pa.array(np.tile(np.arange(self.bands, dtype=np.int16), len(ids))),
             "hash": pa.array(keys.reshape(-1).view(np.int64)),
         }), self.work_dir / f"bands-{part}.parquet")
@@ -255,11 +259,13 @@ threads: DuckDB's (threads None: one per core).
             docs, bands = self.work_dir / "docs-*.parquet", self.work_dir / "bands-*.parquet"
             con.execute(f"""
                 CREATE TABLE docs AS
-                SELECT id, ref, digest, row_number() OVER (ORDER BY ref DESC, id) AS ord
+                SELECT seq, id, ref, digest, row_number() OVER (ORDER BY ref DESC, id) AS ord
                 FROM read_parquet('{docs}')""")
             clash = con.sql("SELECT id FROM docs GROUP BY id, ref HAVING count(*) > 1 LIMIT 1").fetchall()
             if clash:
                 raise ValueError(f"document id {clash[0][0]!r} occurs more than once; ids must be unique")
+            # One flag per rank: the documents dropped so far (a byte each, whatever the text sizes).
+            dropped = np.zeros(self._rows + 1, dtype=bool)
             # exact: everything after the first of its digest group
             con.execute("""
                 CREATE TABLE exact AS
@@ -267,63 +273,82 @@ threads: DuckDB's (threads None: one per core).
                 FROM docs d JOIN (SELECT digest, min(ord) AS first FROM docs GROUP BY digest) g USING (digest)
                 JOIN docs f ON f.ord = g.first
                 WHERE d.ord > g.first AND NOT d.ref""")
-            for _, doc_id, first_id, first_ref in con.sql("SELECT * FROM exact ORDER BY ord").fetchall():
-                yield Duplicate(doc_id, first_id, "exact", 1.0, first_ref)
-            dropped = {row[0] for row in con.sql("SELECT ord FROM exact").fetchall()}
-            # near: pairs sharing a band key, the later one not a reference, neither an exact duplicate
+            for batch in _batches(con, "SELECT ord, id, first_id, first_ref FROM exact ORDER BY ord"):
+                dropped[batch.column("ord").to_numpy()] = True
+                for doc_id, first_id, first_ref in zip(*(batch.column(i).to_pylist() for i in (1, 2, 3)),
+                                                        strict=True):
+                    yield Duplicate(doc_id, first_id, "exact", 1.0, first_ref)
+            # near: pairs sharing a band key, the later one not a reference, neither an exact duplicate.
+            # Most band keys belong to one document only: those are left out before the self-join.
             con.execute(f"""
                 CREATE TABLE live AS
-                SELECT b.band, b.hash, d.ord, d.ref FROM read_parquet('{bands}') b JOIN docs d USING (id, ref)
-                WHERE d.ord NOT IN (SELECT ord FROM exact)""")
+                WITH b AS (SELECT * FROM read_parquet('{bands}')),
+                     shared AS (SELECT band, hash FROM b GROUP BY band, hash HAVING count(*) > 1)
+                SELECT b.band, b.hash, d.ord, d.ref
+                FROM b SEMI JOIN shared USING (band, hash) JOIN docs d USING (seq)
+                ANTI JOIN exact e ON e.ord = d.ord""")
             con.execute("""
                 CREATE TABLE candidates AS
                 SELECT DISTINCT x.ord AS earlier, y.ord AS later
                 FROM live x JOIN live y ON x.band = y.band AND x.hash = y.hash AND x.ord < y.ord
                 WHERE NOT y.ref""")
             self.counts["candidates"] = con.sql("SELECT count(*) FROM candidates").fetchall()[0][0]
-            # Signatures by rank, read back only for the candidates of one batch at a time: joining
-            # every candidate with two wide signature rows at once does not fit a memory limit.
-            con.execute(f"""
-                CREATE TABLE sigs AS
-                SELECT d.ord, p.sig FROM read_parquet('{docs}') p JOIN docs d USING (id, ref)""")
-            (last,), = con.sql("SELECT coalesce(max(later), 0) FROM candidates").fetchall()
+            ordered = """
+                SELECT c.later, c.earlier, l.seq AS later_seq, e.seq AS earlier_seq,
+                       l.id AS later_id, e.id AS earlier_id, e.ref AS earlier_ref
+                FROM candidates c JOIN docs l ON l.ord = c.later JOIN docs e ON e.ord = c.earlier
+                ORDER BY c.later, c.earlier"""
             current, decided = -1, False
-            for start in range(0, last + 1, self.batch_size):
-                batch = con.sql(f"""
-                    SELECT c.later, c.earlier, l.id AS later_id, e.id AS earlier_id, e.ref AS earlier_ref
-                    FROM candidates c JOIN docs l ON l.ord = c.later JOIN docs e ON e.ord = c.earlier
-                    WHERE c.later >= {start} AND c.later < {start + self.batch_size}
-                    ORDER BY c.later, c.earlier""").to_arrow_table()
-                if batch.num_rows == 0:
-                    continue
-                later_ords = batch.column("later").to_numpy()
-                earlier_ords = batch.column("earlier").to_numpy()
-                con.register("wanted", pa.table({"ord": np.unique(np.concatenate([later_ords, earlier_ords]))}))
-                found = con.sql("SELECT s.ord, s.sig FROM sigs s JOIN wanted USING (ord) ORDER BY s.ord").to_arrow_table()
-                con.unregister("wanted")
-                ords = found.column("ord").to_numpy()
-                matrix = _sig_matrix(found.column("sig"), self.num_perm)
-                similarity = estimate_similarity(matrix[np.searchsorted(ords, later_ords)],
-                                                 matrix[np.searchsorted(ords, earlier_ords)])
-                rows = zip(later_ords.tolist(), earlier_ords.tolist(), batch.column("later_id").to_pylist(),
-                           batch.column("earlier_id").to_pylist(), batch.column("earlier_ref").to_pylist(),
-                           similarity.tolist(), strict=True)
-                for later, earlier, later_id, earlier_id, earlier_ref, sim in rows:
-                    if later != current:
-                        current, decided = later, False
-                    if decided or sim < self.threshold or earlier in dropped:
-                        continue
-                    decided = True
-                    dropped.add(later)
-                    yield Duplicate(later_id, earlier_id, "near", sim, earlier_ref)
+            with _SignatureFile(self.work_dir / "signatures.bin", self.num_perm) as signatures:
+                for batch in _batches(con, ordered):
+                    later_seq = batch.column("later_seq").to_numpy()
+                    earlier_seq = batch.column("earlier_seq").to_numpy()
+                    similarity = estimate_similarity(signatures.rows(later_seq), signatures.rows(earlier_seq))
+                    rows = zip(batch.column("later").to_pylist(), batch.column("earlier").to_pylist(),
+                               batch.column("later_id").to_pylist(), batch.column("earlier_id").to_pylist(),
+                               batch.column("earlier_ref").to_pylist(), similarity.tolist(), strict=True)
+                    for later, earlier, later_id, earlier_id, earlier_ref, sim in rows:
+                        if later != current:
+                            current, decided = later, False
+                        if decided or sim < self.threshold or dropped[earlier]:
+                            continue
+                        decided = True
+                        dropped[later] = True
+                        yield Duplicate(later_id, earlier_id, "near", sim, earlier_ref)
         finally:
             con.close()
 
 
-def _sig_matrix(column: pa.ChunkedArray | pa.Array, num_perm: int) -> np.ndarray:
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks()
-    return column.flatten().to_numpy(zero_copy_only=False).reshape(-1, num_perm)
+def _batches(con, query: str, rows: int = 20_000) -> Iterator[pa.RecordBatch]:
+    """A query's result in record batches, streamed (DuckDB sorts and joins beyond memory on disk)."""
+    reader = con.sql(query).fetch_record_batch(rows)
+    while True:
+        try:
+            yield reader.read_next_batch()
+        except StopIteration:
+            return
+
+
+class _SignatureFile:
+    """The signatures in the order they were written, read back by row with ``pread``: the file is
+    not mapped, so reading it costs the rows asked for, not the file's size, in resident memory."""
+
+    def __init__(self, path: Path, num_perm: int):
+        self.path, self.width = path, num_perm * 4
+        self.num_perm = num_perm
+
+    def __enter__(self) -> "_SignatureFile":
+        self.fd = os.open(self.path, os.O_RDONLY)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        os.close(self.fd)
+
+    def rows(self, seqs: np.ndarray) -> np.ndarray:
+        unique, inverse = np.unique(seqs, return_inverse=True)
+        width, fd = self.width, self.fd
+        data = b"".join([os.pread(fd, width, int(s) * width) for s in unique.tolist()])
+        return np.frombuffer(data, dtype=np.uint32).reshape(-1, self.num_perm)[inverse]
 
 
 @lru_cache(maxsize=1 << 16)

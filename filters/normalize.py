@@ -27,8 +27,21 @@ def _t2s():
     return opencc.OpenCC("t2s")
 
 
-@lru_cache(maxsize=1 << 16)  # infobox values repeat across pairs and are normalised by several filters
 def normalize(text: str) -> str:
+    """NFKC, traditional to simplified, no whitespace, lower case, 1881-09-25 as 1881年9月25日, no
+    thousands separators."""
+    return _normalize_short(text) if len(text) <= _SHORT else _normalize(text)
+
+
+_SHORT = 64
+
+
+@lru_cache(maxsize=1 << 16)  # infobox values repeat across pairs and are normalised by several filters
+def _normalize_short(text: str) -> str:
+    return _normalize(text)
+
+
+def _normalize(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = _t2s().convert(text)
     text = _SPACE.sub("", text).lower()

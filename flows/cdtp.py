@@ -34,6 +34,8 @@ from flows.crawling import crawl_config, register_crawl, site_for
 from flows.settings import AlignSettings, CrawlSettings, DedupSettings, ReleaseSettings, Settings
 from schemas import DROPPED_TRIPLE_SCHEMA, PAIR_SCHEMA, Page, Pair
 from warehouse import release as releases
+from warehouse.hierarchy import Labels, load_hierarchy
+from warehouse.validation import GateRules
 from warehouse.shards import ShardWriter, duck, iter_records, sql_path_list
 
 CODE_VERSION = "0.1.0"
@@ -198,7 +200,17 @@ ORDER BY pair_id, relation, tail
 
 def publish_stage(pair_shards: list[Path], release: ReleaseSettings, data_dir: Path, config: dict,
                   counts: dict, source_snapshot: str, flow_run_id: str | None,
-                  item_tables: list[releases.TableSpec] | None = None) -> Path:
+                  item_tables: list[releases.TableSpec] | None = None,
+                  hierarchy: dict[str, Labels] | None = None, gate_rules: GateRules | None = None,
+                  validation_dir: Path | None = None) -> Path:
+    """Write the release; with gate_rules, the validation suites must pass first (their results and
+    Data Docs go to validation_dir)."""
+    gate = None
+    if gate_rules is not None:
+        from warehouse.validation import run_gate
+
+        def gate(directory: Path, files: list) -> dict:
+            return run_gate(directory, files, gate_rules, validation_dir or Path(data_dir) / "validation")
     tables = [
         releases.TableSpec("cdtp_pairs", "all", PAIR_SCHEMA, PAIRS_QUERY, pair_shards),
         releases.TableSpec("dropped_triples", "all", DROPPED_TRIPLE_SCHEMA, DROPPED_QUERY, pair_shards),
@@ -206,7 +218,8 @@ def publish_stage(pair_shards: list[Path], release: ReleaseSettings, data_dir: P
     ]
     return releases.publish(data_dir, release.name, tables, config=config, counts=counts,
                             version=release.version, source_snapshot=source_snapshot,
-                            flow_run_id=flow_run_id, code_version=CODE_VERSION)
+                            flow_run_id=flow_run_id, code_version=CODE_VERSION,
+                            hierarchy={c: labels.as_dict() for c, labels in (hierarchy or {}).items()}, gate=gate)
 
 
 crawl_task = task(crawl_stage, name="crawl")
@@ -244,9 +257,12 @@ def cdtp_flow(settings: Settings) -> RunSummary:
     config = settings.model_dump(mode="json", exclude={"data_dir"})
     release_dir, note = None, ""
     if deduped["funnel"]["pairs_kept"] > 0:
+        hierarchy = load_hierarchy(settings.release.name, settings.release.hierarchy)
         release_dir = publish_task(deduped["shards"], settings.release, Path(settings.data_dir), config, counts,
                                    snapshot, str(flow_run.id) if flow_run.id else None,
-                                   item_tables(items["shards"], settings.items))
+                                   item_tables(items["shards"], settings.items, hierarchy), hierarchy,
+                                   gate_rules(settings, hierarchy) if settings.release.gate else None,
+                                   run_dir / "validation")
     else:
         note = no_release_note(deduped["funnel"], settings.release.name)
     report = {"run": run_dir.name, "release": str(release_dir) if release_dir else None, "note": note,
@@ -256,6 +272,17 @@ def cdtp_flow(settings: Settings) -> RunSummary:
                       funnel=deduped["funnel"], crawl_stats=crawled.stats,
                       problems=releases.verify(release_dir) if release_dir else [],
                       seconds=time.monotonic() - started, note=note)
+
+
+def gate_rules(settings: Settings, hierarchy: dict[str, Labels]) -> GateRules:
+    """What the release gate expects, from the run's settings and taxonomy."""
+    taxonomy = load_taxonomy(settings.align.taxonomy)
+    return GateRules(
+        position_threshold=settings.align.position_threshold, max_answer_chars=settings.items.max_answer_chars,
+        domains=tuple(d.id for d in taxonomy.domains),
+        topics=tuple(t.id for t in taxonomy.topics) if settings.align.topics else (),
+        subtopics=tuple(s.id for t in taxonomy.topics for s in t.subtopics) if settings.align.topics else (),
+        hierarchy={c: labels.as_dict() for c, labels in hierarchy.items()})
 
 
 def kept_distribution(pair_shards: list[Path]) -> dict:

@@ -378,13 +378,10 @@ def cmd_mirror_synth(args: argparse.Namespace) -> int:
 # --- release ------------------------------------------------------------------------------
 
 
-def _release_dir(args: argparse.Namespace) -> Path:
-    candidate = Path(args.release)
-    if (candidate / "manifest.json").is_file():
-        return candidate
-    from warehouse.release import releases_root
+def _release_dir(args: argparse.Namespace, release: str | None = None) -> Path:
+    from warehouse.inspect import resolve
 
-    return releases_root(Path(args.data_dir), args.name) / args.release
+    return resolve(Path(args.data_dir), args.name, release or args.release)
 
 
 def cmd_release_list(args: argparse.Namespace) -> int:
@@ -411,6 +408,59 @@ def cmd_release_verify(args: argparse.Namespace) -> int:
             print(f"{directory}: {problem}")
         return 1
     print(f"{directory}: every file matches the manifest")
+    return 0
+
+
+def cmd_release_show(args: argparse.Namespace) -> int:
+    from warehouse.inspect import show
+
+    print(show(_release_dir(args)))
+    return 0
+
+
+def cmd_release_diff(args: argparse.Namespace) -> int:
+    from warehouse.inspect import diff, format_diff
+
+    old, new = _release_dir(args, args.old), _release_dir(args, args.new)
+    print(format_diff(args.old, args.new, diff(old, new)))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from warehouse.export import export
+
+    directory = _release_dir(args)
+    manifest_name = directory.parent.name
+    default = {"chinese-simpleqa-jsonl": f"{manifest_name}-{directory.name}-simpleqa-{args.split}.jsonl",
+               "simple-evals-csv": f"{manifest_name}-{directory.name}-simpleqa-{args.split}.csv",
+               "jsonl": f"{manifest_name}-{directory.name}-jsonl"}[args.format]
+    out = Path(args.out) if args.out else Path(args.data_dir) / "exports" / default
+    for path, rows in export(directory, args.format, out, args.split).items():
+        print(f"{path}: {rows} rows")
+    return 0
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from warehouse.scoring import format_scores, score_release
+
+    directory = _release_dir(args)
+    grader = None
+    if args.grader_model:
+        from verifiers.llm import LLMClient, LLMSettings
+
+        grader = LLMClient(LLMSettings(base_url=args.grader_base_url, model=args.grader_model,
+                                       api_key_env=args.grader_api_key_env),
+                           Path(args.data_dir) / "warehouse" / "llm_cache.duckdb")
+    try:
+        result = score_release(directory, Path(args.predictions), split=args.split,
+                               baseline=Path(args.baseline) if args.baseline else None, grader=grader)
+    finally:
+        if grader is not None:
+            grader.close()
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+    else:
+        print(format_scores(result))
     return 0
 
 
@@ -527,21 +577,58 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--trailing-rate", type=float, default=0.2, help="share with a trailing uncovered relation")
     synth.add_argument("--near-duplicate-rate", type=float, default=0.05, help="share that copy an earlier entry")
 
-    rel = _command(sub, "release", "List and verify releases.", "zhbench release list\nzhbench release verify 0.1.0",
+    rel = _command(sub, "release", "List, show, verify and compare releases.",
+                   "zhbench release list\nzhbench release show 0.1.0\nzhbench release diff 0.1.0 0.2.0",
                    lambda a: _help(rel))
     rel_sub = rel.add_subparsers(dest="release_command", metavar="COMMAND", parser_class=_Parser)
-    for name, help_text, example, func, needs_version in (
-        ("list", "List the versions of a release.", "zhbench release list --name cdtp", cmd_release_list, False),
+    for name, help_text, example, func, versions in (
+        ("list", "List the versions of a release.", "zhbench release list --name cdtp", cmd_release_list, ()),
+        ("show", "Show a release: provenance, files, labels, validation and counts.",
+         "zhbench release show 0.1.0", cmd_release_show, ("release",)),
         ("verify", "Check a release's files against its manifest checksums.",
          "zhbench release verify 0.1.0\nzhbench release verify zhbench-data/releases/cdtp/0.1.0",
-         cmd_release_verify, True),
+         cmd_release_verify, ("release",)),
+        ("diff", "Rows added, removed and changed per config between two releases, with examples.",
+         "zhbench release diff 0.1.0 0.2.0", cmd_release_diff, ("old", "new")),
     ):
         p = _command(rel_sub, name, help_text, example, func)
-        if needs_version:
-            p.add_argument("release", help="a version of --name, or a release directory")
-        p.add_argument("--name", default="cdtp", help="release name (default cdtp)")
-        p.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
+        for argument in versions:
+            p.add_argument(argument, help="a version of --name, or a release directory")
+        _release_options(p)
+
+    exp = _command(sub, "export", "Write a release in a harness's format.",
+                   "zhbench export 0.1.0 --format chinese-simpleqa-jsonl\n"
+                   "zhbench export 0.1.0 --format simple-evals-csv --out simpleqa.csv\n"
+                   "zhbench export 0.1.0 --format jsonl --split all --out cdtp-jsonl", cmd_export)
+    exp.add_argument("release", help="a version of --name, or a release directory")
+    exp.add_argument("--format", required=True, choices=["chinese-simpleqa-jsonl", "simple-evals-csv", "jsonl"])
+    exp.add_argument("--split", default="eval", choices=["eval", "train", "all"], help="which split (default eval)")
+    exp.add_argument("--out", help="output file (a directory for jsonl); default under <data-dir>/exports")
+    _release_options(exp)
+
+    score = _command(sub, "score", "Score a model's predictions on a release (CDTP, Chinese SimpleQA and "
+                                   "CUGE-style metrics).",
+                     "zhbench score 0.1.0 --predictions preds.jsonl\n"
+                     "zhbench score 0.1.0 --predictions preds.jsonl --baseline baseline.jsonl --json", cmd_score)
+    score.add_argument("release", help="a version of --name, or a release directory")
+    score.add_argument("--predictions", required=True,
+                       help="JSON lines {\"id\": item_id, \"prediction\": ...} or {\"id\", \"ranking\": [...]}")
+    score.add_argument("--baseline", help="a baseline model's predictions: dataset scores are divided by its "
+                                         "(CUGE's normalisation)")
+    score.add_argument("--split", default="eval", choices=["eval", "train", "all"], help="which split (default eval)")
+    score.add_argument("--json", action="store_true", help="print the scores as JSON")
+    score.add_argument("--grader-model", help="grade simpleqa answers with this model (OpenAI-compatible endpoint); "
+                                              "default: normalised matching")
+    score.add_argument("--grader-base-url", default="http://127.0.0.1:8000/v1", help="the grader's endpoint")
+    score.add_argument("--grader-api-key-env", default="OPENAI_API_KEY",
+                       help="environment variable holding the grader's API key")
+    _release_options(score)
     return parser
+
+
+def _release_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--name", default="cdtp", help="release name (default cdtp)")
+    p.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
 
 
 def _help(parser: argparse.ArgumentParser) -> int:

@@ -18,11 +18,12 @@ from builders.distractors import DistractorPicker, DistractorSettings
 from builders.graph import Graph
 from builders.items import ItemBuilder, ItemSettings
 from builders.templates import load_templates
-from filters.dedup import FieldDeduplicator
+from filters.dedup import FieldDeduplicator, field_key
 from filters.embeddings import make_embedder
 from flows.settings import ItemsSettings, LLMSection, VerifySettings
 from schemas import ITEM_SCHEMA, Item, Pair
 from warehouse import release as releases
+from warehouse.hierarchy import LEVELS, Labels
 from warehouse.shards import ShardWriter, iter_records
 
 QUESTION_KINDS = ("qa", "simpleqa")  # kinds whose questions are natural language, checked for contamination
@@ -102,6 +103,8 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
             reason = "dedup:released_field_duplicate" if d.reference else "dedup:field_duplicate"
             drops[d.doc_id] = (reason, {"duplicate_of": d.duplicate_of})
 
+    drops.update(question_conflicts([k for k in kept if k[0] not in drops], settings.kinds))
+
     # The contamination check of natural-language questions.
     database = QuestionDatabase(embedder, settings.contamination_minhash, settings.contamination_embedding)
     if data_dir is not None:
@@ -149,19 +152,51 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     return {"shards": final.paths, "report": report}
 
 
-def split_query(kind: str, split: str, settings: ItemsSettings) -> str:
+def question_conflicts(kept: list[tuple[str, str, str, str]], kinds) -> dict[str, tuple[str, dict]]:
+    """Drops for questions that are not one question with one answer in one config.
+
+    ``kept``: (item_id, kind, question, answer). Questions are compared after normalisation with
+    punctuation removed. A short-answer (simpleqa) question that the kept items answer in more
+    than one way is ambiguous: all its simpleqa items go (``criteria:several_answers``). A question
+    left in several configs stays in the first of ``kinds`` and leaves the others
+    (``dedup:question_in_<kind>``), so no question is shared between configs.
+    """
+    answers: dict[bytes, set[bytes]] = {}
+    first_kind: dict[bytes, str] = {}
+    order = {kind: n for n, kind in enumerate(kinds)}
+    for _, kind, question, answer in kept:
+        key = field_key(question)
+        answers.setdefault(key, set()).add(field_key(answer))
+        if key not in first_kind or order.get(kind, len(order)) < order.get(first_kind[key], len(order)):
+            first_kind[key] = kind
+    drops: dict[str, tuple[str, dict]] = {}
+    for item, kind, question, _ in kept:
+        key = field_key(question)
+        if kind == "simpleqa" and len(answers[key]) > 1:
+            drops[item] = ("criteria:several_answers", {"answers": len(answers[key])})
+    for item, kind, question, _ in kept:
+        key = field_key(question)
+        if item not in drops and kind != first_kind[key]:
+            drops[item] = (f"dedup:question_in_{first_kind[key]}", {})
+    return drops
+
+
+def split_query(kind: str, split: str, settings: ItemsSettings, labels: Labels | None = None) -> str:
     """Kept items of one kind, optionally a stratified subset, split train/eval per domain, by seed.
 
     Strata are domain | answer format | relation frequency bin | text length bin; a stratum
     contributes round(subset_size * its share) items, so the subset's size is about subset_size.
-    Within a stratum and within a domain, items are ranked by md5(seed:item_id).
+    Within a stratum and within a domain, items are ranked by md5(seed:item_id). ``labels`` are
+    the config's capability, task and dataset, written on every row.
     """
-    columns = ", ".join("split_" if name == "split" else name for name in ITEM_SCHEMA.names)
-    columns = columns.replace("split_", "CAST(assigned AS VARCHAR) AS split")
+    fixed = {"split": "CAST(assigned AS VARCHAR) AS split"}
+    for level in LEVELS:
+        fixed[level] = f"{_sql_text(getattr(labels, level) if labels else '')} AS {level}"
+    columns = ", ".join(fixed.get(name, name) for name in ITEM_SCHEMA.names)
     size = int(settings.subset_size)
     return f"""
         WITH items AS (
-            SELECT * EXCLUDE (split), md5('{int(settings.seed)}:' || item_id) AS h
+            SELECT * EXCLUDE (split, {", ".join(LEVELS)}), md5('{int(settings.seed)}:' || item_id) AS h
             FROM read_parquet($paths) WHERE decision = 'kept' AND kind = '{kind}'),
         ranked AS (
             SELECT *, count(*) OVER () AS total, count(*) OVER (PARTITION BY stratum) AS in_stratum,
@@ -177,8 +212,15 @@ def split_query(kind: str, split: str, settings: ItemsSettings) -> str:
         SELECT {columns} FROM assigned WHERE assigned = '{split}' ORDER BY item_id"""
 
 
-def item_tables(item_shards: list[Path], settings: ItemsSettings) -> list[releases.TableSpec]:
+def _sql_text(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def item_tables(item_shards: list[Path], settings: ItemsSettings,
+                hierarchy: dict[str, Labels] | None = None) -> list[releases.TableSpec]:
     if not settings.enabled or not item_shards:
         return []
-    return [releases.TableSpec(kind, split, ITEM_SCHEMA, split_query(kind, split, settings), item_shards)
+    hierarchy = hierarchy or {}
+    return [releases.TableSpec(kind, split, ITEM_SCHEMA, split_query(kind, split, settings, hierarchy.get(kind)),
+                               item_shards)
             for kind in settings.kinds for split in ("train", "eval")]

@@ -70,7 +70,7 @@ class DedupSettings(_Section):
     n: int = Field(5, ge=1, description="shingle length in characters or jieba words")
     against_releases: bool = Field(
         True, description="drop pairs that an earlier release of the same name already holds (exactly or nearly)")
-    memory_limit: str = Field("512MB", pattern=r"^\d+(\.\d+)?\s*[KMGT]i?B$",
+    memory_limit: str = Field("256MB", pattern=r"^\d+(\.\d+)?\s*[KMGT]i?B$",
                               description="DuckDB's memory limit while grouping; beyond it DuckDB spills to disk")
 
 
@@ -145,6 +145,10 @@ class LLMSection(_Section):
 class ReleaseSettings(_Section):
     name: str = Field("cdtp", pattern=r"^[a-z0-9][a-z0-9_\-]*$")
     version: str | None = Field(None, pattern=r"^\d+\.\d+\.\d+$")
+    hierarchy: Path | None = Field(None, description="capability/task/dataset labels per config (TOML); "
+                                                     "None: warehouse/hierarchy.toml")
+    gate: bool = Field(True, description="run the great-expectations suites before publishing; a failure "
+                                             "blocks the release")
 
 
 class Settings(BaseSettings):

@@ -318,17 +318,20 @@ ITEM_SCHEMA = _with_version(
             ("decision", pa.string()),
             ("reason", pa.string()),
             ("verified_by", pa.list_(pa.string())),  # the verifiers that actually ran on the item
+            ("capability", pa.string()),  # CUGE-style levels (warehouse/hierarchy.toml), set on release
+            ("task", pa.string()),
+            ("dataset", pa.string()),
         ]
     ),
     "item",
-    "1.2.0",
+    "1.3.0",
 )
 
 
 @dataclass(slots=True)
 class Item(Record):
     SCHEMA: ClassVar[pa.Schema] = ITEM_SCHEMA
-    VERSION: ClassVar[str] = "1.2.0"
+    VERSION: ClassVar[str] = "1.3.0"
 
     item_id: str
     kind: str
@@ -353,6 +356,9 @@ class Item(Record):
     decision: str = "kept"
     reason: str = ""
     verified_by: list[str] = field(default_factory=list)
+    capability: str = ""
+    task: str = ""
+    dataset: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in ITEM_KINDS:
@@ -367,7 +373,7 @@ class Item(Record):
 
 # --- Release manifest ------------------------------------------------------------
 
-MANIFEST_VERSION = "1.0.0"
+MANIFEST_VERSION = "1.1.0"  # 1.1.0: hierarchy, validation
 
 
 @dataclass(slots=True)
@@ -394,6 +400,8 @@ class ReleaseManifest:
     parent: str | None = None
     source_snapshot: str = ""
     flow_run_id: str | None = None
+    hierarchy: dict[str, Any] = field(default_factory=dict)  # config -> role, capability, task, dataset ...
+    validation: dict[str, Any] = field(default_factory=dict)  # the gate's suites and their results
     created_at: str = field(
         default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds")
     )

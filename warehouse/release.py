@@ -13,7 +13,7 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -56,13 +56,60 @@ def list_versions(data_dir: Path, name: str) -> list[str]:
     return sorted(found, key=lambda v: tuple(int(x) for x in v.split(".")))
 
 
-def next_version(data_dir: Path, name: str) -> str:
-    """0.1.0 for the first release, else the latest with its minor number raised."""
+def _semver(version: str) -> tuple[int, int, int]:
+    major, minor, patch = (int(x) for x in version.split("."))
+    return major, minor, patch
+
+
+def schema_changes(data_dir: Path, name: str, schemas: dict[str, str]) -> list[str]:
+    """How the configs' schemas ({config: "schema version"}) differ from the latest release's; a
+    config that disappears counts, a new config does not (old readers never ask for it)."""
+    versions = list_versions(data_dir, name)
+    if not versions:
+        return []
+    latest = load_manifest(releases_root(data_dir, name) / versions[-1])
+    before = {f.config: f"{f.schema} {f.schema_version}" for f in latest.files}
+    changes = []
+    for config, old in sorted(before.items()):
+        new = schemas.get(config)
+        if new is None:
+            changes.append(f"{config} is gone")
+        elif new != old:
+            changes.append(f"{config}: schema {old} -> {new}")
+    return changes
+
+
+def next_version(data_dir: Path, name: str, schemas: dict[str, str] | None = None) -> str:
+    """0.1.0 for the first release; after that the major number rises when a schema changed (see
+    ``schema_changes``), else the minor number."""
     versions = list_versions(data_dir, name)
     if not versions:
         return "0.1.0"
-    major, minor, _ = (int(x) for x in versions[-1].split("."))
+    major, minor, _ = _semver(versions[-1])
+    if schemas is not None and schema_changes(data_dir, name, schemas):
+        return f"{major + 1}.0.0"
     return f"{major}.{minor + 1}.0"
+
+
+def check_version(data_dir: Path, name: str, version: str, schemas: dict[str, str]) -> None:
+    """A chosen version must be semantic, newer than every release of the name, and raise the
+    major number when a schema changed."""
+    if not SEMVER.match(version):
+        raise ReleaseError(f"version {version!r} is not semantic (MAJOR.MINOR.PATCH, e.g. 1.2.0)")
+    versions = list_versions(data_dir, name)
+    if not versions:
+        return
+    latest = versions[-1]
+    if _semver(version) <= _semver(latest):
+        if version in versions:
+            raise ReleaseError(f"release {name} {version} already exists at {releases_root(data_dir, name) / version}; "
+                               "releases are immutable, choose another version")
+        raise ReleaseError(f"version {version} is not newer than the latest release of {name}, {latest}; "
+                           f"use {next_version(data_dir, name, schemas)} or leave the version unset")
+    changes = schema_changes(data_dir, name, schemas)
+    if changes and _semver(version)[0] == _semver(latest)[0]:
+        raise ReleaseError(f"the schema changed since {name} {latest} ({'; '.join(changes)}), so the major number "
+                           f"must rise: use {_semver(latest)[0] + 1}.0.0 or leave the version unset")
 
 
 def _batches(spec: TableSpec) -> Iterator[pa.RecordBatch]:
@@ -112,12 +159,21 @@ def _write_table(spec: TableSpec, path: Path) -> int:
 
 def publish(data_dir: Path, name: str, tables: list[TableSpec], config: dict[str, Any],
             counts: dict[str, Any], version: str | None = None, card: str = "",
-            source_snapshot: str = "", flow_run_id: str | None = None, code_version: str = "") -> Path:
-    """Write a release and return its directory."""
+            source_snapshot: str = "", flow_run_id: str | None = None, code_version: str = "",
+            hierarchy: dict[str, dict] | None = None,
+            gate: Callable[[Path, list[ReleaseFile]], dict] | None = None) -> Path:
+    """Write a release and return its directory.
+
+    ``hierarchy``: capability/task/dataset labels per config, recorded in the manifest and card.
+    ``gate(directory, files)`` validates the written files before the release becomes visible; it
+    returns a summary kept in the manifest, or raises (a ``ReleaseError`` naming what failed), and
+    then nothing is published.
+    """
     data_dir = Path(data_dir)
-    version = version or next_version(data_dir, name)
-    if not SEMVER.match(version):
-        raise ReleaseError(f"version {version!r} is not semantic (MAJOR.MINOR.PATCH, e.g. 1.2.0)")
+    schemas = {spec.config: f"{(spec.schema.metadata or {}).get(b'zhbench.schema', b'').decode()} "
+                            f"{schema_version(spec.schema)}" for spec in tables}
+    version = version or next_version(data_dir, name, schemas)
+    check_version(data_dir, name, version, schemas)
     root = releases_root(data_dir, name)
     final = root / version
     if final.exists():
@@ -142,10 +198,13 @@ def publish(data_dir: Path, name: str, tables: list[TableSpec], config: dict[str
                 schema=(spec.schema.metadata or {}).get(b"zhbench.schema", b"").decode(),
                 schema_version=schema_version(spec.schema),
             ))
+        validation = gate(tmp, files) if gate is not None else {}
         manifest = ReleaseManifest(
             name=name, version=version, files=files, config=config, counts=counts,
             code_version=code_version, parent=previous[-1] if previous else None,
             source_snapshot=source_snapshot, flow_run_id=flow_run_id,
+            hierarchy={c: v for c, v in (hierarchy or {}).items() if c in {f.config for f in files}},
+            validation=validation,
         )
         (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
         (tmp / "README.md").write_text(card or default_card(manifest), encoding="utf-8")

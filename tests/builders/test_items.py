@@ -126,3 +126,20 @@ def test_contamination_check_drops_a_registered_question(kept_pair_shards, built
     dropped = [i for i in items_of(result, "qa", decision="dropped") if i.reason.startswith("contamination:")]
     assert [i.question for i in dropped] == [question]
     assert json.loads(dropped[0].provenance)["dropped_because"]["matched_id"] == "chinese_simpleqa.jsonl:1"
+
+
+def test_a_question_has_one_answer_and_one_config():
+    from flows.items import question_conflicts
+
+    kept = [("q1", "qa", "汤显祖的代表作品是什么？", "《牡丹亭》"),
+            ("q2", "qa", "汤显祖的代表作品是什么？", "《紫钗记》"),
+            ("s1", "simpleqa", "汤显祖的代表作品是什么", "《牡丹亭》"),
+            ("s2", "simpleqa", "孟子生活在哪个时代？", "战国"),
+            ("q3", "qa", "孟子生活在哪个时代?", "战国时期"),
+            ("s3", "simpleqa", "北京大学创立于什么时候？", "1898年")]
+    drops = question_conflicts(kept, ("kgc", "qa", "simpleqa"))
+    assert drops["s1"][0] == "criteria:several_answers"  # two kept answers: not a short-answer question
+    assert drops["s2"][0] == "criteria:several_answers"
+    assert "q1" not in drops and "q2" not in drops and "q3" not in drops and "s3" not in drops
+    same = [("q4", "qa", "北京大学创立于什么时候？", "1898年"), ("s4", "simpleqa", "北京大学创立于什么时候", "1898年")]
+    assert question_conflicts(same, ("kgc", "qa", "simpleqa")) == {"s4": ("dedup:question_in_qa", {})}

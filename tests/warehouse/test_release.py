@@ -73,3 +73,25 @@ def test_verify_reports_a_changed_file(shards, tmp_path):
     target.write_bytes(target.read_bytes() + b"x")
     (problem,) = verify(release)
     assert problem.startswith("dropped_triples/all.parquet: sha256")
+
+
+def test_a_schema_change_raises_the_major_number(shards, tmp_path):
+    data = tmp_path / "data"
+    first = publish(shards, data)
+    manifest = json.loads((first / "manifest.json").read_text())
+    # Pretend the first release was written with an older pair schema.
+    for entry in manifest["files"]:
+        if entry["config"] == "cdtp_pairs":
+            entry["schema_version"] = "0.9.0"
+    (first / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ReleaseError, match="major number must rise: use 1.0.0"):
+        publish(shards, data, version="0.2.0")
+    assert publish(shards, data).name == "1.0.0"
+    assert publish(shards, data).name == "1.1.0"  # same schemas again: a minor step
+
+
+def test_a_chosen_version_must_be_newer_than_the_latest(shards, tmp_path):
+    data = tmp_path / "data"
+    publish(shards, data, version="0.3.0")
+    with pytest.raises(ReleaseError, match="not newer than the latest release of cdtp, 0.3.0; use 0.4.0"):
+        publish(shards, data, version="0.2.0")

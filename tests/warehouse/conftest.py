@@ -1,0 +1,75 @@
+"""A small release with pairs and every item config, published through the real flow functions."""
+
+from __future__ import annotations
+
+import pytest
+
+from flows.cdtp import publish_stage
+from flows.items import item_tables
+from flows.settings import ItemsSettings, ReleaseSettings
+from schemas import Item, Pair, Triple
+from warehouse.hierarchy import load_hierarchy
+from warehouse.shards import ShardWriter
+from warehouse.validation import GateRules
+
+DOMAINS = ("history_politics", "nature_environment")
+
+
+def pairs(count: int = 12) -> list[Pair]:
+    return [Pair(pair_id=f"p{i:03d}", entity=f"实体{i}", text=f"实体{i}海拔{1000 + i}米。", url=f"http://x/item/{i}",
+                 triples=[Triple(f"实体{i}", "海拔", f"{1000 + i}米", decision="kept", span_end=9)],
+                 decision="kept", page_hash=f"h{i}", domain=DOMAINS[i % 2], position_index=0.9,
+                 topic="natural_science", subtopic="geography")
+            for i in range(count)]
+
+
+def mcq(i: int, kind: str, **changes) -> Item:
+    options = [f"{1000 + i + k}米" for k in range(10)]
+    fields = dict(item_id=f"{kind}{i:03d}", kind=kind, question=f"{kind}：实体{i}的海拔是多少？",
+                  answer=options[i % 10], options=options, answer_index=i % 10, source_pair_ids=[f"p{i:03d}"],
+                  domain=DOMAINS[i % 2], primary_category="natural_science", secondary_category="geography")
+    fields.update(changes)
+    return Item(**fields)
+
+
+def items(count: int = 12) -> list[Item]:
+    found = []
+    for i in range(count):
+        found += [mcq(i, "kgc", question=f"（实体{i}，海拔，？）"), mcq(i, "qa")]
+        common = dict(source_pair_ids=[f"p{i:03d}"], domain=DOMAINS[i % 2], primary_category="natural_science",
+                      secondary_category="geography")
+        found += [Item(item_id=f"t2t{i:03d}", kind="t2t", question=f"实体{i}｜海拔｜{1000 + i}米",
+                       answer=f"实体{i}海拔{1000 + i}米。", **common),
+                  Item(item_id=f"cloze{i:03d}", kind="cloze", question=f"实体{i}是一座山，海拔＿＿＿。",
+                       answer=f"{1000 + i}米", **common),
+                  Item(item_id=f"simpleqa{i:03d}", kind="simpleqa", question=f"实体{i}有多高？",
+                       answer=f"{1000 + i}米", urls=[f"http://x/item/{i}"], answer_kind="quantity", **common)]
+    return found
+
+
+def write(directory, records, record_type):
+    with ShardWriter(directory, record_type.__name__.lower(), record_type) as writer:
+        writer.write_all(records)
+    return writer.paths
+
+
+def rules(hierarchy) -> GateRules:
+    return GateRules(position_threshold=0.75, max_answer_chars=20, domains=DOMAINS, topics=("natural_science",),
+                     subtopics=("geography",), hierarchy={c: v.as_dict() for c, v in hierarchy.items()})
+
+
+def publish_release(tmp_path, data_dir, pair_records=None, item_records=None, gate=True, version=None):
+    """Publish a release of pairs and items; returns its directory."""
+    hierarchy = load_hierarchy("cdtp")
+    settings = ItemsSettings()
+    pair_shards = write(tmp_path / f"pairs-{len(list(tmp_path.iterdir()))}", pair_records or pairs(), Pair)
+    item_shards = write(tmp_path / f"items-{len(list(tmp_path.iterdir()))}", item_records or items(), Item)
+    return publish_stage(pair_shards, ReleaseSettings(version=version), data_dir, {"k": 1}, {"pairs_kept": 12},
+                         "snap", None, item_tables(item_shards, settings, hierarchy), hierarchy,
+                         rules(hierarchy) if gate else None, tmp_path / "validation")
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("release")
+    return publish_release(tmp, tmp / "data")
