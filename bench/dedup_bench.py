@@ -105,7 +105,7 @@ def dedup_file(path: Path, work: Path) -> dict:
     import pyarrow.parquet as pq
 
     def docs():
-        for batch in pq.ParquetFile(path).iter_batches(20_000):
+        for batch in pq.ParquetFile(path, pre_buffer=False).iter_batches(20_000):
             yield from zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True)
 
     start = time.perf_counter()

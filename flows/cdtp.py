@@ -8,8 +8,11 @@ engine and the engine is tested once.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
+from array import array
+from collections import Counter
 import tempfile
 import time
 import uuid
@@ -18,6 +21,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
 
+import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 from prefect import flow, task
 
@@ -127,13 +132,43 @@ def released_texts(data_dir: Path, name: str) -> Iterator[tuple[str, str]]:
         path = releases.releases_root(data_dir, name) / version / "cdtp_pairs" / "all.parquet"
         if not path.is_file():
             continue
-        for batch in pq.ParquetFile(path).iter_batches(10_000, columns=["pair_id", "text"]):
+        for batch in pq.ParquetFile(path, pre_buffer=False).iter_batches(10_000, columns=["pair_id", "text"]):
             for pair_id, text in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True):
                 yield f"{name} {version}:{pair_id}", text
 
 
 def dedup_reason(duplicate) -> str:
     return f"dedup:{'released_' if duplicate.reference else ''}{duplicate.kind}_duplicate"
+
+
+DEDUP_REASONS = ("dedup:exact_duplicate", "dedup:near_duplicate", "dedup:released_exact_duplicate",
+                 "dedup:released_near_duplicate")
+DUPLICATE_SCHEMA = pa.schema([("pair_id", pa.string()), ("duplicate_of", pa.string()), ("kind", pa.string()),
+                              ("released", pa.bool_()), ("similarity", pa.float64())])
+
+
+def _id_key(pair_id: str) -> int:
+    """A pair id as 64 bits: pair ids are 16 hex digits (exact); any other id is hashed."""
+    if len(pair_id) == 16:
+        try:
+            return int(pair_id, 16)
+        except ValueError:
+            pass
+    return int.from_bytes(hashlib.blake2b(pair_id.encode("utf-8"), digest_size=8).digest(), "big")
+
+
+def _write_duplicates(found: Path, out: Path) -> None:
+    """duplicates.jsonl sorted by pair id, streamed from the Parquet the dedup wrote."""
+    con = duck()
+    try:
+        con.execute("SET preserve_insertion_order = false")
+        reader = con.sql(f"SELECT * FROM read_parquet('{found}') ORDER BY pair_id").fetch_record_batch(50_000)
+        with open(out, "w", encoding="utf-8") as handle:
+            for batch in reader:
+                for row in batch.to_pylist():
+                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    finally:
+        con.close()
 
 
 def dedup_stage(pair_shards: list[Path], dedup: DedupSettings, funnel: dict, out_dir: Path,
@@ -153,29 +188,45 @@ def dedup_stage(pair_shards: list[Path], dedup: DedupSettings, funnel: dict, out
     if dedup.against_releases and data_dir is not None:
         references = finder.add_references(released_texts(Path(data_dir), release_name))
     kept = ((p.pair_id, p.text) for p in iter_records(pair_shards, Pair) if p.decision == "kept")
-    duplicates = {d.doc_id: d for d in finder.find(kept)}
-    shutil.rmtree(out_dir / "work", ignore_errors=True)
-    with open(out_dir / "duplicates.jsonl", "w", encoding="utf-8") as handle:
-        for d in sorted(duplicates.values(), key=lambda d: d.doc_id):
-            handle.write(json.dumps({"pair_id": d.doc_id, "duplicate_of": d.duplicate_of, "kind": d.kind,
-                                     "released": d.reference, "similarity": round(d.similarity, 4)},
-                                    ensure_ascii=False) + "\n")
+    # The duplicates go to Parquet as they are found; memory keeps 8 bytes per duplicate (its id's
+    # key) and 1 for its reason, so a million pairs mark their duplicates in a few megabytes.
+    keys, codes, reasons = array("Q"), array("B"), list(DEDUP_REASONS)
+    found_path = out_dir / "work" / "duplicates.parquet"
+    with pq.ParquetWriter(found_path, DUPLICATE_SCHEMA) as found:
+        batch: list[dict] = []
+        for d in finder.find(kept):
+            keys.append(_id_key(d.doc_id))
+            codes.append(reasons.index(dedup_reason(d)))
+            batch.append({"pair_id": d.doc_id, "duplicate_of": d.duplicate_of, "kind": d.kind,
+                          "released": d.reference, "similarity": round(d.similarity, 4)})
+            if len(batch) == 50_000:
+                found.write_table(pa.Table.from_pylist(batch, DUPLICATE_SCHEMA))
+                batch = []
+        if batch:
+            found.write_table(pa.Table.from_pylist(batch, DUPLICATE_SCHEMA))
+    order = np.argsort(np.frombuffer(keys, dtype=np.uint64), kind="stable")
+    sorted_keys = np.frombuffer(keys, dtype=np.uint64)[order]
+    sorted_codes = np.frombuffer(codes, dtype=np.uint8)[order]
+    _write_duplicates(found_path, out_dir / "duplicates.jsonl")
 
     def marked() -> Iterator[Pair]:
         for pair in iter_records(pair_shards, Pair):
-            found = duplicates.get(pair.pair_id)
-            if found is not None and pair.decision == "kept":
-                pair.decision, pair.reason = "dropped", dedup_reason(found)
+            if pair.decision == "kept" and len(sorted_keys):
+                key = np.uint64(_id_key(pair.pair_id))
+                at = int(np.searchsorted(sorted_keys, key))
+                if at < len(sorted_keys) and sorted_keys[at] == key:
+                    pair.decision, pair.reason = "dropped", reasons[sorted_codes[at]]
             yield pair
 
     with ShardWriter(out_dir, "pairs", Pair) as writer:
         writer.write_all(marked())
+    shutil.rmtree(out_dir / "work", ignore_errors=True)
+    counts = Counter(reasons[c] for c in codes)
     updated = dict(funnel, pairs_dropped=dict(funnel["pairs_dropped"]))
-    for d in duplicates.values():
-        reason = dedup_reason(d)
-        updated["pairs_dropped"][reason] = updated["pairs_dropped"].get(reason, 0) + 1
+    for reason, count in counts.items():
+        updated["pairs_dropped"][reason] = updated["pairs_dropped"].get(reason, 0) + count
     updated["pairs_dropped"] = dict(sorted(updated["pairs_dropped"].items()))
-    updated["pairs_kept"] = funnel["pairs_kept"] - len(duplicates)
+    updated["pairs_kept"] = funnel["pairs_kept"] - len(codes)
     updated["dedup"] = {"released_pairs_compared": references, "candidate_pairs": finder.counts["candidates"]}
     return {"shards": writer.paths, "funnel": updated}
 

@@ -51,7 +51,7 @@ def _rows(directory: Path, manifest: ReleaseManifest, config: str, split: str) -
         raise ReleaseError(f"{manifest.name} {manifest.version} has no {config} rows for split {split!r} "
                            f"(it holds: {', '.join(have)})")
     for f in sorted(files, key=lambda f: f.split):
-        for batch in pq.ParquetFile(directory / f.path).iter_batches(10_000):
+        for batch in pq.ParquetFile(directory / f.path, pre_buffer=False).iter_batches(10_000):
             yield from batch.to_pylist()
 
 
@@ -87,7 +87,7 @@ def export(directory: Path, fmt: str, out: Path, split: str = "eval") -> dict[st
                 continue
             target = out / f.config / f"{f.split}.jsonl"
             rows = (json.dumps(r, ensure_ascii=False, default=str) + "\n"
-                    for b in pq.ParquetFile(directory / f.path).iter_batches(10_000) for r in b.to_pylist())
+                    for b in pq.ParquetFile(directory / f.path, pre_buffer=False).iter_batches(10_000) for r in b.to_pylist())
             written[str(target)] = _write_atomically(target, rows)
         return written
     topics, subtopics = _category_names(manifest)

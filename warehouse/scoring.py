@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from collections import Counter
 from pathlib import Path
 from statistics import mean
@@ -34,7 +35,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from filters.normalize import normalize
+from filters.normalize import _t2s, normalize
 from warehouse.release import ReleaseError, load_manifest
 
 MAIN_METRIC = {"kgc": "accuracy", "qa": "accuracy", "t2t": "rouge-l", "cloze": "accuracy", "simpleqa": "f_score"}
@@ -73,7 +74,11 @@ def read_predictions(path: Path) -> dict[str, dict]:
 
 
 def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(normalize(text or "")) if text else []
+    """NFKC, simplified characters, lower case; then CJK characters and marks one by one, Latin
+    letters and digits in runs (whitespace separates runs, unlike ``normalize``, which drops it)."""
+    if not text:
+        return []
+    return _TOKEN.findall(_t2s().convert(unicodedata.normalize("NFKC", text)).lower())
 
 
 # --- multiple choice --------------------------------------------------------------------------

@@ -111,7 +111,7 @@ class ShardWriter:
 def iter_records(paths: Iterable[Path | str], record_type: type[R], batch_size: int = 1_000) -> Iterator[R]:
     """Stream records back from shards, one batch in memory at a time."""
     for path in paths:
-        parquet = pq.ParquetFile(path)
+        parquet = pq.ParquetFile(path, pre_buffer=False)  # pre-buffering keeps every batch read until the end
         for batch in parquet.iter_batches(batch_size=batch_size):
             yield from record_type.from_batch(batch)  # type: ignore[misc]
 
