@@ -101,7 +101,7 @@ def write_texts(count: int, path: Path) -> None:
                 batch = []
 
 
-def dedup_file(path: Path, work: Path) -> dict:
+def dedup_file(path: Path, work: Path, memory_limit: str) -> dict:
     import pyarrow.parquet as pq
 
     def docs():
@@ -109,7 +109,7 @@ def dedup_file(path: Path, work: Path) -> dict:
             yield from zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True)
 
     start = time.perf_counter()
-    finder = Deduplicator(work_dir=work)
+    finder = Deduplicator(work_dir=work, memory_limit=memory_limit)
     found = {"exact": 0, "near": 0}
     for duplicate in finder.find(docs()):
         found[duplicate.kind] += 1
@@ -118,14 +118,15 @@ def dedup_file(path: Path, work: Path) -> dict:
             **found, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def memory(sizes: list[int], root: Path) -> int:
+def memory(sizes: list[int], root: Path, memory_limit: str) -> int:
     print(f"{'docs':>9} {'exact':>8} {'near':>8} {'candidates':>11} {'docs/s':>8} {'peak RSS':>10}")
     for count in sizes:
         work = root / str(count)
         shutil.rmtree(work, ignore_errors=True)
         subprocess.run([sys.executable, "-m", "bench.dedup_bench", "--child", "texts", "--count", str(count),
                         "--dir", str(work)], check=True)
-        done = subprocess.run([sys.executable, "-m", "bench.dedup_bench", "--child", "dedup", "--dir", str(work)],
+        done = subprocess.run([sys.executable, "-m", "bench.dedup_bench", "--child", "dedup", "--dir", str(work),
+                               "--memory-limit", memory_limit],
                               capture_output=True, text=True)
         if done.returncode != 0:
             print(f"dedup failed on {count} documents:\n{done.stderr[-3000:]}", file=sys.stderr)
@@ -146,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory", type=int, nargs="+", metavar="DOCS",
                         help="measure peak RSS of the Deduplicator at these corpus sizes instead")
     parser.add_argument("--dir", type=Path, default=Path("/tmp/zhbench-dedup-bench"))
+    parser.add_argument("--memory-limit", default="256MB", help="DuckDB's memory limit (the dedup setting's default)")
     parser.add_argument("--child", choices=["texts", "dedup"], help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -153,10 +155,10 @@ def main(argv: list[str] | None = None) -> int:
         write_texts(args.count, args.dir / "texts.parquet")
         return 0
     if args.child == "dedup":
-        print(json.dumps(dedup_file(args.dir / "texts.parquet", args.dir / "work")))
+        print(json.dumps(dedup_file(args.dir / "texts.parquet", args.dir / "work", args.memory_limit)))
         return 0
     if args.memory:
-        return memory(args.memory, args.dir)
+        return memory(args.memory, args.dir, args.memory_limit)
     docs, planted = planted_corpus(args.docs)
     lengths = sorted(len(t) for _, t in docs)
     print(f"{len(docs)} documents (median {lengths[len(lengths) // 2]} characters), {len(planted)} planted "

@@ -39,8 +39,9 @@ from flows.crawling import crawl_config, register_crawl, site_for
 from flows.settings import AlignSettings, CrawlSettings, DedupSettings, ReleaseSettings, Settings
 from schemas import DROPPED_TRIPLE_SCHEMA, PAIR_SCHEMA, Page, Pair
 from warehouse import release as releases
+from warehouse.catalog import Catalog
 from warehouse.hierarchy import Labels, load_hierarchy
-from warehouse.validation import GateRules
+from warehouse.validation import GateFailed, GateRules
 from warehouse.shards import ShardWriter, duck, iter_records, sql_path_list
 
 CODE_VERSION = "0.1.0"
@@ -63,6 +64,7 @@ class RunSummary:
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
     note: str = ""
+    blocked: bool = False  # the validation gate failed: nothing was published
 
 
 def crawl_stage(crawl: CrawlSettings, base_url: str, out_dir: Path, data_dir: Path) -> CrawlResult:
@@ -278,7 +280,16 @@ align_task = task(align_stage, name="align")
 dedup_task = task(dedup_stage, name="dedup")
 verify_task = task(verify_stage, name="verify")
 items_task = task(items_stage, name="items")
-publish_task = task(publish_stage, name="publish")
+def publish_checked(*args, **kwargs) -> tuple[Path | None, str]:
+    """publish_stage, with a failed validation gate returned as (None, why) instead of raised: the
+    run still writes its report, and the user reads one message, not a task failure."""
+    try:
+        return publish_stage(*args, **kwargs), ""
+    except GateFailed as exc:
+        return None, str(exc)
+
+
+publish_task = task(publish_checked, name="publish")
 
 
 @flow(name="cdtp", log_prints=False)
@@ -286,14 +297,15 @@ def cdtp_flow(settings: Settings) -> RunSummary:
     from prefect.runtime import flow_run
 
     started = time.monotonic()
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    started_at = datetime.now(timezone.utc)
+    stamp = started_at.strftime("%Y%m%dT%H%M%SZ")
     run_dir = Path(settings.data_dir) / "runs" / f"{stamp}-{uuid.uuid4().hex[:6]}"
     with site_for(settings.crawl, settings.crawl.mirror_port) as base_url:
         crawled = crawl_task(settings.crawl, base_url, run_dir / "crawl", Path(settings.data_dir))
     aligned = align_task(crawled.shards, settings.align, run_dir / "pairs", Path(settings.data_dir) / "cache")
-    deduped = dedup_task(aligned.shards, settings.dedup, aligned.funnel, run_dir / "pairs-dedup",
-                         Path(settings.data_dir), settings.release.name)
-    deduped = verify_task(deduped["shards"], crawled.shards, settings.verify, deduped["funnel"],
+    dedup_out = dedup_task(aligned.shards, settings.dedup, aligned.funnel, run_dir / "pairs-dedup",
+                           Path(settings.data_dir), settings.release.name)
+    deduped = verify_task(dedup_out["shards"], crawled.shards, settings.verify, dedup_out["funnel"],
                           run_dir / "pairs-verified", Path(settings.data_dir) / "warehouse" / "search_cache.duckdb")
     deduped["funnel"]["domains"] = kept_distribution(deduped["shards"])
     items = {"shards": [], "report": {}}
@@ -306,23 +318,36 @@ def cdtp_flow(settings: Settings) -> RunSummary:
     counts = {"pages": aligned.pages_by_status, **deduped["funnel"]}
     snapshot = _snapshot_id(crawled.shards)
     config = settings.model_dump(mode="json", exclude={"data_dir"})
-    release_dir, note = None, ""
+    release_dir, note, blocked = None, "", ""
     if deduped["funnel"]["pairs_kept"] > 0:
         hierarchy = load_hierarchy(settings.release.name, settings.release.hierarchy)
-        release_dir = publish_task(deduped["shards"], settings.release, Path(settings.data_dir), config, counts,
+        release_dir, blocked = publish_task(deduped["shards"], settings.release, Path(settings.data_dir), config, counts,
                                    snapshot, str(flow_run.id) if flow_run.id else None,
                                    item_tables(items["shards"], settings.items, hierarchy), hierarchy,
                                    gate_rules(settings, hierarchy) if settings.release.gate else None,
                                    run_dir / "validation")
+        note = blocked
     else:
         note = no_release_note(deduped["funnel"], settings.release.name)
     report = {"run": run_dir.name, "release": str(release_dir) if release_dir else None, "note": note,
               "pages": aligned.pages_by_status, "funnel": deduped["funnel"]}
     (run_dir / "report.json").write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
+    status = "published" if release_dir else ("blocked" if blocked else "nothing_new")
+    catalog = Catalog(Path(settings.data_dir) / "catalog.duckdb")
+    catalog.record_run({
+        "run_id": run_dir.name, "flow_run_id": str(flow_run.id) if flow_run.id else None, "started_at": started_at,
+        "finished_at": datetime.now(timezone.utc), "status": status, "release_name": settings.release.name,
+        "release_version": release_dir.name if release_dir else None, "note": note, "settings": config,
+        "funnel": deduped["funnel"]},
+        {"crawl": crawled.shards, "align": aligned.shards, "dedup": dedup_out["shards"], "verify": deduped["shards"],
+         "items": items["shards"]},
+        Path(settings.data_dir))
+    if release_dir is not None:
+        catalog.register_release(release_dir, run_dir.name, Path(settings.data_dir))
     return RunSummary(release_dir=release_dir, run_dir=run_dir, pages=aligned.pages_by_status,
                       funnel=deduped["funnel"], crawl_stats=crawled.stats,
                       problems=releases.verify(release_dir) if release_dir else [],
-                      seconds=time.monotonic() - started, note=note)
+                      seconds=time.monotonic() - started, note=note, blocked=bool(blocked))
 
 
 def gate_rules(settings: Settings, hierarchy: dict[str, Labels]) -> GateRules:

@@ -74,7 +74,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     summary = cdtp_flow(settings)
     print(format_summary(summary))
-    return 1 if summary.problems else 0
+    return 1 if summary.problems or summary.blocked else 0
 
 
 def format_summary(summary) -> str:
@@ -104,7 +104,23 @@ def format_summary(summary) -> str:
     else:
         lines += [f"  release         {summary.release_dir}",
                   "  manifest        " + ("checksums verified" if not summary.problems else "; ".join(summary.problems))]
+        lines += _validation_lines(summary)
     return "\n".join(lines)
+
+
+def _validation_lines(summary) -> list[str]:
+    from warehouse.release import load_manifest
+
+    try:
+        validation = load_manifest(summary.release_dir).validation
+    except ReleaseError:  # the manifest line above already says what is wrong with the release
+        return []
+    if not validation:
+        return ["  validation      off (release.gate = false)"]
+    suites = validation.get("suites", {})
+    docs = summary.run_dir / "validation" / "gx" / "uncommitted" / "data_docs" / "local_site" / "index.html"
+    return [f"  validation      passed: {sum(s['expectations'] for s in suites.values())} expectations in "
+            f"{len(suites)} suites; Data Docs {docs}"]
 
 
 # --- crawl ------------------------------------------------------------------------------

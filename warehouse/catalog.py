@@ -1,4 +1,5 @@
-"""The warehouse catalog: one DuckDB file recording what was fetched, when, and with which content.
+"""The warehouse catalog: one DuckDB file recording what was fetched, the runs, what each stage
+wrote (Parquet shards by content hash) and the releases published.
 
 DuckDB allows one writing process at a time. Every operation opens the file,
 does its work in one transaction and closes it; a process that finds the file
@@ -8,6 +9,7 @@ directory and readers never see half-written state.
 
 from __future__ import annotations
 
+import json
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -31,6 +33,41 @@ CREATE TABLE IF NOT EXISTS fetched_pages (
     change VARCHAR,
     fetched_at TIMESTAMPTZ,
     PRIMARY KEY (canonical_url, crawl)
+);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id VARCHAR PRIMARY KEY,
+    flow_run_id VARCHAR,
+    started_at TIMESTAMPTZ,
+    finished_at TIMESTAMPTZ,
+    status VARCHAR,           -- published | nothing_new | blocked
+    release_name VARCHAR,
+    release_version VARCHAR,
+    note VARCHAR,
+    settings JSON,
+    funnel JSON
+);
+CREATE TABLE IF NOT EXISTS stage_outputs (
+    run_id VARCHAR NOT NULL,
+    stage VARCHAR NOT NULL,
+    path VARCHAR NOT NULL,    -- relative to the data directory
+    content_hash VARCHAR,     -- the sha256 prefix in the shard's name
+    rows BIGINT,
+    bytes BIGINT,
+    PRIMARY KEY (run_id, stage, path)
+);
+CREATE TABLE IF NOT EXISTS releases (
+    name VARCHAR NOT NULL,
+    version VARCHAR NOT NULL,
+    path VARCHAR,
+    created_at VARCHAR,
+    parent VARCHAR,
+    run_id VARCHAR,
+    flow_run_id VARCHAR,
+    manifest_sha256 VARCHAR,
+    files INTEGER,
+    rows BIGINT,
+    validation_passed BOOLEAN,
+    PRIMARY KEY (name, version)
 );
 """
 
@@ -105,3 +142,87 @@ class Catalog:
         """Known pages whose latest fetch is older than ``older_than``: a recrawl asks for these."""
         now = now or datetime.now(timezone.utc)
         return {url: info for url, info in self.latest().items() if now - info["fetched_at"] >= older_than}
+
+    def record_run(self, run: dict, outputs: dict[str, list[Path]], data_dir: Path) -> None:
+        """One run and the shards each stage wrote (re-recording a run replaces its rows)."""
+        import pyarrow.parquet as pq
+
+        rows = []
+        for stage, paths in outputs.items():
+            for path in paths:
+                path = Path(path)
+                name = path.stem.rsplit("-", 1)
+                rows.append((run["run_id"], stage, _relative(path, data_dir), name[1] if len(name) == 2 else None,
+                             pq.ParquetFile(path).metadata.num_rows, path.stat().st_size))
+
+        def work(con):
+            con.execute("BEGIN")
+            try:
+                con.execute("DELETE FROM runs WHERE run_id = ?", [run["run_id"]])
+                con.execute("DELETE FROM stage_outputs WHERE run_id = ?", [run["run_id"]])
+                con.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+                    run["run_id"], run.get("flow_run_id"), run.get("started_at"), run.get("finished_at"),
+                    run["status"], run.get("release_name"), run.get("release_version"), run.get("note", ""),
+                    json.dumps(run.get("settings", {}), ensure_ascii=False),
+                    json.dumps(run.get("funnel", {}), ensure_ascii=False)])
+                if rows:
+                    con.executemany("INSERT INTO stage_outputs VALUES (?, ?, ?, ?, ?, ?)", rows)
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+
+        self._run(work)
+
+    def register_release(self, release_dir: Path, run_id: str | None, data_dir: Path) -> None:
+        """Add a published release to the registry (its manifest is the source of truth)."""
+        import hashlib
+
+        from warehouse.release import load_manifest
+
+        manifest = load_manifest(release_dir)
+        digest = hashlib.sha256((Path(release_dir) / "manifest.json").read_bytes()).hexdigest()
+        row = [manifest.name, manifest.version, _relative(Path(release_dir), data_dir), manifest.created_at,
+               manifest.parent, run_id, manifest.flow_run_id, digest, len(manifest.files),
+               sum(f.rows for f in manifest.files), bool(manifest.validation.get("passed")) if manifest.validation
+               else None]
+
+        def work(con):
+            con.execute("DELETE FROM releases WHERE name = ? AND version = ?", row[:2])
+            con.execute("INSERT INTO releases VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+
+        self._run(work)
+
+    def runs(self) -> list[dict]:
+        def work(con):
+            cursor = con.execute("SELECT run_id, flow_run_id, started_at, finished_at, status, release_name, "
+                                 "release_version, note FROM runs ORDER BY started_at, run_id")
+            names = [d[0] for d in cursor.description]
+            return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+
+        return self._run(work)
+
+    def stage_outputs(self, run_id: str) -> list[dict]:
+        def work(con):
+            cursor = con.execute("SELECT stage, path, content_hash, rows, bytes FROM stage_outputs WHERE run_id = ? "
+                                 "ORDER BY stage, path", [run_id])
+            names = [d[0] for d in cursor.description]
+            return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+
+        return self._run(work)
+
+    def releases(self, name: str | None = None) -> list[dict]:
+        def work(con):
+            where, args = ("WHERE name = ?", [name]) if name else ("", [])
+            cursor = con.execute(f"SELECT * FROM releases {where} ORDER BY name, created_at, version", args)
+            names = [d[0] for d in cursor.description]
+            return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
+
+        return self._run(work)
+
+
+def _relative(path: Path, data_dir: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(Path(data_dir).resolve()).as_posix()
+    except ValueError:
+        return str(path)

@@ -181,6 +181,7 @@ def publish(data_dir: Path, name: str, tables: list[TableSpec], config: dict[str
                            "choose another version")
     previous = list_versions(data_dir, name)
     root.mkdir(parents=True, exist_ok=True)
+    remove_stale(root)
     tmp = root / f".tmp-{version}-{os.getpid()}"
     if tmp.exists():
         shutil.rmtree(tmp)
@@ -215,6 +216,29 @@ def publish(data_dir: Path, name: str, tables: list[TableSpec], config: dict[str
     return final
 
 
+def remove_stale(root: Path) -> list[Path]:
+    """Delete the temporary directories of publishing processes that no longer run (killed
+    mid-write); a live process's directory is left alone."""
+    removed = []
+    for path in root.glob(".tmp-*-*"):
+        pid = path.name.rsplit("-", 1)[-1]
+        if not pid.isdigit() or _alive(int(pid)):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def load_manifest(release_dir: Path) -> ReleaseManifest:
     path = Path(release_dir) / "manifest.json"
     if not path.is_file():
@@ -237,7 +261,13 @@ def verify(release_dir: Path) -> list[str]:
             continue
         digest = sha256_file(path)
         if digest != item.sha256:
-            problems.append(f"{item.path}: sha256 {digest[:12]}… differs from the manifest's {item.sha256[:12]}…")
+            try:
+                pq.ParquetFile(path).metadata
+                state = "changed since it was released"
+            except (pa.ArrowException, OSError):
+                state = "corrupted: it is no longer readable Parquet"
+            problems.append(f"{item.path}: sha256 {digest[:12]}… differs from the manifest's {item.sha256[:12]}… "
+                            f"({state})")
             continue
         rows = pq.ParquetFile(path).metadata.num_rows
         if rows != item.rows:
@@ -291,6 +321,19 @@ def default_card(manifest: ReleaseManifest) -> str:
     lines.append("|---|---|---|---|")
     for item in manifest.files:
         lines.append(f"| {item.config} | {item.split} | {item.rows} | `{item.sha256[:16]}` |")
+    labelled = {c: v for c, v in manifest.hierarchy.items() if v.get("role") == "evaluation"}
+    if labelled:
+        lines += ["", "## Tasks (CUGE-style levels)", "", "| config | capability | task | dataset | metrics |",
+                  "|---|---|---|---|---|"]
+        for config, v in labelled.items():
+            lines.append(f"| {config} | {v['capability']} ({v.get('capability_zh', '')}) | {v['task']} "
+                         f"({v.get('task_zh', '')}) | {v['dataset']} | {', '.join(v.get('metrics', []))} |")
+    if manifest.validation:
+        suites = manifest.validation.get("suites", {})
+        lines += ["", "## Validation", "",
+                  f"Passed before publishing: {sum(x['expectations'] for x in suites.values())} expectations in "
+                  f"{len(suites)} suites ({manifest.validation.get('engine', '')}): "
+                  + ", ".join(f"`{name}`" for name in suites) + "."]
     items = manifest.counts.get("items") or {}
     if items:
         lines += ["", "## How the items were made", "",

@@ -105,6 +105,23 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     second = json.loads((release.parent / "0.2.0" / "manifest.json").read_text(encoding="utf-8"))
     assert second["parent"] == "0.1.0"
     assert [f["sha256"] for f in second["files"]] == [f["sha256"] for f in manifest["files"]]
+    assert second["validation"] == manifest["validation"]
+    diff = zhbench("release", "diff", "0.1.0", "0.2.0", "--data-dir", str(tmp_path / "data"))
+    assert diff.returncode == 0 and re.search(r"qa\s+\d+\s+\d+\s+0\s+0\s+0", diff.stdout), diff.stdout
+
+    # The gate ran, its Data Docs are with the run, and the catalog holds the runs and releases.
+    assert manifest["validation"]["passed"] and "validation      passed:" in out
+    assert manifest["hierarchy"]["simpleqa"]["dataset"] == "cdtp-simpleqa"
+    assert all(i["capability"] and i["task"] and i["dataset"] == f"cdtp-{i['kind']}" for i in mcq)
+    assert list((tmp_path / "data" / "runs").glob("*/validation/gx/uncommitted/data_docs/local_site/index.html"))
+    from warehouse.catalog import Catalog
+
+    catalog = Catalog(tmp_path / "data" / "catalog.duckdb")
+    assert [r["status"] for r in catalog.runs()] == ["published", "nothing_new", "published"]
+    assert [(r["version"], r["validation_passed"]) for r in catalog.releases("cdtp")] == [("0.1.0", True),
+                                                                                       ("0.2.0", True)]
+    stages = {o["stage"] for o in catalog.stage_outputs(catalog.runs()[0]["run_id"])}
+    assert stages == {"crawl", "align", "dedup", "verify", "items"}
 
 
 def test_mirror_serve_answers_on_localhost():

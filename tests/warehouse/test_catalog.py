@@ -52,3 +52,27 @@ def test_two_writers_take_turns(tmp_path):
         t.join()
     assert errors == []
     assert len(Catalog(path).latest()) == 10
+
+
+def test_runs_stage_outputs_and_the_release_registry(release, tmp_path):
+    from warehouse.shards import ShardWriter
+    from schemas import Pair
+    from tests.warehouse.conftest import pairs
+
+    data = tmp_path / "data"
+    with ShardWriter(data / "runs" / "r1" / "pairs", "pairs", Pair) as writer:
+        writer.write_all(pairs(5))
+    catalog = Catalog(data / "catalog.duckdb")
+    run = {"run_id": "r1", "status": "published", "started_at": datetime(2026, 1, 1, tzinfo=timezone.utc),
+           "settings": {"k": 1}, "funnel": {"pairs_kept": 5}, "release_name": "cdtp", "release_version": "0.1.0"}
+    catalog.record_run(run, {"align": writer.paths}, data)
+    catalog.record_run(run, {"align": writer.paths}, data)  # recording again replaces, never duplicates
+    assert [(r["run_id"], r["status"]) for r in catalog.runs()] == [("r1", "published")]
+    (output,) = catalog.stage_outputs("r1")
+    assert output["path"].startswith("runs/r1/pairs/pairs-00000-") and output["rows"] == 5
+    assert output["path"].endswith(f"{output['content_hash']}.parquet")
+
+    catalog.register_release(release, "r1", release.parents[2])
+    (entry,) = catalog.releases("cdtp")
+    assert (entry["version"], entry["path"], entry["validation_passed"]) == ("0.1.0", "releases/cdtp/0.1.0", True)
+    assert entry["rows"] > 0 and len(entry["manifest_sha256"]) == 64

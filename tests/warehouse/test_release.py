@@ -95,3 +95,20 @@ def test_a_chosen_version_must_be_newer_than_the_latest(shards, tmp_path):
     publish(shards, data, version="0.3.0")
     with pytest.raises(ReleaseError, match="not newer than the latest release of cdtp, 0.3.0; use 0.4.0"):
         publish(shards, data, version="0.2.0")
+
+
+def test_release_verify_finds_a_flipped_byte(shards, tmp_path, capsys):
+    from flows.cli import main
+
+    release = publish(shards, tmp_path / "data")
+    target = release / "cdtp_pairs" / "all.parquet"
+    data = bytearray(target.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # same size, one byte different
+    target.write_bytes(bytes(data))
+    assert main(["release", "verify", "0.1.0", "--data-dir", str(tmp_path / "data")]) == 1
+    out = capsys.readouterr().out
+    assert "cdtp_pairs/all.parquet: sha256" in out and "differs from the manifest's" in out
+    assert main(["release", "verify", "0.1.0", "--data-dir", str(tmp_path / "data")]) == 1
+    target.write_bytes(b"PAR1" + bytes(20))  # truncated to garbage
+    assert main(["release", "verify", "0.1.0", "--data-dir", str(tmp_path / "data")]) == 1
+    assert "no longer readable Parquet" in capsys.readouterr().out
