@@ -208,7 +208,7 @@ def publish(data_dir: Path, name: str, tables: list[TableSpec], config: dict[str
             validation=validation,
         )
         (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
-        (tmp / "README.md").write_text(card or default_card(manifest), encoding="utf-8")
+        (tmp / "README.md").write_text(card or default_card(manifest, category_counts(tmp, files)), encoding="utf-8")
         os.rename(tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -305,7 +305,28 @@ def _verification_lines(verification: dict | None) -> list[str]:
     return lines
 
 
-def default_card(manifest: ReleaseManifest) -> str:
+def category_counts(directory: Path, files: list[ReleaseFile]) -> dict[str, dict[str, dict[str, int]]]:
+    """Rows per domain and per primary category (SimpleQA topic), for each config that has them."""
+    con = duck()
+    found: dict[str, dict[str, dict[str, int]]] = {}
+    try:
+        by_config: dict[str, list[str]] = {}
+        for f in files:
+            by_config.setdefault(f.config, []).append(str(directory / f.path))
+        for config, paths in by_config.items():
+            source = f"read_parquet({sql_path_list(paths)})"
+            columns = {c[0] for c in con.sql(f"DESCRIBE SELECT * FROM {source}").fetchall()}
+            for column, label in (("domain", "domain"), ("primary_category", "category"), ("topic", "category")):
+                if column in columns:
+                    rows = con.sql(f"SELECT coalesce({column}, '(none)'), count(*) FROM {source} "
+                                   "GROUP BY 1 ORDER BY 2 DESC, 1").fetchall()
+                    found.setdefault(config, {})[label] = {str(k): v for k, v in rows}
+    finally:
+        con.close()
+    return found
+
+
+def default_card(manifest: ReleaseManifest, categories: dict | None = None) -> str:
     configs: dict[str, list[ReleaseFile]] = {}
     for item in manifest.files:
         configs.setdefault(item.config, []).append(item)
@@ -328,6 +349,13 @@ def default_card(manifest: ReleaseManifest) -> str:
         for config, v in labelled.items():
             lines.append(f"| {config} | {v['capability']} ({v.get('capability_zh', '')}) | {v['task']} "
                          f"({v.get('task_zh', '')}) | {v['dataset']} | {', '.join(v.get('metrics', []))} |")
+    if categories:
+        lines += ["", "## Distribution", "", "| config | by domain | by category (Chinese SimpleQA topic) |",
+                  "|---|---|---|"]
+        for config, split in categories.items():
+            shown = [", ".join(f"{k} {v}" for k, v in split.get(key, {}).items()) or "-"
+                     for key in ("domain", "category")]
+            lines.append(f"| {config} | {shown[0]} | {shown[1]} |")
     if manifest.validation:
         suites = manifest.validation.get("suites", {})
         lines += ["", "## Validation", "",
