@@ -180,6 +180,9 @@ def check_inputs(settings) -> None:
 
     load_taxonomy(settings.align.taxonomy)
     load_templates(settings.items.templates)
+    from warehouse.hierarchy import load_hierarchy
+
+    load_hierarchy(settings.release.name, settings.release.hierarchy)
     for path in settings.items.contamination_files:
         if not Path(path).is_file():
             raise ContaminationError(f"setting items.contamination_files: {path} does not exist")
