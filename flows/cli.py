@@ -413,7 +413,8 @@ def cmd_release_list(args: argparse.Namespace) -> int:
     for version in versions:
         manifest = load_manifest(releases_root(Path(args.data_dir), args.name) / version)
         rows = ", ".join(f"{f.config}/{f.split} {f.rows}" for f in manifest.files)
-        print(f"{version}  {manifest.created_at}  {rows}")
+        gate = "validated" if manifest.validation.get("passed") else "not validated"
+        print(f"{version}  {manifest.created_at}  {gate}  {rows}")
     return 0
 
 
