@@ -169,7 +169,7 @@ threads: DuckDB's (threads None: one per core).
     # reordered clauses) in tests/filters/test_dedup.py; bench/dedup_bench.py measures it at scale.
     def __init__(self, threshold: float = 0.6, num_perm: int = 128, shingle: str = "char", n: int = 5,
                  seed: int = 1, batch_size: int = 5_000, work_dir: Path | None = None,
-                 memory_limit: str = "256MB", threads: int | None = None):
+                 memory_limit: str = "128MB", threads: int | None = None):
         if not 0 < threshold < 1:
             raise ValueError(f"threshold must be in (0, 1), got {threshold}")
         self.hasher = MinHasher(num_perm, shingle, n, seed)
