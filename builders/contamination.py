@@ -12,7 +12,6 @@ keeps the database question it hit, so a reviewer can see why.
 from __future__ import annotations
 
 import csv
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -21,6 +20,7 @@ import numpy as np
 
 from filters.dedup import Deduplicator
 from filters.embeddings import Embedder
+from warehouse.shards import json_lines
 
 QUESTION_KEYS = ("question", "problem", "prompt")
 
@@ -56,18 +56,10 @@ def read_question_file(path: Path) -> Iterator[tuple[str, str]]:
                     yield f"{name}:{row_number}", row[key]
         return
     if path.suffix.lower() in (".jsonl", ".json"):
-        with open(path, encoding="utf-8") as handle:
-            for line_number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ContaminationError(f"{path}:{line_number}: not JSON ({exc.msg}); one object per line "
-                                             "is expected") from None
-                question = next((record[k] for k in QUESTION_KEYS if isinstance(record, dict) and k in record), None)
-                if question:
-                    yield f"{name}:{line_number}", str(question)
+        for line_number, record in json_lines(path, ContaminationError, "one object per line is expected"):
+            question = next((record[k] for k in QUESTION_KEYS if isinstance(record, dict) and k in record), None)
+            if question:
+                yield f"{name}:{line_number}", str(question)
         return
     raise ContaminationError(f"{path}: unknown file type {path.suffix!r}; register a .csv or .jsonl file")
 

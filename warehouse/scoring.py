@@ -24,7 +24,6 @@ named by its text, its 0-based index or its letter (A–J).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import unicodedata
@@ -37,6 +36,7 @@ import pyarrow.parquet as pq
 
 from filters.normalize import _t2s, normalize
 from warehouse.release import ReleaseError, load_manifest
+from warehouse.shards import json_lines
 
 MAIN_METRIC = {"kgc": "accuracy", "qa": "accuracy", "t2t": "rouge-l", "cloze": "accuracy", "simpleqa": "f_score"}
 LETTERS = "ABCDEFGHIJ"
@@ -52,24 +52,17 @@ def read_predictions(path: Path) -> dict[str, dict]:
     if not Path(path).is_file():
         raise PredictionsError(f"predictions file {path} does not exist")
     found: dict[str, dict] = {}
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise PredictionsError(f"{path}:{number}: not JSON ({exc.msg}); each line must be an object like "
-                                       '{"id": "...", "prediction": "..."}') from None
-            if not isinstance(row, dict) or not isinstance(row.get("id"), str):
-                raise PredictionsError(f'{path}:{number}: each line needs a string "id" (the item_id)')
-            if "prediction" not in row and "ranking" not in row:
-                raise PredictionsError(f'{path}:{number}: item {row["id"]} has neither "prediction" nor "ranking"')
-            if "ranking" in row and not isinstance(row["ranking"], list):
-                raise PredictionsError(f'{path}:{number}: "ranking" must be a list, best option first')
-            if row["id"] in found:
-                raise PredictionsError(f"{path}:{number}: item {row['id']} is predicted twice")
-            found[row["id"]] = row
+    for number, row in json_lines(path, PredictionsError,
+                                  'each line must be an object like {"id": "...", "prediction": "..."}'):
+        if not isinstance(row, dict) or not isinstance(row.get("id"), str):
+            raise PredictionsError(f'{path}:{number}: each line needs a string "id" (the item_id)')
+        if "prediction" not in row and "ranking" not in row:
+            raise PredictionsError(f'{path}:{number}: item {row["id"]} has neither "prediction" nor "ranking"')
+        if "ranking" in row and not isinstance(row["ranking"], list):
+            raise PredictionsError(f'{path}:{number}: "ranking" must be a list, best option first')
+        if row["id"] in found:
+            raise PredictionsError(f"{path}:{number}: item {row['id']} is predicted twice")
+        found[row["id"]] = row
     return found
 
 

@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from schemas import ReleaseFile
+from schemas.records import ITEM_KINDS
 from warehouse.release import ReleaseError
 from warehouse.shards import duck
 
 MCQ_CONFIGS = ("kgc", "qa")
-ITEM_CONFIGS = ("kgc", "qa", "t2t", "cloze", "simpleqa")
+ITEM_CONFIGS = ITEM_KINDS
 # Questions compared across configs: lower case, no whitespace or punctuation.
 _QUESTION_KEY = r"regexp_replace(lower(question), '[\s\p{P}]', '', 'g')"
 
