@@ -164,7 +164,8 @@ def _write_duplicates(found: Path, out: Path) -> None:
     con = duck()
     try:
         con.execute("SET preserve_insertion_order = false")
-        reader = con.sql(f"SELECT * FROM read_parquet('{found}') ORDER BY pair_id").fetch_record_batch(50_000)
+        query = f"SELECT * FROM read_parquet({sql_path_list([found])}) ORDER BY pair_id"
+        reader = con.sql(query).fetch_record_batch(50_000)
         with open(out, "w", encoding="utf-8") as handle:
             for batch in reader:
                 for row in batch.to_pylist():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from schemas import ReleaseManifest
 from warehouse.release import ReleaseError, load_manifest, releases_root
-from warehouse.shards import duck
+from warehouse.shards import duck, sql_path_list
 
 # The column that identifies a row of each config; a config not listed is keyed by all its columns.
 KEYS = {"cdtp_pairs": ("pair_id",), "dropped_triples": ("pair_id", "relation", "tail", "raw_value", "reason")}
@@ -84,10 +84,6 @@ def _paths(directory: Path, manifest: ReleaseManifest, config: str) -> list[str]
     return [str(directory / f.path) for f in manifest.files if f.config == config]
 
 
-def _sql_list(paths: list[str]) -> str:
-    return "[" + ", ".join("'" + p.replace("'", "''") + "'" for p in paths) + "]"
-
-
 def diff(old_dir: Path, new_dir: Path) -> list[ConfigDiff]:
     """Rows added, removed and changed per config between two releases, with examples.
 
@@ -105,9 +101,9 @@ def diff(old_dir: Path, new_dir: Path) -> list[ConfigDiff]:
             before, after = _paths(old_dir, old, config), _paths(new_dir, new, config)
             entry = ConfigDiff(config)
             if before:
-                con.execute(f"CREATE OR REPLACE TEMP TABLE a AS SELECT * FROM read_parquet({_sql_list(before)})")
+                con.execute(f"CREATE OR REPLACE TEMP TABLE a AS SELECT * FROM read_parquet({sql_path_list(before)})")
             if after:
-                con.execute(f"CREATE OR REPLACE TEMP TABLE b AS SELECT * FROM read_parquet({_sql_list(after)})")
+                con.execute(f"CREATE OR REPLACE TEMP TABLE b AS SELECT * FROM read_parquet({sql_path_list(after)})")
             if not before or not after:
                 present = "b" if after else "a"
                 rows = con.sql(f"SELECT count(*) FROM {present}").fetchall()[0][0]

@@ -23,7 +23,7 @@ from typing import Any
 from schemas import ReleaseFile
 from schemas.records import ITEM_KINDS
 from warehouse.release import ReleaseError
-from warehouse.shards import duck
+from warehouse.shards import duck, sql_path_list
 
 MCQ_CONFIGS = ("kgc", "qa")
 ITEM_CONFIGS = ITEM_KINDS
@@ -113,10 +113,6 @@ class _Check:
     expectations: list[tuple[str, dict]]
 
 
-def _sql_list(directory: Path, files: list[ReleaseFile]) -> str:
-    return "[" + ", ".join("'" + str(directory / f.path).replace("'", "''") + "'" for f in files) + "]"
-
-
 def _frames(directory: Path, files: list[ReleaseFile], rules: GateRules) -> list[_Check]:
     con = duck()
     checks: list[_Check] = []
@@ -125,7 +121,7 @@ def _frames(directory: Path, files: list[ReleaseFile], rules: GateRules) -> list
         for f in files:
             by_config.setdefault(f.config, []).append(f)
         for config, entries in by_config.items():
-            source = f"read_parquet({_sql_list(directory, entries)})"
+            source = f"read_parquet({sql_path_list(directory / e.path for e in entries)})"
             if config == "cdtp_pairs":
                 query = f"SELECT pair_id, position_index, domain, topic, len(triples) AS n_triples FROM {source}"
             elif config in ITEM_CONFIGS:
@@ -142,7 +138,7 @@ def _frames(directory: Path, files: list[ReleaseFile], rules: GateRules) -> list
         if item_files:
             frame = con.sql(f"""
                 SELECT DISTINCT kind, {_QUESTION_KEY} AS question_key
-                FROM read_parquet({_sql_list(directory, item_files)})""").df()
+                FROM read_parquet({sql_path_list(directory / f.path for f in item_files)})""").df()
             checks.append(_Check("zhbench.questions", "all item configs", frame,
                                  [("ExpectColumnValuesToBeUnique", {"column": "question_key"})]))
     finally:
