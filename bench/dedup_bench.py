@@ -101,7 +101,7 @@ def write_texts(count: int, path: Path) -> None:
                 batch = []
 
 
-def dedup_file(path: Path, work: Path, memory_limit: str) -> dict:
+def dedup_file(path: Path, work: Path, memory_limit: str, threads: int | None = None) -> dict:
     import pyarrow.parquet as pq
 
     def docs():
@@ -109,7 +109,7 @@ def dedup_file(path: Path, work: Path, memory_limit: str) -> dict:
             yield from zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True)
 
     start = time.perf_counter()
-    finder = Deduplicator(work_dir=work, memory_limit=memory_limit)
+    finder = Deduplicator(work_dir=work, memory_limit=memory_limit, threads=threads)
     found = {"exact": 0, "near": 0}
     for duplicate in finder.find(docs()):
         found[duplicate.kind] += 1
@@ -118,7 +118,7 @@ def dedup_file(path: Path, work: Path, memory_limit: str) -> dict:
             **found, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def memory(sizes: list[int], root: Path, memory_limit: str) -> int:
+def memory(sizes: list[int], root: Path, memory_limit: str, threads: int | None = None) -> int:
     print(f"{'docs':>9} {'exact':>8} {'near':>8} {'candidates':>11} {'docs/s':>8} {'peak RSS':>10}")
     for count in sizes:
         work = root / str(count)
@@ -126,7 +126,7 @@ def memory(sizes: list[int], root: Path, memory_limit: str) -> int:
         subprocess.run([sys.executable, "-m", "bench.dedup_bench", "--child", "texts", "--count", str(count),
                         "--dir", str(work)], check=True)
         done = subprocess.run([sys.executable, "-m", "bench.dedup_bench", "--child", "dedup", "--dir", str(work),
-                               "--memory-limit", memory_limit],
+                               "--memory-limit", memory_limit, *(["--threads", str(threads)] if threads else [])],
                               capture_output=True, text=True)
         if done.returncode != 0:
             print(f"dedup failed on {count} documents:\n{done.stderr[-3000:]}", file=sys.stderr)
@@ -148,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="measure peak RSS of the Deduplicator at these corpus sizes instead")
     parser.add_argument("--dir", type=Path, default=Path("/tmp/zhbench-dedup-bench"))
     parser.add_argument("--memory-limit", default="128MB", help="DuckDB's memory limit (the dedup setting's default)")
+    parser.add_argument("--threads", type=int, help="DuckDB threads in the memory children (default: one per core)")
     parser.add_argument("--child", choices=["texts", "dedup"], help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -155,10 +156,10 @@ def main(argv: list[str] | None = None) -> int:
         write_texts(args.count, args.dir / "texts.parquet")
         return 0
     if args.child == "dedup":
-        print(json.dumps(dedup_file(args.dir / "texts.parquet", args.dir / "work", args.memory_limit)))
+        print(json.dumps(dedup_file(args.dir / "texts.parquet", args.dir / "work", args.memory_limit, args.threads)))
         return 0
     if args.memory:
-        return memory(args.memory, args.dir, args.memory_limit)
+        return memory(args.memory, args.dir, args.memory_limit, args.threads)
     docs, planted = planted_corpus(args.docs)
     lengths = sorted(len(t) for _, t in docs)
     print(f"{len(docs)} documents (median {lengths[len(lengths) // 2]} characters), {len(planted)} planted "

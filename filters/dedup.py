@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
+import duckdb
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -315,8 +316,17 @@ threads: DuckDB's (threads None: one per core).
                         decided = True
                         dropped[later] = True
                         yield Duplicate(later_id, earlier_id, "near", sim, earlier_ref)
+        except duckdb.OutOfMemoryException:
+            raise DedupMemoryError(
+                f"dedup needs more memory than its DuckDB limit of {self.memory_limit} for "
+                f"{self.counts['documents'] + self.counts['references']} texts; raise the setting "
+                "dedup.memory_limit (e.g. 256MB)") from None
         finally:
             con.close()
+
+
+class DedupMemoryError(ValueError):
+    """The grouping queries did not fit the memory limit; the message names the setting to raise."""
 
 
 def _batches(con, query: str, rows: int = 20_000) -> Iterator[pa.RecordBatch]:

@@ -130,3 +130,12 @@ def test_field_matching_finds_items_with_the_same_question_and_answer():
              ("q5", ("李白的字是什么？", "白"))]
     found = {d.doc_id: (d.duplicate_of, d.kind, d.reference) for d in finder.find(items)}
     assert found == {"q2": ("q1", "field", False), "q4": ("cdtp 0.1.0:q9", "field", True)}
+
+
+def test_too_small_a_memory_limit_is_a_clear_error(tmp_path):
+    from filters.dedup import DedupMemoryError
+
+    docs = [(f"d{i:05d}", f"第{i}号文档的内容各不相同，编号{i * 7919}。") for i in range(3000)]
+    finder = Deduplicator(work_dir=tmp_path / "work", memory_limit="1MB", threads=1)
+    with pytest.raises(DedupMemoryError, match="raise the setting dedup.memory_limit"):
+        list(finder.find(docs))
