@@ -124,7 +124,6 @@ def diff(old_dir: Path, new_dir: Path) -> list[ConfigDiff]:
             key = KEYS.get(config) or (ITEM_KEY if "item_id" in shared else tuple(shared))
             label = LABEL.get(config, "question" if "question" in shared else key[0])
             cols = ", ".join(f'"{c}"' for c in shared)
-            on = " AND ".join(f'a."{k}" IS NOT DISTINCT FROM b."{k}"' for k in key)
             keys = ", ".join(f'"{k}"' for k in key)
             con.execute(f"CREATE OR REPLACE TEMP TABLE ha AS SELECT {keys}, \"{label}\" AS label, "
                         f"md5(CAST(struct_pack({cols}) AS VARCHAR)) AS h FROM a")
@@ -132,7 +131,7 @@ def diff(old_dir: Path, new_dir: Path) -> list[ConfigDiff]:
                         f"md5(CAST(struct_pack({cols}) AS VARCHAR)) AS h FROM b")
             entry.before = con.sql("SELECT count(*) FROM ha").fetchall()[0][0]
             entry.after = con.sql("SELECT count(*) FROM hb").fetchall()[0][0]
-            on_h = on.replace("a.", "ha.").replace("b.", "hb.")
+            on_h = " AND ".join(f'ha."{k}" IS NOT DISTINCT FROM hb."{k}"' for k in key)
             added = f"SELECT hb.* FROM hb ANTI JOIN ha ON {on_h}"
             removed = f"SELECT ha.* FROM ha ANTI JOIN hb ON {on_h}"
             changed = f"SELECT hb.* FROM hb JOIN ha ON {on_h} WHERE ha.h <> hb.h"
