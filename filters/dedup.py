@@ -294,11 +294,19 @@ threads: DuckDB's (threads None: one per core).
                 FROM live x JOIN live y ON x.band = y.band AND x.hash = y.hash AND x.ord < y.ord
                 WHERE NOT y.ref""")
             self.counts["candidates"] = con.sql("SELECT count(*) FROM candidates").fetchall()[0][0]
-            ordered = """
-                SELECT c.later, c.earlier, l.seq AS later_seq, e.seq AS earlier_seq,
-                       l.id AS later_id, e.id AS earlier_id, e.ref AS earlier_ref
-                FROM candidates c JOIN docs l ON l.ord = c.later JOIN docs e ON e.ord = c.earlier
-                ORDER BY c.later, c.earlier"""
+            # One join per statement, each materialised: two hash tables over every document in one
+            # pipeline would have to fit the memory limit together.
+            con.execute("""
+                CREATE TABLE later_side AS
+                SELECT c.later, c.earlier, l.seq AS later_seq, l.id AS later_id
+                FROM candidates c JOIN docs l ON l.ord = c.later""")
+            con.execute("DROP TABLE candidates")
+            con.execute("""
+                CREATE TABLE both_sides AS
+                SELECT c.*, e.seq AS earlier_seq, e.id AS earlier_id, e.ref AS earlier_ref
+                FROM later_side c JOIN docs e ON e.ord = c.earlier""")
+            con.execute("DROP TABLE later_side")
+            ordered = "SELECT * FROM both_sides ORDER BY later, earlier"
             current, decided = -1, False
             with _SignatureFile(self.work_dir / "signatures.bin", self.num_perm) as signatures:
                 for batch in _batches(con, ordered):
@@ -316,7 +324,10 @@ threads: DuckDB's (threads None: one per core).
                         decided = True
                         dropped[later] = True
                         yield Duplicate(later_id, earlier_id, "near", sim, earlier_ref)
-        except duckdb.OutOfMemoryException:
+        except (duckdb.OutOfMemoryException, OSError) as exc:
+            # A streamed result reports DuckDB's out-of-memory error through pyarrow, as an OSError.
+            if not isinstance(exc, duckdb.OutOfMemoryException) and "Out of Memory" not in str(exc):
+                raise
             raise DedupMemoryError(
                 f"dedup needs more memory than its DuckDB limit of {self.memory_limit} for "
                 f"{self.counts['documents'] + self.counts['references']} texts; raise the setting "
