@@ -342,12 +342,7 @@ class DedupMemoryError(ValueError):
 
 def _batches(con, query: str, rows: int = 20_000) -> Iterator[pa.RecordBatch]:
     """A query's result in record batches, streamed (DuckDB sorts and joins beyond memory on disk)."""
-    reader = con.sql(query).fetch_record_batch(rows)
-    while True:
-        try:
-            yield reader.read_next_batch()
-        except StopIteration:
-            return
+    yield from con.sql(query).fetch_record_batch(rows)
 
 
 class _SignatureFile:

@@ -276,11 +276,6 @@ def publish_stage(pair_shards: list[Path], release: ReleaseSettings, data_dir: P
                             hierarchy={c: labels.as_dict() for c, labels in (hierarchy or {}).items()}, gate=gate)
 
 
-crawl_task = task(crawl_stage, name="crawl")
-align_task = task(align_stage, name="align")
-dedup_task = task(dedup_stage, name="dedup")
-verify_task = task(verify_stage, name="verify")
-items_task = task(items_stage, name="items")
 def publish_checked(*args, **kwargs) -> tuple[Path | None, str]:
     """publish_stage, with a failed validation gate returned as (None, why) instead of raised: the
     run still writes its report, and the user reads one message, not a task failure."""
@@ -290,6 +285,11 @@ def publish_checked(*args, **kwargs) -> tuple[Path | None, str]:
         return None, str(exc)
 
 
+crawl_task = task(crawl_stage, name="crawl")
+align_task = task(align_stage, name="align")
+dedup_task = task(dedup_stage, name="dedup")
+verify_task = task(verify_stage, name="verify")
+items_task = task(items_stage, name="items")
 publish_task = task(publish_checked, name="publish")
 
 

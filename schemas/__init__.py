@@ -17,11 +17,12 @@ from schemas.records import (
     ReleaseFile,
     ReleaseManifest,
     Triple,
+    schema_name,
     schema_version,
 )
 
 __all__ = [
     "DOMAINS", "DROPPED_TRIPLE_SCHEMA", "ITEM_KINDS", "ITEM_SCHEMA", "PAGE_SCHEMA", "PAGE_STATUSES", "PAIR_SCHEMA",
     "SOURCES", "TRIPLE_SCHEMA", "InfoboxEntry", "Item", "Page", "Pair", "ReleaseFile",
-    "ReleaseManifest", "Triple", "schema_version",
+    "ReleaseManifest", "Triple", "schema_name", "schema_version",
 ]

@@ -34,6 +34,11 @@ def _with_version(schema: pa.Schema, name: str, version: str) -> pa.Schema:
     )
 
 
+def schema_name(schema: pa.Schema) -> str:
+    """The record type a schema is stamped with (pair, item ...)."""
+    return (schema.metadata or {}).get(b"zhbench.schema", b"").decode()
+
+
 def schema_version(schema: pa.Schema) -> str:
     """The version stamped on a schema (or on a Parquet file's schema)."""
     meta = schema.metadata or {}

@@ -193,32 +193,25 @@ class Catalog:
 
         self._run(work)
 
-    def runs(self) -> list[dict]:
+    def _dicts(self, query: str, args: list | None = None) -> list[dict]:
         def work(con):
-            cursor = con.execute("SELECT run_id, flow_run_id, started_at, finished_at, status, release_name, "
-                                 "release_version, note FROM runs ORDER BY started_at, run_id")
+            cursor = con.execute(query, args or [])
             names = [d[0] for d in cursor.description]
             return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
 
         return self._run(work)
+
+    def runs(self) -> list[dict]:
+        return self._dicts("SELECT run_id, flow_run_id, started_at, finished_at, status, release_name, "
+                           "release_version, note FROM runs ORDER BY started_at, run_id")
 
     def stage_outputs(self, run_id: str) -> list[dict]:
-        def work(con):
-            cursor = con.execute("SELECT stage, path, content_hash, rows, bytes FROM stage_outputs WHERE run_id = ? "
-                                 "ORDER BY stage, path", [run_id])
-            names = [d[0] for d in cursor.description]
-            return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
-
-        return self._run(work)
+        return self._dicts("SELECT stage, path, content_hash, rows, bytes FROM stage_outputs WHERE run_id = ? "
+                           "ORDER BY stage, path", [run_id])
 
     def releases(self, name: str | None = None) -> list[dict]:
-        def work(con):
-            where, args = ("WHERE name = ?", [name]) if name else ("", [])
-            cursor = con.execute(f"SELECT * FROM releases {where} ORDER BY name, created_at, version", args)
-            names = [d[0] for d in cursor.description]
-            return [dict(zip(names, r, strict=True)) for r in cursor.fetchall()]
-
-        return self._run(work)
+        where, args = ("WHERE name = ?", [name]) if name else ("", [])
+        return self._dicts(f"SELECT * FROM releases {where} ORDER BY name, created_at, version", args)
 
 
 def _relative(path: Path, data_dir: Path) -> str:

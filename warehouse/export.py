@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from filters.domains import load_taxonomy
 from schemas import ReleaseManifest
-from warehouse.release import ReleaseError, load_manifest
+from warehouse.release import ReleaseError, config_files, load_manifest
 
 FORMATS = ("chinese-simpleqa-jsonl", "simple-evals-csv", "jsonl")
 SPLITS = ("eval", "train", "all")
@@ -45,7 +45,7 @@ def _category_names(manifest: ReleaseManifest) -> tuple[dict[str, str], dict[str
 
 
 def _rows(directory: Path, manifest: ReleaseManifest, config: str, split: str) -> Iterator[dict]:
-    files = [f for f in manifest.files if f.config == config and (split == "all" or f.split == split)]
+    files = config_files(manifest, config, split)
     if not files:
         have = sorted({f"{f.config}/{f.split}" for f in manifest.files})
         raise ReleaseError(f"{manifest.name} {manifest.version} has no {config} rows for split {split!r} "

@@ -6,8 +6,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from schemas import ReleaseManifest
-from warehouse.release import ReleaseError, load_manifest, releases_root
+from warehouse.release import ReleaseError, config_files, load_manifest, releases_root
 from warehouse.shards import duck, sql_path_list
 
 # The column that identifies a row of each config; a config not listed is keyed by all its columns.
@@ -80,10 +79,6 @@ class ConfigDiff:
     note: str = ""
 
 
-def _paths(directory: Path, manifest: ReleaseManifest, config: str) -> list[str]:
-    return [str(directory / f.path) for f in manifest.files if f.config == config]
-
-
 def diff(old_dir: Path, new_dir: Path) -> list[ConfigDiff]:
     """Rows added, removed and changed per config between two releases, with examples.
 
@@ -98,7 +93,8 @@ def diff(old_dir: Path, new_dir: Path) -> list[ConfigDiff]:
     result = []
     try:
         for config in configs:
-            before, after = _paths(old_dir, old, config), _paths(new_dir, new, config)
+            before = [old_dir / f.path for f in config_files(old, config)]
+            after = [new_dir / f.path for f in config_files(new, config)]
             entry = ConfigDiff(config)
             if before:
                 con.execute(f"CREATE OR REPLACE TEMP TABLE a AS SELECT * FROM read_parquet({sql_path_list(before)})")

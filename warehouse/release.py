@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from schemas import ReleaseFile, ReleaseManifest, schema_version
+from schemas import ReleaseFile, ReleaseManifest, schema_name, schema_version
 from warehouse.shards import WRITE_OPTIONS, duck, sha256_file, sql_path_list
 
 SEMVER = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
@@ -170,8 +170,7 @@ def publish(data_dir: Path, name: str, tables: list[TableSpec], config: dict[str
     then nothing is published.
     """
     data_dir = Path(data_dir)
-    schemas = {spec.config: f"{(spec.schema.metadata or {}).get(b'zhbench.schema', b'').decode()} "
-                            f"{schema_version(spec.schema)}" for spec in tables}
+    schemas = {spec.config: f"{schema_name(spec.schema)} {schema_version(spec.schema)}" for spec in tables}
     version = version or next_version(data_dir, name, schemas)
     check_version(data_dir, name, version, schemas)
     root = releases_root(data_dir, name)
@@ -196,7 +195,7 @@ def publish(data_dir: Path, name: str, tables: list[TableSpec], config: dict[str
             files.append(ReleaseFile(
                 path=relative.as_posix(), config=spec.config, split=spec.split, rows=rows,
                 bytes=target.stat().st_size, sha256=sha256_file(target),
-                schema=(spec.schema.metadata or {}).get(b"zhbench.schema", b"").decode(),
+                schema=schema_name(spec.schema),
                 schema_version=schema_version(spec.schema),
             ))
         validation = gate(tmp, files) if gate is not None else {}
@@ -237,6 +236,19 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def by_config(files: list[ReleaseFile]) -> dict[str, list[ReleaseFile]]:
+    """A release's files grouped by config, in manifest order."""
+    grouped: dict[str, list[ReleaseFile]] = {}
+    for f in files:
+        grouped.setdefault(f.config, []).append(f)
+    return grouped
+
+
+def config_files(manifest: ReleaseManifest, config: str, split: str = "all") -> list[ReleaseFile]:
+    """The files of one config; ``split`` "all" means every split."""
+    return [f for f in manifest.files if f.config == config and (split == "all" or f.split == split)]
 
 
 def load_manifest(release_dir: Path) -> ReleaseManifest:
@@ -310,11 +322,8 @@ def category_counts(directory: Path, files: list[ReleaseFile]) -> dict[str, dict
     con = duck()
     found: dict[str, dict[str, dict[str, int]]] = {}
     try:
-        by_config: dict[str, list[str]] = {}
-        for f in files:
-            by_config.setdefault(f.config, []).append(str(directory / f.path))
-        for config, paths in by_config.items():
-            source = f"read_parquet({sql_path_list(paths)})"
+        for config, entries in by_config(files).items():
+            source = f"read_parquet({sql_path_list(directory / f.path for f in entries)})"
             columns = {c[0] for c in con.sql(f"DESCRIBE SELECT * FROM {source}").fetchall()}
             for column, label in (("domain", "domain"), ("primary_category", "category"), ("topic", "category")):
                 if column in columns:
@@ -327,9 +336,7 @@ def category_counts(directory: Path, files: list[ReleaseFile]) -> dict[str, dict
 
 
 def default_card(manifest: ReleaseManifest, categories: dict | None = None) -> str:
-    configs: dict[str, list[ReleaseFile]] = {}
-    for item in manifest.files:
-        configs.setdefault(item.config, []).append(item)
+    configs = by_config(manifest.files)
     lines = ["---", "configs:"]
     for config, items in configs.items():
         lines.append(f"- config_name: {config}")

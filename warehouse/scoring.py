@@ -35,7 +35,7 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from filters.normalize import _t2s, normalize
-from warehouse.release import ReleaseError, load_manifest
+from warehouse.release import ReleaseError, config_files, load_manifest
 from warehouse.shards import json_lines
 
 MAIN_METRIC = {"kgc": "accuracy", "qa": "accuracy", "t2t": "rouge-l", "cloze": "accuracy", "simpleqa": "f_score"}
@@ -241,18 +241,14 @@ def score_short(items: list[dict], predictions: dict[str, dict], grader=None) ->
 def _items(directory: Path, manifest, config: str, split: str) -> list[dict]:
     columns = ["item_id", "question", "answer", "options", "answer_index", "primary_category"]
     rows = []
-    for f in manifest.files:
-        if f.config == config and (split == "all" or f.split == split):
-            rows += pq.read_table(directory / f.path, columns=columns).to_pylist()
+    for f in config_files(manifest, config, split):
+        rows += pq.read_table(directory / f.path, columns=columns).to_pylist()
     return sorted(rows, key=lambda r: r["item_id"])
 
 
-def _dataset_scores(directory: Path, manifest, predictions: dict[str, dict], split: str, grader) -> dict:
+def _dataset_scores(items_by_config: dict[str, list[dict]], predictions: dict[str, dict], grader) -> dict:
     scores: dict[str, dict] = {}
-    for config in MAIN_METRIC:
-        items = _items(directory, manifest, config, split)
-        if not items:
-            continue
+    for config, items in items_by_config.items():
         if config in ("kgc", "qa"):
             metrics = score_choice(items, predictions)
         elif config == "t2t":
@@ -271,12 +267,14 @@ def score_release(directory: Path, predictions_path: Path, split: str = "eval", 
     directory = Path(directory)
     manifest = load_manifest(directory)
     predictions = read_predictions(predictions_path)
-    datasets = _dataset_scores(directory, manifest, predictions, split, grader)
+    items_by_config = {config: items for config in MAIN_METRIC
+                       if (items := _items(directory, manifest, config, split))}
+    datasets = _dataset_scores(items_by_config, predictions, grader)
     if not datasets:
         raise ReleaseError(f"{manifest.name} {manifest.version} has no item configs in split {split!r} to score")
-    known = {i["item_id"] for c in datasets for i in _items(directory, manifest, c, split)}
+    known = {i["item_id"] for items in items_by_config.values() for i in items}
     unknown = sorted(set(predictions) - known)
-    base = _dataset_scores(directory, manifest, read_predictions(baseline), split, grader) if baseline else None
+    base = _dataset_scores(items_by_config, read_predictions(baseline), grader) if baseline else None
     return {"release": f"{manifest.name} {manifest.version}", "split": split,
             "predictions": str(predictions_path), "unknown_ids": len(unknown), "unknown_examples": unknown[:3],
             "datasets": datasets, "cuge": cuge(datasets, manifest.hierarchy, base)}

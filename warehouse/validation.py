@@ -22,7 +22,7 @@ from typing import Any
 
 from schemas import ReleaseFile
 from schemas.records import ITEM_KINDS
-from warehouse.release import ReleaseError
+from warehouse.release import ReleaseError, by_config
 from warehouse.shards import duck, sql_path_list
 
 MCQ_CONFIGS = ("kgc", "qa")
@@ -117,10 +117,7 @@ def _frames(directory: Path, files: list[ReleaseFile], rules: GateRules) -> list
     con = duck()
     checks: list[_Check] = []
     try:
-        by_config: dict[str, list[ReleaseFile]] = {}
-        for f in files:
-            by_config.setdefault(f.config, []).append(f)
-        for config, entries in by_config.items():
+        for config, entries in by_config(files).items():
             source = f"read_parquet({sql_path_list(directory / e.path for e in entries)})"
             if config == "cdtp_pairs":
                 query = f"SELECT pair_id, position_index, domain, topic, len(triples) AS n_triples FROM {source}"
