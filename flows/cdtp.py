@@ -307,14 +307,14 @@ def cdtp_flow(settings: Settings) -> RunSummary:
     dedup_out = dedup_task(aligned.shards, settings.dedup, aligned.funnel, run_dir / "pairs-dedup",
                            Path(settings.data_dir), settings.release.name)
     deduped = verify_task(dedup_out["shards"], crawled.shards, settings.verify, dedup_out["funnel"],
-                          run_dir / "pairs-verified", Path(settings.data_dir) / "warehouse" / "search_cache.duckdb")
+                          run_dir / "pairs-verified", Path(settings.data_dir) / "catalog.duckdb")
     deduped["funnel"]["domains"] = kept_distribution(deduped["shards"])
     items = {"shards": [], "report": {}}
     if deduped["funnel"]["pairs_kept"] > 0:
         items = items_task(deduped["shards"], settings.items, run_dir / "items", Path(settings.data_dir) / "cache",
                            Path(settings.data_dir) if settings.dedup.against_releases else None,
                            settings.release.name, settings.llm,
-                           Path(settings.data_dir) / "warehouse" / "llm_cache.duckdb", settings.verify, crawled.shards)
+                           Path(settings.data_dir) / "catalog.duckdb", settings.verify, crawled.shards)
     deduped["funnel"]["items"] = items["report"]
     counts = {"pages": aligned.pages_by_status, **deduped["funnel"]}
     snapshot = _snapshot_id(crawled.shards)

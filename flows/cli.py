@@ -470,7 +470,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
         grader = LLMClient(LLMSettings(base_url=args.grader_base_url, model=args.grader_model,
                                        api_key_env=args.grader_api_key_env),
-                           Path(args.data_dir) / "warehouse" / "llm_cache.duckdb")
+                           Path(args.data_dir) / "catalog.duckdb")
     try:
         result = score_release(directory, Path(args.predictions), split=args.split,
                                baseline=Path(args.baseline) if args.baseline else None, grader=grader)

@@ -43,14 +43,14 @@ def released_items(data_dir: Path, name: str, kinds: tuple[str, ...],
 
 def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path, cache_dir: Path | None = None,
                 data_dir: Path | None = None, release_name: str = "cdtp", llm: LLMSection | None = None,
-                llm_cache: Path | None = None, verify: VerifySettings | None = None,
+                catalog_path: Path | None = None, verify: VerifySettings | None = None,
                 page_shards: list[Path] | None = None) -> dict:
     """Build items from the kept pairs; returns {"shards": item shards, "report": counts and distributions}.
 
     With data_dir, the items of earlier releases named release_name count as published: a new item
     repeating one (field match, or a question the contamination check matches) is dropped.
     With llm.base_url set, QA questions are rewritten and SimpleQA items written by that model
-    (replies cached in llm_cache).
+    (replies cached in the catalog at catalog_path, by default out_dir/catalog.duckdb).
     """
     if not settings.enabled or not pair_shards:
         return {"shards": [], "report": {}}
@@ -58,7 +58,7 @@ def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path,
     templates = load_templates(settings.templates)
     raw_dir = out_dir / "raw"
     client = None
-    cache = llm_cache or out_dir / "llm_cache.duckdb"
+    cache = catalog_path or out_dir / "catalog.duckdb"
     if llm is not None and llm.base_url:
         from verifiers.llm import LLMClient
 

@@ -9,13 +9,22 @@ Results are cached in the warehouse, so a rerun searches nothing twice.
 
 from __future__ import annotations
 
+from itertools import islice
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator, TypeVar
 
 from flows.settings import VerifySettings
 from schemas import Pair
 from verifiers.search import CachedSearch, HTTPSearch, LocalBM25, SearchValidator
 from warehouse.shards import ShardWriter, iter_records
+
+T = TypeVar("T")
+
+
+def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    it = iter(items)
+    while batch := list(islice(it, size)):
+        yield batch
 
 
 def search_backend(settings: VerifySettings, page_shards: list[Path]):
@@ -25,29 +34,35 @@ def search_backend(settings: VerifySettings, page_shards: list[Path]):
 
 
 def verify_stage(pair_shards: list[Path], page_shards: list[Path], settings: VerifySettings, funnel: dict,
-                 out_dir: Path, cache_path: Path) -> dict:
-    """Returns {"shards": rewritten pair shards, "funnel": funnel with the search drops}."""
+                 out_dir: Path, catalog_path: Path) -> dict:
+    """Returns {"shards": rewritten pair shards, "funnel": funnel with the search drops}; search
+    results are cached in the catalog at ``catalog_path``."""
     if not settings.search or not pair_shards:
         return {"shards": pair_shards, "funnel": funnel}
-    search = CachedSearch(search_backend(settings, page_shards), cache_path)
+    search = CachedSearch(search_backend(settings, page_shards), catalog_path)
     validator = SearchValidator(search, settings.k, settings.exclude_source)
     counts = {"triples_checked": 0, "triples_supported": 0, "pairs_dropped": 0}
 
     def checked() -> Iterator[Pair]:
-        for pair in iter_records(pair_shards, Pair):
-            if pair.decision == "kept":
-                for triple in pair.kept_triples():
-                    support = validator.check(pair.entity, pair.aliases, triple.tail, pair.url)
-                    counts["triples_checked"] += 1
-                    triple.support_urls = list(support.urls)
-                    if support.ok:
-                        counts["triples_supported"] += 1
-                    else:
-                        triple.decision, triple.reason = "dropped", "search:no_cooccurrence"
-                if not pair.kept_triples():
-                    pair.decision, pair.reason = "dropped", "search:no_supported_triple"
-                    counts["pairs_dropped"] += 1
-            yield pair
+        for batch in batched(iter_records(pair_shards, Pair), 2048):
+            # One catalog read for the cached results of the whole batch.
+            validator.prefetch((p.entity, t.tail) for p in batch if p.decision == "kept" for t in p.kept_triples())
+            yield from map(check, batch)
+
+    def check(pair: Pair) -> Pair:
+        if pair.decision == "kept":
+            for triple in pair.kept_triples():
+                support = validator.check(pair.entity, pair.aliases, triple.tail, pair.url)
+                counts["triples_checked"] += 1
+                triple.support_urls = list(support.urls)
+                if support.ok:
+                    counts["triples_supported"] += 1
+                else:
+                    triple.decision, triple.reason = "dropped", "search:no_cooccurrence"
+            if not pair.kept_triples():
+                pair.decision, pair.reason = "dropped", "search:no_supported_triple"
+                counts["pairs_dropped"] += 1
+        return pair
 
     try:
         with ShardWriter(out_dir, "pairs", Pair) as writer:

@@ -123,7 +123,7 @@ class EvidenceVerifier:
 
     def _evidence(self, item: Item) -> list:
         """Passages for the question, ranked again by a llama-index BM25 index built over them."""
-        hits = self.search.search(f"{item.question} {item.answer}", self.k * 2)
+        hits = self.search.search(self.query(item), self.k * 2)
         if not hits:
             return []
         from llama_index.core.schema import TextNode
@@ -136,8 +136,16 @@ class EvidenceVerifier:
                                                 skip_stemming=True, token_pattern=r"(?u)\b\w+\b")
         return [hits[int(n.node.node_id)] for n in retriever.retrieve(_segment(item.question))]
 
+    def query(self, item: Item) -> str:
+        return f"{item.question} {item.answer}"
+
     def check(self, items: list[Item]) -> dict[str, Check]:
-        evidence = {i.item_id: self._evidence(i) for i in items}
+        evidence = {}
+        for start in range(0, len(items), 2048):
+            batch = items[start:start + 2048]
+            if hasattr(self.search, "prefetch"):  # one cache read for the batch
+                self.search.prefetch([self.query(i) for i in batch], self.k * 2)
+            evidence.update((i.item_id, self._evidence(i)) for i in batch)
         out: dict[str, Check] = {}
         for item in items:
             names = [normalize(n) for n in [item.head, *self.names.get(item.item_id, [])] if n]
@@ -198,26 +206,28 @@ class DifficultyFilter:
             for item, result in zip(items, results, strict=True):
                 response = result.data["answer"] if result.ok else ""
                 answers[item.item_id][model.settings.model] = {"response": response, "error": result.error}
+        to_grade = [(item, name, answer["response"]) for item in items
+                    for name, answer in answers[item.item_id].items() if not answer["error"]]
+        grades = dict(zip([(item.item_id, name) for item, name, _ in to_grade], self._grades(to_grade), strict=True))
         out = {}
         for item in items:
-            graded = {}
-            for model_name, answer in answers[item.item_id].items():
-                if answer["error"]:
-                    graded[model_name] = {**answer, "grade": "ERROR"}
-                    continue
-                graded[model_name] = {**answer, "grade": self._grade(item, answer["response"])}
+            graded = {name: {**answer, "grade": grades.get((item.item_id, name), "ERROR")}
+                      for name, answer in answers[item.item_id].items()}
             all_correct = bool(graded) and all(g["grade"] == "CORRECT" for g in graded.values())
             out[item.item_id] = Check(not all_correct, "difficulty:all_panel_models_correct" if all_correct else "",
                                       {"answers": graded})
         return out
 
-    def _grade(self, item: Item, response: str) -> str:
+    def _grades(self, to_grade: list[tuple[Item, str, str]]) -> list[str]:
+        """The grade of each (item, model, response): the grader's, or normalised matching
+        without a grader or when the grader fails."""
         if self.grader is None:
-            return match_grade(item.answer, response)
-        result = self.grader.complete_json("difficulty_grade", self.grade_prompt.messages(
-            question=item.question, answer=item.answer, response=response),
+            return [match_grade(item.answer, response) for item, _, response in to_grade]
+        results = self.grader.map("difficulty_grade", [self.grade_prompt.messages(
+            question=item.question, answer=item.answer, response=response) for item, _, response in to_grade],
             lambda d: "" if isinstance(d, dict) and d.get("grade") in GRADES else f"grade must be one of {GRADES}")
-        return result.data["grade"] if result.ok else match_grade(item.answer, response)
+        return [r.data["grade"] if r.ok else match_grade(item.answer, response)
+                for (item, _, response), r in zip(to_grade, results, strict=True)]
 
     def ran(self) -> list[str]:
         return ["difficulty_panel"] if self.panel else []

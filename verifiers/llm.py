@@ -3,9 +3,10 @@
 * **Endpoint**: ``base_url`` and ``model`` from settings; the API key from the
   environment variable the settings name (``OPENAI_API_KEY`` by default). The key
   is never written anywhere: not to logs, reports, caches or releases.
-* **Cache**: every successful reply is stored in a DuckDB file keyed by the model
-  and the SHA-256 of the request (messages, temperature, JSON mode), committed as
-  soon as it arrives, so a rerun (or a rerun after a kill) pays for nothing twice.
+* **Cache**: every successful reply is stored in the catalog's ``llm_cache`` table,
+  keyed by the SHA-256 of the request (model, messages, temperature, JSON mode). It is
+  journaled the moment it arrives (warehouse.cache), so a rerun, or a rerun after a
+  kill, pays for nothing twice.
 * **Retries**: 429, 5xx, timeouts and connection errors are retried with jittered
   exponential backoff (the server's Retry-After when it sends one), at most
   ``max_retries`` times; a reply that is not the JSON asked for is asked again up
@@ -29,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from warehouse.shards import duck
+from warehouse.cache import LLM_CACHE, CatalogCache
 
 
 class LLMError(RuntimeError):
@@ -84,44 +85,6 @@ class Usage:
                 "usd": round(self.usd, 6)}
 
 
-CACHE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS llm_cache (
-    key VARCHAR PRIMARY KEY,
-    model VARCHAR NOT NULL,
-    stage VARCHAR NOT NULL,
-    content VARCHAR NOT NULL,
-    prompt_tokens INTEGER,
-    completion_tokens INTEGER,
-    created TIMESTAMP DEFAULT current_timestamp
-)"""
-
-
-class LLMCache:
-    """Replies by request key in a DuckDB file; each put is its own committed transaction."""
-
-    def __init__(self, path: Path):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._con = duck(str(self.path))
-        self._con.execute(CACHE_SCHEMA)
-
-    def get(self, key: str) -> str | None:
-        with self._lock:
-            rows = self._con.execute("SELECT content FROM llm_cache WHERE key = ?", [key]).fetchall()
-        return rows[0][0] if rows else None
-
-    def put(self, key: str, model: str, stage: str, content: str, prompt_tokens: int, completion_tokens: int) -> None:
-        with self._lock:
-            self._con.execute("INSERT OR REPLACE INTO llm_cache (key, model, stage, content, prompt_tokens, "
-                              "completion_tokens) VALUES (?, ?, ?, ?, ?, ?)",
-                              [key, model, stage, content, prompt_tokens, completion_tokens])
-
-    def close(self) -> None:
-        with self._lock:
-            self._con.close()
-
-
 def request_key(model: str, messages: Sequence[dict], temperature: float, json_mode: bool) -> str:
     body = json.dumps({"model": model, "messages": list(messages), "temperature": temperature, "json": json_mode},
                       ensure_ascii=False, sort_keys=True)
@@ -138,14 +101,15 @@ def parse_json(content: str) -> Any:
 
 
 class LLMClient:
-    def __init__(self, settings: LLMSettings, cache_path: Path, sleep: Callable[[float], None] = time.sleep):
+    def __init__(self, settings: LLMSettings, catalog_path: Path, sleep: Callable[[float], None] = time.sleep):
+        """Replies are cached in the catalog at ``catalog_path`` (see warehouse.cache)."""
         import openai
 
         key = os.environ.get(settings.api_key_env, "")
         if not settings.base_url or not settings.model:
             raise LLMError("an LLM needs both llm.base_url and llm.model in the settings")
         self.settings = settings
-        self.cache = LLMCache(cache_path)
+        self.cache = CatalogCache(catalog_path, LLM_CACHE)
         self.usage: dict[str, Usage] = {}
         self._lock = threading.Lock()
         self._sleep = sleep
@@ -172,11 +136,11 @@ class LLMClient:
         s = self.settings
         key = request_key(s.model, messages, s.temperature, True)
         usage = self._usage(stage)
-        cached = self.cache.get(key)
+        cached = self.cache.get((key,))
         if cached is not None:
             with self._lock:
                 usage.cache_hits += 1
-            return Result(parse_json(cached), cached=True)
+            return Result(parse_json(cached[2]), cached=True)
         attempts, last_error = 0, ""
         for _ in range(s.json_retries + 1):
             content, error, tries, tokens = self._call(stage, messages)
@@ -194,7 +158,7 @@ class LLMClient:
             if problem:
                 last_error = f"invalid: {problem}"
                 continue
-            self.cache.put(key, s.model, stage, content, *tokens)
+            self.cache.put((key,), (s.model, stage, content, *tokens))
             return Result(data, attempts=attempts)
         with self._lock:
             usage.failures += 1
@@ -247,6 +211,7 @@ class LLMClient:
         s = self.settings
         keys = [request_key(s.model, messages, s.temperature, True) for messages in requests]
         unique = dict(zip(keys, requests, strict=True))
+        self.cache.prefetch([(key,) for key in unique])
         with ThreadPoolExecutor(max_workers=s.concurrency) as pool:
             answers = dict(zip(unique, pool.map(lambda messages: self.complete_json(stage, messages, validate),
                                                 unique.values()), strict=True))

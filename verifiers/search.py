@@ -7,8 +7,8 @@
 * :class:`HTTPSearch`: any JSON search API, e.g. a self-hosted SearxNG
   (``https://searx.example/search?q={query}&format=json``): results are read from
   ``results_key`` with ``url``, ``title`` and ``content`` fields.
-* :class:`CachedSearch`: top-k results per (backend, query, k) in a DuckDB file, so
-  a rerun asks nothing twice.
+* :class:`CachedSearch`: top-k results per (backend, query, k) in the catalog's
+  ``search_cache`` table (warehouse.cache), so a rerun asks nothing twice.
 
 :class:`SearchValidator` keeps a triple when its head (or one of the head's
 aliases) and its tail occur together in at least one of the top-k results for
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Iterable, Protocol
 
 from filters.normalize import normalize
-from warehouse.shards import duck, iter_records
+from warehouse.shards import iter_records
 
 
 class SearchError(RuntimeError):
@@ -123,31 +123,32 @@ class HTTPSearch:
 
 
 class CachedSearch:
-    def __init__(self, backend: SearchBackend, cache_path: Path):
+    def __init__(self, backend: SearchBackend, catalog_path: Path):
+        from warehouse.cache import SEARCH_CACHE, CatalogCache
+
         self.backend, self.name = backend, backend.name
-        Path(cache_path).parent.mkdir(parents=True, exist_ok=True)
-        self._con = duck(str(cache_path))
-        self._con.execute("CREATE TABLE IF NOT EXISTS search_cache (backend VARCHAR, query VARCHAR, k INTEGER, "
-                          "hits VARCHAR, PRIMARY KEY (backend, query, k))")
+        self.cache = CatalogCache(catalog_path, SEARCH_CACHE)
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
+    def prefetch(self, queries: Iterable[str], k: int) -> None:
+        """Read the cached results of a batch of queries at once (see CatalogCache.prefetch)."""
+        self.cache.prefetch((self.name, q, k) for q in queries)
+
     def search(self, query: str, k: int) -> list[Hit]:
+        cached = self.cache.get((self.name, query, k))
+        if cached is not None:
+            with self._lock:
+                self.hits += 1
+            return [Hit(**h) for h in json.loads(cached[0])]
         with self._lock:
-            rows = self._con.execute("SELECT hits FROM search_cache WHERE backend = ? AND query = ? AND k = ?",
-                                     [self.name, query, k]).fetchall()
-        if rows:
-            self.hits += 1
-            return [Hit(**h) for h in json.loads(rows[0][0])]
-        self.misses += 1
+            self.misses += 1
         found = self.backend.search(query, k)
-        payload = json.dumps([h.__dict__ for h in found], ensure_ascii=False)
-        with self._lock:
-            self._con.execute("INSERT OR REPLACE INTO search_cache VALUES (?, ?, ?, ?)", [self.name, query, k, payload])
+        self.cache.put((self.name, query, k), (json.dumps([h.__dict__ for h in found], ensure_ascii=False),))
         return found
 
     def close(self) -> None:
-        self._con.close()
+        self.cache.close()
 
 
 @dataclass(frozen=True)
@@ -160,11 +161,20 @@ class SearchValidator:
     def __init__(self, backend: SearchBackend, k: int = 10, exclude_source: bool = True):
         self.backend, self.k, self.exclude_source = backend, k, exclude_source
 
+    @staticmethod
+    def query(head: str, tail: str) -> str:
+        return f"{head} {tail}"
+
+    def prefetch(self, head_tails: Iterable[tuple[str, str]]) -> None:
+        """Warm a cached backend with the queries of a batch of triples."""
+        if isinstance(self.backend, CachedSearch):
+            self.backend.prefetch((self.query(h, t) for h, t in head_tails), self.k)
+
     def check(self, head: str, aliases: Iterable[str], tail: str, source_url: str = "") -> Support:
         names = [normalize(n) for n in (head, *aliases) if n]
         value = normalize(tail)
         urls = []
-        for hit in self.backend.search(f"{head} {tail}", self.k):
+        for hit in self.backend.search(self.query(head, tail), self.k):
             if self.exclude_source and source_url and hit.url == source_url:
                 continue
             text = normalize(hit.title + "。" + hit.text)

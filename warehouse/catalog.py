@@ -1,5 +1,5 @@
 """The warehouse catalog: one DuckDB file recording what was fetched, the runs, what each stage
-wrote (Parquet shards by content hash) and the releases published.
+wrote (Parquet shards by content hash), the LLM and search caches and the releases published.
 
 DuckDB allows one writing process at a time. Every operation opens the file,
 does its work in one transaction and closes it; a process that finds the file
@@ -10,6 +10,7 @@ directory and readers never see half-written state.
 from __future__ import annotations
 
 import json
+import os
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -68,6 +69,23 @@ CREATE TABLE IF NOT EXISTS releases (
     rows BIGINT,
     validation_passed BOOLEAN,
     PRIMARY KEY (name, version)
+);
+CREATE TABLE IF NOT EXISTS llm_cache (
+    key VARCHAR PRIMARY KEY,  -- sha256 of model, messages, temperature and JSON mode
+    model VARCHAR NOT NULL,
+    stage VARCHAR NOT NULL,
+    content VARCHAR NOT NULL,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    created TIMESTAMP DEFAULT current_timestamp
+);
+CREATE TABLE IF NOT EXISTS search_cache (
+    backend VARCHAR NOT NULL,
+    query VARCHAR NOT NULL,
+    k INTEGER NOT NULL,
+    hits VARCHAR NOT NULL,    -- JSON list of {url, title, text, score}
+    created TIMESTAMP DEFAULT current_timestamp,
+    PRIMARY KEY (backend, query, k)
 );
 """
 
@@ -193,6 +211,63 @@ class Catalog:
 
         self._run(work)
 
+    def cache_get(self, table: str, key: tuple[str, ...], values: tuple[str, ...], keys: list[tuple]) -> dict:
+        """{key tuple: value tuple} for the keys of ``keys`` that ``table`` holds, in one read."""
+        import pyarrow as pa
+
+        if not keys:
+            return {}
+        wanted = pa.table({name: [k[i] for k in keys] for i, name in enumerate(key)})
+        on = " AND ".join(f"c.{name} = w.{name}" for name in key)
+        columns = ", ".join(f"c.{name}" for name in (*key, *values))
+
+        def work(con):
+            con.register("wanted", wanted)
+            return con.execute(f"SELECT {columns} FROM {table} c JOIN wanted w ON {on}").fetchall()
+
+        return {tuple(r[:len(key)]): tuple(r[len(key):]) for r in self._run(work)}
+
+    def cache_put(self, table: str, key: tuple[str, ...], values: tuple[str, ...], rows: dict) -> None:
+        """Insert or replace ``{key tuple: value tuple}`` in ``table``, all in one transaction."""
+        import pyarrow as pa
+
+        if not rows:
+            return
+        names = (*key, *values)
+        incoming = pa.table({name: [(*k, *v)[i] for k, v in rows.items()] for i, name in enumerate(names)})
+        columns = ", ".join(names)
+
+        def work(con):
+            con.register("incoming", incoming)
+            con.execute("BEGIN")
+            try:
+                con.execute(f"INSERT OR REPLACE INTO {table} ({columns}) SELECT {columns} FROM incoming")
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+
+        self._run(work)
+
+    def import_cache(self, table: str, columns: tuple[str, ...], legacy: Path) -> int:
+        """Copy the entries of a cache file kept outside the catalog (as earlier versions did) into
+        ``table``; entries the catalog already holds win. Returns the number of rows copied."""
+        def work(con):
+            before = con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
+            con.execute("ATTACH '{}' AS legacy (READ_ONLY)".format(str(legacy).replace("'", "''")))
+            try:
+                names = ", ".join(columns)
+                con.execute(f"INSERT OR IGNORE INTO {table} ({names}) SELECT {names} FROM legacy.{table}")
+            finally:
+                con.execute("DETACH legacy")
+            return con.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0] - before
+
+        return self._run(work)
+
+    def cache_sizes(self) -> dict[str, int]:
+        return self._run(lambda con: {t: con.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0]
+                                      for t in ("llm_cache", "search_cache")})
+
     def _dicts(self, query: str, args: list | None = None) -> list[dict]:
         def work(con):
             cursor = con.execute(query, args or [])
@@ -212,6 +287,16 @@ class Catalog:
     def releases(self, name: str | None = None) -> list[dict]:
         where, args = ("WHERE name = ?", [name]) if name else ("", [])
         return self._dicts(f"SELECT * FROM releases {where} ORDER BY name, created_at, version", args)
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _relative(path: Path, data_dir: Path) -> str:

@@ -4,7 +4,10 @@
   ``{"id", "primary_category", "secondary_category", "question", "answer", "urls"}``,
   categories by their Chinese names as in Chinese SimpleQA's data (自然科学, 天文学 ...),
   one JSON object per line, UTF-8: what OpenCompass's and evalscope's Chinese SimpleQA
-  loaders read.
+  loaders read. OpenCompass takes question, answer and primary_category. evalscope reads
+  split "train" of a dataset directory (a directory holding this one file loads as
+  that split), takes question and answer, keeps id and secondary_category, and groups
+  by primary_category, which must be one of the six topic names in filters/taxonomy.toml.
 * ``simple-evals-csv``: the same items as simple-evals' SimpleQA CSV, columns
   ``metadata,problem,answer``; metadata is the Python-literal dict simple-evals ships
   (``{'topic': ..., 'answer_type': ..., 'urls': [...]}``).

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from schemas import ReleaseFile, ReleaseManifest, schema_name, schema_version
+from warehouse.catalog import process_alive
 from warehouse.shards import WRITE_OPTIONS, duck, sha256_file, sql_path_list
 
 SEMVER = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
@@ -221,21 +222,11 @@ def remove_stale(root: Path) -> list[Path]:
     removed = []
     for path in root.glob(".tmp-*-*"):
         pid = path.name.rsplit("-", 1)[-1]
-        if not pid.isdigit() or _alive(int(pid)):
+        if not pid.isdigit() or process_alive(int(pid)):
             continue
         shutil.rmtree(path, ignore_errors=True)
         removed.append(path)
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def by_config(files: list[ReleaseFile]) -> dict[str, list[ReleaseFile]]:

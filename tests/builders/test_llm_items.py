@@ -44,9 +44,9 @@ def test_llm_rewrites_qa_and_writes_reviewed_simpleqa_items_and_a_rerun_is_free(
     settings = ItemsSettings(kinds=["qa", "simpleqa"])
     with ScriptedLLM(script) as llm:
         section = LLMSection(base_url=llm.base_url, model="writer-1", concurrency=4)
-        first = items_stage(kept_pair_shards, settings, tmp_path / "a", llm=section, llm_cache=tmp_path / "llm.duckdb")
+        first = items_stage(kept_pair_shards, settings, tmp_path / "a", llm=section, catalog_path=tmp_path / "catalog.duckdb")
         calls = len(llm.requests)
-        second = items_stage(kept_pair_shards, settings, tmp_path / "b", llm=section, llm_cache=tmp_path / "llm.duckdb")
+        second = items_stage(kept_pair_shards, settings, tmp_path / "b", llm=section, catalog_path=tmp_path / "catalog.duckdb")
         assert len(llm.requests) == calls  # every reply came from the cache
     assert second["report"]["llm"]["stages"]["qa_rewrite"]["calls"] == 0
     assert second["report"]["llm"]["stages"]["qa_rewrite"]["cache_hits"] > 0

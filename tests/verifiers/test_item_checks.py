@@ -74,7 +74,7 @@ def test_llm_verifiers_drop_with_reasons_and_evidence_and_a_rerun_is_free(kept_p
         panel = [PanelModel(base_url=llm.base_url, model="panel-a")]
         verify = VerifySettings(panel=panel)
         run = lambda out: items_stage(kept_pair_shards, ItemsSettings(kinds=["qa"]), tmp_path / out,  # noqa: E731
-                                      llm=section, llm_cache=tmp_path / "llm.duckdb", verify=verify, page_shards=pages)
+                                      llm=section, catalog_path=tmp_path / "catalog.duckdb", verify=verify, page_shards=pages)
         first = run("a")
         calls = len(llm.requests)
         second = run("b")

@@ -20,7 +20,7 @@ from flows.settings import ItemsSettings, LLMSection
 shards = [Path(p) for p in sys.argv[3:]]
 items_stage(shards, ItemsSettings(kinds=["qa"]), Path(sys.argv[2]) / "out",
             llm=LLMSection(base_url=sys.argv[1], model="judge-1", concurrency=4),
-            llm_cache=Path(sys.argv[2]) / "llm.duckdb")
+            catalog_path=Path(sys.argv[2]) / "catalog.duckdb")
 """
 
 

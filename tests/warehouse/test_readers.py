@@ -77,6 +77,26 @@ def test_chinese_simpleqa_export_has_the_flat_records_with_chinese_category_name
     assert loaded.num_rows == 12 and set(loaded.column_names) >= {"question", "answer", "primary_category"}
 
 
+# evalscope's Chinese SimpleQA adapter (evalscope/benchmarks/chinese_simple_qa/csimple_qa_adapter.py) reads
+# split "train" of the dataset directory, takes question and answer, keeps id and secondary_category as
+# metadata, and makes primary_category the subset key, one of these six subsets.
+EVALSCOPE_SUBSETS = {"中华文化", "人文与社会科学", "工程、技术与应用科学", "生活、艺术与文化", "社会", "自然与自然科学"}
+
+
+def test_the_chinese_simpleqa_export_in_a_directory_loads_as_evalscope_reads_it(release, tmp_path):
+    out = tmp_path / "csqa" / "chinese_simpleqa.jsonl"
+    export(release, "chinese-simpleqa-jsonl", out, split="all")
+    import datasets
+
+    loaded = datasets.load_dataset(str(out.parent), cache_dir=str(tmp_path / "hf"))
+    assert list(loaded) == ["train"]
+    train = loaded["train"]
+    assert train.num_rows == 12
+    assert all(isinstance(r["id"], str) and r["question"] and r["answer"] and r["secondary_category"]
+               for r in train)
+    assert set(train["primary_category"]) <= EVALSCOPE_SUBSETS
+
+
 def test_simple_evals_csv_has_metadata_problem_answer(release, tmp_path):
     out = tmp_path / "simple_qa.csv"
     export(release, "simple-evals-csv", out, split="eval")
