@@ -147,8 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory", type=int, nargs="+", metavar="DOCS",
                         help="measure peak RSS of the Deduplicator at these corpus sizes instead")
     parser.add_argument("--dir", type=Path, default=Path("/tmp/zhbench-dedup-bench"))
-    parser.add_argument("--memory-limit", default="128MB", help="DuckDB's memory limit (the dedup setting's default)")
-    parser.add_argument("--threads", type=int, help="DuckDB threads in the memory children (default: one per core)")
+    parser.add_argument("--memory-limit", default="32MB", help="DuckDB's memory limit (the dedup setting's default)")
+    parser.add_argument("--threads", type=int, default=1, help="DuckDB threads in the memory children (the default: 1)")
     parser.add_argument("--child", choices=["texts", "dedup"], help=argparse.SUPPRESS)
     parser.add_argument("--count", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -161,7 +161,8 @@ class Deduplicator:
     """threshold: the Jaccard similarity (MinHash estimate) at and above which two texts are one;
     num_perm: MinHash permutations; shingle / n: what the sets are made of; work_dir: where the
     signatures and band keys are spilled (a temporary directory when None); memory_limit and
-threads: DuckDB's (threads None: one per core).
+    threads: DuckDB's (threads None: one per core). One thread within 32MB keeps the peak the
+    same from 100k to 1M documents (bench/dedup_bench.py --memory); more threads need more memory.
 
     Use: ``add_references(...)`` any number of times, then ``find(docs)`` once.
     """
@@ -170,7 +171,7 @@ threads: DuckDB's (threads None: one per core).
     # reordered clauses) in tests/filters/test_dedup.py; bench/dedup_bench.py measures it at scale.
     def __init__(self, threshold: float = 0.6, num_perm: int = 128, shingle: str = "char", n: int = 5,
                  seed: int = 1, batch_size: int = 5_000, work_dir: Path | None = None,
-                 memory_limit: str = "128MB", threads: int | None = None):
+                 memory_limit: str = "32MB", threads: int | None = 1):
         if not 0 < threshold < 1:
             raise ValueError(f"threshold must be in (0, 1), got {threshold}")
         self.hasher = MinHasher(num_perm, shingle, n, seed)
@@ -233,11 +234,12 @@ threads: DuckDB's (threads None: one per core).
             "ref": pa.array([reference] * len(ids), pa.bool_()),
             "digest": pa.array(digests, pa.binary(16)),
         }), self.work_dir / f"docs-{part}.parquet")
+        # Band-major, one row group per band: a query for one band reads only its row groups.
         pq.write_table(pa.table({
-            "seq": pa.array(np.repeat(seq, self.bands)),
-            "band": pa.array(np.tile(np.arange(self.bands, dtype=np.int16), len(ids))),
-            "hash": pa.array(keys.reshape(-1).view(np.int64)),
-        }), self.work_dir / f"bands-{part}.parquet")
+            "seq": pa.array(np.tile(seq, self.bands)),
+            "band": pa.array(np.repeat(np.arange(self.bands, dtype=np.int16), len(ids))),
+            "hash": pa.array(np.ascontiguousarray(keys.T).reshape(-1).view(np.int64)),
+        }), self.work_dir / f"bands-{part}.parquet", row_group_size=len(ids))
         return len(ids)
 
     def _band_keys(self, sigs: np.ndarray) -> np.ndarray:
@@ -257,73 +259,22 @@ threads: DuckDB's (threads None: one per core).
             con.execute("SET preserve_insertion_order = false")
             if self.threads:
                 con.execute(f"SET threads = {int(self.threads)}")
-            docs, bands = self.work_dir / "docs-*.parquet", self.work_dir / "bands-*.parquet"
+            yield from self._exact(con)
+            references = self.counts["references"]
+            self._rank_signatures(con)
+            self._candidates(con, references)
+            decided = self._greedy(con, references)
+            # Ids join the decided pairs last, one join per statement: only the duplicates carry
+            # strings through DuckDB, never the candidates.
             con.execute(f"""
-                CREATE TABLE docs AS
-                SELECT seq, id, ref, digest, row_number() OVER (ORDER BY ref DESC, id) AS ord
-                FROM read_parquet('{docs}')""")
-            clash = con.sql("SELECT id FROM docs GROUP BY id, ref HAVING count(*) > 1 LIMIT 1").fetchall()
-            if clash:
-                raise ValueError(f"document id {clash[0][0]!r} occurs more than once; ids must be unique")
-            # One flag per rank: the documents dropped so far (a byte each, whatever the text sizes).
-            dropped = np.zeros(self._rows + 1, dtype=bool)
-            # exact: everything after the first of its digest group
-            con.execute("""
-                CREATE TABLE exact AS
-                SELECT d.ord, d.id, f.id AS first_id, f.ref AS first_ref
-                FROM docs d JOIN (SELECT digest, min(ord) AS first FROM docs GROUP BY digest) g USING (digest)
-                JOIN docs f ON f.ord = g.first
-                WHERE d.ord > g.first AND NOT d.ref""")
-            for batch in _batches(con, "SELECT ord, id, first_id, first_ref FROM exact ORDER BY ord"):
-                dropped[batch.column("ord").to_numpy()] = True
-                for doc_id, first_id, first_ref in zip(*(batch.column(i).to_pylist() for i in (1, 2, 3)),
-                                                        strict=True):
-                    yield Duplicate(doc_id, first_id, "exact", 1.0, first_ref)
-            # near: pairs sharing a band key, the later one not a reference, neither an exact duplicate.
-            # Most band keys belong to one document only: those are left out before the self-join.
-            con.execute(f"""
-                CREATE TABLE live AS
-                WITH b AS (SELECT * FROM read_parquet('{bands}')),
-                     shared AS (SELECT band, hash FROM b GROUP BY band, hash HAVING count(*) > 1)
-                SELECT b.band, b.hash, d.ord, d.ref
-                FROM b SEMI JOIN shared USING (band, hash) JOIN docs d USING (seq)
-                ANTI JOIN exact e ON e.ord = d.ord""")
-            con.execute("""
-                CREATE TABLE candidates AS
-                SELECT DISTINCT x.ord AS earlier, y.ord AS later
-                FROM live x JOIN live y ON x.band = y.band AND x.hash = y.hash AND x.ord < y.ord
-                WHERE NOT y.ref""")
-            self.counts["candidates"] = con.sql("SELECT count(*) FROM candidates").fetchall()[0][0]
-            # One join per statement, each materialised: two hash tables over every document in one
-            # pipeline would have to fit the memory limit together.
-            con.execute("""
-                CREATE TABLE later_side AS
-                SELECT c.later, c.earlier, l.seq AS later_seq, l.id AS later_id
-                FROM candidates c JOIN docs l ON l.ord = c.later""")
-            con.execute("DROP TABLE candidates")
-            con.execute("""
-                CREATE TABLE both_sides AS
-                SELECT c.*, e.seq AS earlier_seq, e.id AS earlier_id, e.ref AS earlier_ref
-                FROM later_side c JOIN docs e ON e.ord = c.earlier""")
-            con.execute("DROP TABLE later_side")
-            ordered = "SELECT * FROM both_sides ORDER BY later, earlier"
-            current, decided = -1, False
-            with _SignatureFile(self.work_dir / "signatures.bin", self.num_perm) as signatures:
-                for batch in _batches(con, ordered):
-                    later_seq = batch.column("later_seq").to_numpy()
-                    earlier_seq = batch.column("earlier_seq").to_numpy()
-                    similarity = estimate_similarity(signatures.rows(later_seq), signatures.rows(earlier_seq))
-                    rows = zip(batch.column("later").to_pylist(), batch.column("earlier").to_pylist(),
-                               batch.column("later_id").to_pylist(), batch.column("earlier_id").to_pylist(),
-                               batch.column("earlier_ref").to_pylist(), similarity.tolist(), strict=True)
-                    for later, earlier, later_id, earlier_id, earlier_ref, sim in rows:
-                        if later != current:
-                            current, decided = later, False
-                        if decided or sim < self.threshold or dropped[earlier]:
-                            continue
-                        decided = True
-                        dropped[later] = True
-                        yield Duplicate(later_id, earlier_id, "near", sim, earlier_ref)
+                CREATE TABLE named AS
+                SELECT d.*, l.id AS later_id FROM read_parquet('{decided}') d JOIN docs l ON l.ord = d.later""")
+            for batch in _batches(con, """
+                    SELECT n.later_id, e.id AS earlier_id, n.similarity, n.earlier < $refs AS earlier_ref
+                    FROM named n JOIN docs e ON e.ord = n.earlier ORDER BY n.later""", {"refs": references}):
+                for later_id, earlier_id, sim, earlier_ref in zip(*(c.to_pylist() for c in batch.columns),
+                                                                  strict=True):
+                    yield Duplicate(later_id, earlier_id, "near", sim, earlier_ref)
         except (duckdb.OutOfMemoryException, OSError) as exc:
             # A streamed result reports DuckDB's out-of-memory error through pyarrow, as an OSError.
             if not isinstance(exc, duckdb.OutOfMemoryException) and "Out of Memory" not in str(exc):
@@ -331,18 +282,110 @@ threads: DuckDB's (threads None: one per core).
             raise DedupMemoryError(
                 f"dedup needs more memory than its DuckDB limit of {self.memory_limit} for "
                 f"{self.counts['documents'] + self.counts['references']} texts; raise the setting "
-                "dedup.memory_limit (e.g. 256MB)") from None
+                f"dedup.memory_limit (doubling it is a good first step)") from None
         finally:
             con.close()
+
+    def _exact(self, con) -> Iterator[Duplicate]:
+        """Rank the documents (references first, then by id; rank 0 first) and yield the exact
+        duplicates: everything after the first of its digest group."""
+        docs = self.work_dir / "docs-*.parquet"
+        con.execute(f"""
+            CREATE TABLE docs AS
+            SELECT seq, id, ref, digest, row_number() OVER (ORDER BY ref DESC, id) - 1 AS ord
+            FROM read_parquet('{docs}')""")
+        clash = con.sql("SELECT id FROM docs GROUP BY id, ref HAVING count(*) > 1 LIMIT 1").fetchall()
+        if clash:
+            raise ValueError(f"document id {clash[0][0]!r} occurs more than once; ids must be unique")
+        # One flag per rank: the documents dropped so far (a byte each, whatever the text sizes).
+        self._dropped = np.zeros(self._rows, dtype=bool)
+        con.execute("""
+            CREATE TABLE exact AS
+            SELECT d.ord, d.id, f.id AS first_id, f.ref AS first_ref
+            FROM docs d JOIN (SELECT digest, min(ord) AS first FROM docs GROUP BY digest) g USING (digest)
+            JOIN docs f ON f.ord = g.first
+            WHERE d.ord > g.first AND NOT d.ref""")
+        for batch in _batches(con, "SELECT ord, id, first_id, first_ref FROM exact ORDER BY ord"):
+            self._dropped[batch.column("ord").to_numpy()] = True
+            for doc_id, first_id, first_ref in zip(*(batch.column(i).to_pylist() for i in (1, 2, 3)), strict=True):
+                yield Duplicate(doc_id, first_id, "exact", 1.0, first_ref)
+
+    def _rank_signatures(self, con) -> None:
+        """Rewrite the signature file in rank order, so the candidates (ranks) read theirs directly."""
+        written = self.work_dir / "signatures.bin"
+        with _SignatureFile(written, self.num_perm) as signatures, \
+                open(self.work_dir / "ranked.bin", "wb") as ranked:
+            for batch in _batches(con, "SELECT seq FROM docs ORDER BY ord"):
+                ranked.write(signatures.rows(batch.column(0).to_numpy()).tobytes())
+        written.unlink()
+
+    def _candidates(self, con, references: int) -> None:
+        """Pairs of ranks (earlier, later) sharing a band key, band by band, the later one not a
+        reference and neither an exact duplicate. A pair sharing several bands is listed once per
+        band; the greedy pass skips the repeats. Band keys held by one document only (most of
+        them) are left out before the self-join."""
+        bands = self.work_dir / "bands-*.parquet"
+        con.execute("CREATE TABLE candidates (earlier BIGINT, later BIGINT)")
+        for band in range(self.bands):
+            con.execute(f"""
+                CREATE TEMP TABLE live AS
+                SELECT b.hash, d.ord
+                FROM read_parquet('{bands}') b
+                SEMI JOIN (SELECT hash FROM read_parquet('{bands}') WHERE band = $band
+                           GROUP BY hash HAVING count(*) > 1) shared USING (hash)
+                JOIN docs d USING (seq)
+                ANTI JOIN exact e ON e.ord = d.ord
+                WHERE b.band = $band""", {"band": band})
+            con.execute("""
+                INSERT INTO candidates
+                SELECT x.ord, y.ord FROM live x JOIN live y ON x.hash = y.hash AND x.ord < y.ord
+                WHERE y.ord >= $refs""", {"refs": references})
+            con.execute("DROP TABLE live")
+        self.counts["candidates"] = con.sql("SELECT count(*) FROM candidates").fetchall()[0][0]
+
+    def _greedy(self, con, references: int) -> Path:
+        """In rank order, a later document is a duplicate of the first earlier candidate that is
+        similar enough and not itself dropped. Writes the decided pairs to Parquet."""
+        dropped = self._dropped
+        out = self.work_dir / "decided.parquet"
+        schema = pa.schema([("later", pa.int64()), ("earlier", pa.int64()), ("similarity", pa.float64())])
+        previous = (-1, -1)
+        current, decided = -1, False
+        with _SignatureFile(self.work_dir / "ranked.bin", self.num_perm) as signatures, \
+                pq.ParquetWriter(out, schema) as writer:
+            for batch in _batches(con, "SELECT later, earlier FROM candidates ORDER BY later, earlier"):
+                later, earlier = batch.column(0).to_numpy(), batch.column(1).to_numpy()
+                # A pair listed by several bands comes in a run: keep its first row.
+                repeat = np.empty(len(later), dtype=bool)
+                repeat[0] = (later[0], earlier[0]) == previous
+                repeat[1:] = (later[1:] == later[:-1]) & (earlier[1:] == earlier[:-1])
+                previous = (int(later[-1]), int(earlier[-1]))
+                later, earlier = later[~repeat], earlier[~repeat]
+                similarity = estimate_similarity(signatures.rows(later), signatures.rows(earlier))
+                close = similarity >= self.threshold
+                found = ([], [], [])
+                for l, e, sim in zip(later[close].tolist(), earlier[close].tolist(), similarity[close].tolist(),
+                                     strict=True):
+                    if l != current:
+                        current, decided = l, False
+                    if decided or dropped[e]:
+                        continue
+                    decided = True
+                    dropped[l] = True
+                    for column, value in zip(found, (l, e, sim), strict=True):
+                        column.append(value)
+                if found[0]:
+                    writer.write_table(pa.table(dict(zip(schema.names, found, strict=True)), schema=schema))
+        return out
 
 
 class DedupMemoryError(ValueError):
     """The grouping queries did not fit the memory limit; the message names the setting to raise."""
 
 
-def _batches(con, query: str, rows: int = 20_000) -> Iterator[pa.RecordBatch]:
+def _batches(con, query: str, params: dict | None = None, rows: int = 20_000) -> Iterator[pa.RecordBatch]:
     """A query's result in record batches, streamed (DuckDB sorts and joins beyond memory on disk)."""
-    yield from con.sql(query).fetch_record_batch(rows)
+    yield from con.sql(query, params=params).to_arrow_reader(rows)
 
 
 class _SignatureFile:

@@ -70,8 +70,9 @@ class DedupSettings(_Section):
     n: int = Field(5, ge=1, description="shingle length in characters or jieba words")
     against_releases: bool = Field(
         True, description="drop pairs that an earlier release of the same name already holds (exactly or nearly)")
-    memory_limit: str = Field("128MB", pattern=r"^\d+(\.\d+)?\s*[KMGT]i?B$",
-                              description="DuckDB's memory limit while grouping; beyond it DuckDB spills to disk")
+    memory_limit: str = Field("32MB", pattern=r"^\d+(\.\d+)?\s*[KMGT]i?B$",
+                              description="DuckDB's memory limit while grouping (one thread); beyond it DuckDB "
+                                          "spills to disk")
 
 
 class ItemsSettings(_Section):

@@ -1,5 +1,6 @@
 """The warehouse catalog: one DuckDB file recording what was fetched, the runs, what each stage
-wrote (Parquet shards by content hash), the LLM and search caches and the releases published.
+wrote (Parquet shards by content hash), the LLM and search caches, review state
+(warehouse.reviews) and the releases published.
 
 DuckDB allows one writing process at a time. Every operation opens the file,
 does its work in one transaction and closes it; a process that finds the file
@@ -87,6 +88,27 @@ CREATE TABLE IF NOT EXISTS search_cache (
     created TIMESTAMP DEFAULT current_timestamp,
     PRIMARY KEY (backend, query, k)
 );
+CREATE TABLE IF NOT EXISTS review_queue (
+    release_name VARCHAR NOT NULL,
+    release_version VARCHAR NOT NULL,
+    item_id VARCHAR NOT NULL,
+    config VARCHAR NOT NULL,
+    queued_at TIMESTAMPTZ,
+    status VARCHAR NOT NULL,  -- open | agreed | disputed | adjudicated
+    verdict VARCHAR,          -- accept | reject, once settled
+    PRIMARY KEY (release_name, release_version, item_id)
+);
+CREATE TABLE IF NOT EXISTS review_labels (
+    release_name VARCHAR NOT NULL,
+    release_version VARCHAR NOT NULL,
+    item_id VARCHAR NOT NULL,
+    role VARCHAR NOT NULL,    -- annotator | adjudicator
+    person VARCHAR NOT NULL,
+    label VARCHAR NOT NULL,   -- accept | reject
+    note VARCHAR,
+    labelled_at TIMESTAMPTZ,
+    PRIMARY KEY (release_name, release_version, item_id, person)
+);
 """
 
 
@@ -118,6 +140,20 @@ class Catalog:
                 if con is not None:
                     con.close()
 
+    def transaction(self, work):
+        """``work(con)`` in one transaction: committed when it returns, rolled back when it raises."""
+        def wrapped(con):
+            con.execute("BEGIN")
+            try:
+                result = work(con)
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            con.execute("COMMIT")
+            return result
+
+        return self._run(wrapped)
+
     def register_fetches(self, crawl: str, entries: Iterable[dict]) -> int:
         """Record a crawl's fetch-log entries (re-registering a crawl replaces its rows)."""
         latest: dict[str, tuple] = {}
@@ -129,18 +165,12 @@ class Catalog:
                 e.get("change"), e.get("fetched_at"))
 
         def work(con):
-            con.execute("BEGIN")
-            try:
-                con.execute("DELETE FROM fetched_pages WHERE crawl = ?", [crawl])
-                if latest:
-                    con.executemany("INSERT INTO fetched_pages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                                    list(latest.values()))
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+            con.execute("DELETE FROM fetched_pages WHERE crawl = ?", [crawl])
+            if latest:
+                con.executemany("INSERT INTO fetched_pages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                list(latest.values()))
 
-        self._run(work)
+        self.transaction(work)
         return len(latest)
 
     def latest(self) -> dict[str, dict]:
@@ -174,23 +204,17 @@ class Catalog:
                              pq.ParquetFile(path).metadata.num_rows, path.stat().st_size))
 
         def work(con):
-            con.execute("BEGIN")
-            try:
-                con.execute("DELETE FROM runs WHERE run_id = ?", [run["run_id"]])
-                con.execute("DELETE FROM stage_outputs WHERE run_id = ?", [run["run_id"]])
-                con.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
-                    run["run_id"], run.get("flow_run_id"), run.get("started_at"), run.get("finished_at"),
-                    run["status"], run.get("release_name"), run.get("release_version"), run.get("note", ""),
-                    json.dumps(run.get("settings", {}), ensure_ascii=False),
-                    json.dumps(run.get("funnel", {}), ensure_ascii=False)])
-                if rows:
-                    con.executemany("INSERT INTO stage_outputs VALUES (?, ?, ?, ?, ?, ?)", rows)
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+            con.execute("DELETE FROM runs WHERE run_id = ?", [run["run_id"]])
+            con.execute("DELETE FROM stage_outputs WHERE run_id = ?", [run["run_id"]])
+            con.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+                run["run_id"], run.get("flow_run_id"), run.get("started_at"), run.get("finished_at"),
+                run["status"], run.get("release_name"), run.get("release_version"), run.get("note", ""),
+                json.dumps(run.get("settings", {}), ensure_ascii=False),
+                json.dumps(run.get("funnel", {}), ensure_ascii=False)])
+            if rows:
+                con.executemany("INSERT INTO stage_outputs VALUES (?, ?, ?, ?, ?, ?)", rows)
 
-        self._run(work)
+        self.transaction(work)
 
     def register_release(self, release_dir: Path, run_id: str | None, data_dir: Path) -> None:
         """Add a published release to the registry (its manifest is the source of truth)."""
@@ -209,7 +233,7 @@ class Catalog:
             con.execute("DELETE FROM releases WHERE name = ? AND version = ?", row[:2])
             con.execute("INSERT INTO releases VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
 
-        self._run(work)
+        self.transaction(work)
 
     def cache_get(self, table: str, key: tuple[str, ...], values: tuple[str, ...], keys: list[tuple]) -> dict:
         """{key tuple: value tuple} for the keys of ``keys`` that ``table`` holds, in one read."""
@@ -239,15 +263,9 @@ class Catalog:
 
         def work(con):
             con.register("incoming", incoming)
-            con.execute("BEGIN")
-            try:
-                con.execute(f"INSERT OR REPLACE INTO {table} ({columns}) SELECT {columns} FROM incoming")
-                con.execute("COMMIT")
-            except BaseException:
-                con.execute("ROLLBACK")
-                raise
+            con.execute(f"INSERT OR REPLACE INTO {table} ({columns}) SELECT {columns} FROM incoming")
 
-        self._run(work)
+        self.transaction(work)
 
     def import_cache(self, table: str, columns: tuple[str, ...], legacy: Path) -> int:
         """Copy the entries of a cache file kept outside the catalog (as earlier versions did) into

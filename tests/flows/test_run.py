@@ -122,6 +122,17 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
                                                                                        ("0.2.0", True)]
     stages = {o["stage"] for o in catalog.stage_outputs(catalog.runs()[0]["run_id"])}
     assert stages == {"crawl", "align", "dedup", "verify", "items"}
+    # The search results are cached in the catalog: the --readmit run searched nothing again.
+    assert catalog.cache_sizes()["search_cache"] > 0
+    assert second["counts"]["search"]["cache_misses"] == 0 and second["counts"]["search"]["cache_hits"] > 0
+    assert not (tmp_path / "data" / "warehouse" / "search_cache.duckdb").exists()
+
+    # Items of the release go to the review queue, kept in the catalog.
+    queued = zhbench("review", "queue", "0.1.0", "--config", "simpleqa", "--sample", "5",
+                     "--data-dir", str(tmp_path / "data"))
+    assert queued.returncode == 0 and "5 items queued for review" in queued.stdout, queued.stderr
+    status = zhbench("review", "status", "0.1.0", "--data-dir", str(tmp_path / "data"))
+    assert "5 queued; open 5" in status.stdout
 
 
 def test_mirror_serve_answers_on_localhost():
