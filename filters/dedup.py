@@ -16,10 +16,12 @@ bits ``x`` (Dietzfelbinger's 2-universal family), so one batch costs a few numpy
 passes instead of a Python call per n-gram and permutation.
 
 Memory does not grow with the corpus beyond a one-byte flag per document:
-signatures go to a flat file and band keys to Parquet in a work directory,
-DuckDB (memory-limited, spilling to disk) finds the exact groups and the
-candidate pairs, and the candidates stream back in rank order with their
-signatures read by row. Documents are ranked references first, then by id, and
+signatures go to a flat file and band keys to Parquet (one row group per band)
+in a work directory; DuckDB, memory-limited and spilling to disk, ranks the
+documents, finds the exact groups and, band by band, the candidate pairs as
+pairs of ranks; the candidates stream back in rank order with their signatures
+read by row from a copy of the file in rank order; and only the pairs found to
+be duplicates are joined to their ids. Documents are ranked references first, then by id, and
 the first of a group survives, so the result does not depend on input order;
 references (the texts of earlier releases) are never dropped themselves.
 """
@@ -40,7 +42,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from filters.normalize import normalize
+from filters.normalize import normalize, normalize_once
 from warehouse.shards import duck
 
 SHINGLES = ("char", "word")
@@ -218,7 +220,7 @@ class Deduplicator:
 
     def _write(self, batch: list[tuple[str, str]], reference: bool) -> int:
         ids = [doc_id for doc_id, _ in batch]
-        texts = [normalize(text) for _, text in batch]
+        texts = [normalize_once(text) for _, text in batch]
         digests = [hashlib.blake2b(t.encode("utf-8"), digest_size=16).digest() for t in texts]
         sigs = self.hasher.sign(texts)
         keys = self._band_keys(sigs)
@@ -383,7 +385,7 @@ class DedupMemoryError(ValueError):
     """The grouping queries did not fit the memory limit; the message names the setting to raise."""
 
 
-def _batches(con, query: str, params: dict | None = None, rows: int = 20_000) -> Iterator[pa.RecordBatch]:
+def _batches(con, query: str, params: dict | None = None, rows: int = 8_192) -> Iterator[pa.RecordBatch]:
     """A query's result in record batches, streamed (DuckDB sorts and joins beyond memory on disk)."""
     yield from con.sql(query, params=params).to_arrow_reader(rows)
 

@@ -33,6 +33,12 @@ def normalize(text: str) -> str:
     return _normalize_short(text) if len(text) <= _SHORT else _normalize(text)
 
 
+def normalize_once(text: str) -> str:
+    """normalize() for a text that will not come again (a whole document): not cached, so a
+    stream of them does not fill the cache that repeated values use."""
+    return _normalize(text)
+
+
 _SHORT = 64
 
 
