@@ -163,8 +163,9 @@ class Deduplicator:
     """threshold: the Jaccard similarity (MinHash estimate) at and above which two texts are one;
     num_perm: MinHash permutations; shingle / n: what the sets are made of; work_dir: where the
     signatures and band keys are spilled (a temporary directory when None); memory_limit and
-    threads: DuckDB's (threads None: one per core). One thread within 32MB keeps the peak the
-    same from 100k to 1M documents (bench/dedup_bench.py --memory); more threads need more memory.
+    threads: DuckDB's (threads None: one per core). One thread within 32MB kept the peak RSS
+    within 10% from 100k to 1M documents (bench/dedup_bench.py --memory); more threads need more
+    memory.
 
     Use: ``add_references(...)`` any number of times, then ``find(docs)`` once.
     """
@@ -343,7 +344,6 @@ class Deduplicator:
                 SELECT x.ord, y.ord FROM live x JOIN live y ON x.hash = y.hash AND x.ord < y.ord
                 WHERE y.ord >= $refs""", {"refs": references})
             con.execute("DROP TABLE live")
-        self.counts["candidates"] = con.sql("SELECT count(*) FROM candidates").fetchall()[0][0]
 
     def _greedy(self, con, references: int) -> Path:
         """In rank order, a later document is a duplicate of the first earlier candidate that is
@@ -357,12 +357,15 @@ class Deduplicator:
                 pq.ParquetWriter(out, schema) as writer:
             for batch in _batches(con, "SELECT later, earlier FROM candidates ORDER BY later, earlier"):
                 later, earlier = batch.column(0).to_numpy(), batch.column(1).to_numpy()
+                if not len(later):
+                    continue
                 # A pair listed by several bands comes in a run: keep its first row.
                 repeat = np.empty(len(later), dtype=bool)
                 repeat[0] = (later[0], earlier[0]) == previous
                 repeat[1:] = (later[1:] == later[:-1]) & (earlier[1:] == earlier[:-1])
                 previous = (int(later[-1]), int(earlier[-1]))
                 later, earlier = later[~repeat], earlier[~repeat]
+                self.counts["candidates"] += len(later)  # distinct candidate pairs
                 similarity = estimate_similarity(signatures.rows(later), signatures.rows(earlier))
                 close = similarity >= self.threshold
                 found = ([], [], [])
