@@ -165,19 +165,25 @@ def _id_key(pair_id: str) -> int:
     return int.from_bytes(hashlib.blake2b(pair_id.encode("utf-8"), digest_size=8).digest(), "big")
 
 
-def _write_duplicates(found: Path, out: Path) -> None:
-    """duplicates.jsonl sorted by pair id, streamed from the Parquet the dedup wrote."""
+def _write_duplicates(found: Path, out: Path, memory_limit: str) -> None:
+    """duplicates.jsonl sorted by pair id, streamed from the Parquet the dedup wrote (DuckDB within
+    memory_limit on one thread, sorting on disk beyond it)."""
+    spill = tempfile.mkdtemp(prefix="zhbench-duplicates-")
     con = duck()
     try:
+        con.execute(f"SET memory_limit = '{memory_limit}'")
+        con.execute(f"SET temp_directory = '{spill}'")
+        con.execute("SET threads = 1")
         con.execute("SET preserve_insertion_order = false")
         query = f"SELECT * FROM read_parquet({sql_path_list([found])}) ORDER BY pair_id"
-        reader = con.sql(query).fetch_record_batch(50_000)
+        reader = con.sql(query).to_arrow_reader(8_192)
         with open(out, "w", encoding="utf-8") as handle:
             for batch in reader:
                 for row in batch.to_pylist():
                     handle.write(json.dumps(row, ensure_ascii=False) + "\n")
     finally:
         con.close()
+        shutil.rmtree(spill, ignore_errors=True)
 
 
 def dedup_stage(pair_shards: list[Path], dedup: DedupSettings, funnel: dict, out_dir: Path,
@@ -216,7 +222,7 @@ def dedup_stage(pair_shards: list[Path], dedup: DedupSettings, funnel: dict, out
     order = np.argsort(np.frombuffer(keys, dtype=np.uint64), kind="stable")
     sorted_keys = np.frombuffer(keys, dtype=np.uint64)[order]
     sorted_codes = np.frombuffer(codes, dtype=np.uint8)[order]
-    _write_duplicates(found_path, out_dir / "duplicates.jsonl")
+    _write_duplicates(found_path, out_dir / "duplicates.jsonl", dedup.memory_limit)
 
     def marked() -> Iterator[Pair]:
         for pair in iter_records(pair_shards, Pair):
