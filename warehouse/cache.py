@@ -25,7 +25,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from warehouse.catalog import Catalog, process_alive
+from warehouse.catalog import Catalog, CatalogError, process_alive
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,14 @@ class CatalogCache:
 
     def _import_legacy(self, data_dir: Path) -> None:
         legacy = data_dir / self.table.legacy
-        if legacy.exists():
+        if not legacy.exists():
+            return
+        try:
             self.catalog.import_cache(self.table.name, (*self.table.key, *self.table.values), legacy)
             legacy.rename(legacy.with_name(legacy.name + ".imported"))
+        except (CatalogError, FileNotFoundError):
+            if legacy.exists():  # else another process imported it first
+                raise
 
     def _recover(self) -> None:
         """Fold the journals of processes that died before folding them."""
@@ -80,7 +85,7 @@ class CatalogCache:
                 for line in handle:
                     try:
                         key, values = json.loads(line)
-                    except ValueError:
+                    except (ValueError, TypeError):
                         continue  # the line the process was writing when it died
                     rows[tuple(key)] = tuple(values)
             self.catalog.cache_put(self.table.name, self.table.key, self.table.values, rows)
