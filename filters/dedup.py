@@ -43,7 +43,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from filters.normalize import normalize, normalize_once
-from warehouse.shards import duck
+from warehouse.shards import bounded_duck
 
 SHINGLES = ("char", "word")
 SCHEME = "zhbench-minhash-1"  # change when the signing changes: signatures of two schemes do not compare
@@ -255,39 +255,33 @@ class Deduplicator:
     # -- pass 2: groups and candidates in DuckDB, then the greedy pass -----------------------
 
     def _resolve(self) -> Iterator[Duplicate]:
-        con = duck(str(self.work_dir / "dedup.duckdb"))
-        try:
-            con.execute(f"SET memory_limit = '{self.memory_limit}'")
-            con.execute(f"SET temp_directory = '{self.work_dir / 'spill'}'")
-            con.execute("SET preserve_insertion_order = false")
-            if self.threads:
-                con.execute(f"SET threads = {int(self.threads)}")
-            yield from self._exact(con)
-            references = self.counts["references"]
-            self._rank_signatures(con)
-            self._candidates(con, references)
-            decided = self._greedy(con, references)
-            # Ids join the decided pairs last, one join per statement: only the duplicates carry
-            # strings through DuckDB, never the candidates.
-            con.execute(f"""
-                CREATE TABLE named AS
-                SELECT d.*, l.id AS later_id FROM read_parquet('{decided}') d JOIN docs l ON l.ord = d.later""")
-            for batch in _batches(con, """
-                    SELECT n.later_id, e.id AS earlier_id, n.similarity, n.earlier < $refs AS earlier_ref
-                    FROM named n JOIN docs e ON e.ord = n.earlier ORDER BY n.later""", {"refs": references}):
-                for later_id, earlier_id, sim, earlier_ref in zip(*(c.to_pylist() for c in batch.columns),
-                                                                  strict=True):
-                    yield Duplicate(later_id, earlier_id, "near", sim, earlier_ref)
-        except (duckdb.OutOfMemoryException, OSError) as exc:
-            # A streamed result reports DuckDB's out-of-memory error through pyarrow, as an OSError.
-            if not isinstance(exc, duckdb.OutOfMemoryException) and "Out of Memory" not in str(exc):
-                raise
-            raise DedupMemoryError(
-                f"dedup needs more memory than its DuckDB limit of {self.memory_limit} for "
-                f"{self.counts['documents'] + self.counts['references']} texts; raise the setting "
-                f"dedup.memory_limit (doubling it is a good first step)") from None
-        finally:
-            con.close()
+        with bounded_duck(self.memory_limit, self.threads, str(self.work_dir / "dedup.duckdb"),
+                          self.work_dir / "spill") as con:
+            try:
+                yield from self._exact(con)
+                references = self.counts["references"]
+                self._rank_signatures(con)
+                self._candidates(con, references)
+                decided = self._greedy(con)
+                # Ids join the decided pairs last, one join per statement: only the duplicates carry
+                # strings through DuckDB, never the candidates.
+                con.execute(f"""
+                    CREATE TABLE named AS
+                    SELECT d.*, l.id AS later_id FROM read_parquet('{decided}') d JOIN docs l ON l.ord = d.later""")
+                for batch in _batches(con, """
+                        SELECT n.later_id, e.id AS earlier_id, n.similarity, n.earlier < $refs AS earlier_ref
+                        FROM named n JOIN docs e ON e.ord = n.earlier ORDER BY n.later""", {"refs": references}):
+                    for later_id, earlier_id, sim, earlier_ref in zip(*(c.to_pylist() for c in batch.columns),
+                                                                      strict=True):
+                        yield Duplicate(later_id, earlier_id, "near", sim, earlier_ref)
+            except (duckdb.OutOfMemoryException, OSError) as exc:
+                # A streamed result reports DuckDB's out-of-memory error through pyarrow, as an OSError.
+                if not isinstance(exc, duckdb.OutOfMemoryException) and "Out of Memory" not in str(exc):
+                    raise
+                raise DedupMemoryError(
+                    f"dedup needs more memory than its DuckDB limit of {self.memory_limit} for "
+                    f"{self.counts['documents'] + self.counts['references']} texts; raise the setting "
+                    f"dedup.memory_limit (doubling it is a good first step)") from None
 
     def _exact(self, con) -> Iterator[Duplicate]:
         """Rank the documents (references first, then by id; rank 0 first) and yield the exact
@@ -345,7 +339,7 @@ class Deduplicator:
                 WHERE y.ord >= $refs""", {"refs": references})
             con.execute("DROP TABLE live")
 
-    def _greedy(self, con, references: int) -> Path:
+    def _greedy(self, con) -> Path:
         """In rank order, a later document is a duplicate of the first earlier candidate that is
         similar enough and not itself dropped. Writes the decided pairs to Parquet."""
         dropped = self._dropped

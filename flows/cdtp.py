@@ -13,7 +13,6 @@ import json
 import shutil
 from array import array
 from collections import Counter
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -42,7 +41,7 @@ from warehouse import release as releases
 from warehouse.catalog import Catalog
 from warehouse.hierarchy import Labels, load_hierarchy
 from warehouse.validation import GateFailed, GateRules
-from warehouse.shards import ShardWriter, duck, iter_records, sql_path_list
+from warehouse.shards import ShardWriter, bounded_duck, duck, iter_records, sql_path_list
 
 CODE_VERSION = "0.1.0"
 
@@ -81,13 +80,7 @@ def relation_counts(page_shards: list[Path], aliases: dict[str, str], memory_lim
     small (two of a million URLs share a hash with odds of about 1 in 30 million)."""
     if not page_shards:
         return {}
-    spill = tempfile.mkdtemp(prefix="zhbench-relations-")
-    con = duck()
-    try:
-        con.execute(f"SET memory_limit = '{memory_limit}'")
-        con.execute(f"SET temp_directory = '{spill}'")
-        con.execute("SET threads = 1")
-        con.execute("SET preserve_insertion_order = false")
+    with bounded_duck(memory_limit) as con:
         con.execute("CREATE TEMP TABLE aliases (alias VARCHAR, canonical VARCHAR)")
         con.executemany("INSERT INTO aliases VALUES (?, ?)", list(aliases.items()))
         rows = con.sql(f"""
@@ -98,9 +91,6 @@ def relation_counts(page_shards: list[Path], aliases: dict[str, str], memory_lim
                 LEFT JOIN aliases AS a ON a.alias = p.name)
             GROUP BY 1 ORDER BY 2 DESC, 1
         """).fetchall()
-    finally:
-        con.close()
-        shutil.rmtree(spill, ignore_errors=True)
     return dict(rows)
 
 
@@ -168,22 +158,11 @@ def _id_key(pair_id: str) -> int:
 def _write_duplicates(found: Path, out: Path, memory_limit: str) -> None:
     """duplicates.jsonl sorted by pair id, streamed from the Parquet the dedup wrote (DuckDB within
     memory_limit on one thread, sorting on disk beyond it)."""
-    spill = tempfile.mkdtemp(prefix="zhbench-duplicates-")
-    con = duck()
-    try:
-        con.execute(f"SET memory_limit = '{memory_limit}'")
-        con.execute(f"SET temp_directory = '{spill}'")
-        con.execute("SET threads = 1")
-        con.execute("SET preserve_insertion_order = false")
+    with bounded_duck(memory_limit) as con, open(out, "w", encoding="utf-8") as handle:
         query = f"SELECT * FROM read_parquet({sql_path_list([found])}) ORDER BY pair_id"
-        reader = con.sql(query).to_arrow_reader(8_192)
-        with open(out, "w", encoding="utf-8") as handle:
-            for batch in reader:
-                for row in batch.to_pylist():
-                    handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-    finally:
-        con.close()
-        shutil.rmtree(spill, ignore_errors=True)
+        for batch in con.sql(query).to_arrow_reader(8_192):
+            for row in batch.to_pylist():
+                handle.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
 def dedup_stage(pair_shards: list[Path], dedup: DedupSettings, funnel: dict, out_dir: Path,

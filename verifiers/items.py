@@ -31,7 +31,7 @@ from typing import Any, Iterable
 from filters.normalize import normalize
 from schemas import Item
 from verifiers.llm import LLMClient, Prompt
-from verifiers.search import SearchBackend
+from verifiers.search import CachedSearch, SearchBackend
 
 PROMPTS = Path(__file__).with_name("prompts")
 TERMS = Path(__file__).with_name("sensitive_terms.txt")
@@ -143,7 +143,7 @@ class EvidenceVerifier:
         evidence = {}
         for start in range(0, len(items), 2048):
             batch = items[start:start + 2048]
-            if hasattr(self.search, "prefetch"):  # one cache read for the batch
+            if isinstance(self.search, CachedSearch):  # one cache read for the batch
                 self.search.prefetch([self.query(i) for i in batch], self.k * 2)
             evidence.update((i.item_id, self._evidence(i)) for i in batch)
         out: dict[str, Check] = {}

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterable, Iterator, TypeVar
 
@@ -129,6 +132,28 @@ def duck(database: str = ":memory:") -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(database)
     con.execute("SET enable_progress_bar = false")
     return con
+
+
+@contextmanager
+def bounded_duck(memory_limit: str, threads: int | None = 1, database: str = ":memory:",
+                 spill_dir: Path | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A DuckDB connection held to ``memory_limit`` on ``threads`` threads (None: one per core),
+    sorting, joining and grouping beyond it on disk in ``spill_dir`` (a temporary directory,
+    removed afterwards, when None). Insertion order is not kept: queries say ORDER BY."""
+    temporary = spill_dir is None
+    spill = Path(tempfile.mkdtemp(prefix="zhbench-spill-")) if temporary else Path(spill_dir)
+    con = duck(database)
+    try:
+        con.execute(f"SET memory_limit = '{memory_limit}'")
+        con.execute("SET temp_directory = '{}'".format(str(spill).replace("'", "''")))
+        con.execute("SET preserve_insertion_order = false")
+        if threads:
+            con.execute(f"SET threads = {int(threads)}")
+        yield con
+    finally:
+        con.close()
+        if temporary:
+            shutil.rmtree(spill, ignore_errors=True)
 
 
 def json_lines(path: Path, error: type[Exception], expected: str) -> Iterator[tuple[int, object]]:
