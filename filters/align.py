@@ -15,8 +15,11 @@ Following the CDTP paper (section 3.2, data cleaning):
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Iterable
 
 from filters.base import PairFilter, TripleFilter, Verdict
@@ -277,6 +280,36 @@ class EnumerationFilter(PairFilter):
             if missing:
                 return Verdict.drop("enumeration_item_without_triple", items=items, missing=missing)
         return Verdict.kept()
+
+
+@dataclass
+class AlignmentRules:
+    """Everything the CDTP filters of a run were built from, so that a later stage (or the audit) can
+    judge a pair again by the same rules: the corpus relation vocabulary with each relation's page
+    count, the relations kept by the frequency filter, the alias table and the pair thresholds."""
+
+    vocabulary: dict[str, int]
+    keep: list[str]
+    aliases: dict[str, str] = field(default_factory=dict)
+    threshold: float = 0.75
+    enumerations_must_be_covered: bool = True
+
+    def filters(self) -> tuple[list[TripleFilter], list[PairFilter]]:
+        return cdtp_filters(self.vocabulary, self.threshold, self.enumerations_must_be_covered,
+                            keep_relations=self.keep, aliases=self.aliases)
+
+    def pair_filters(self) -> list[PairFilter]:
+        return self.filters()[1]
+
+    def save(self, path: Path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(asdict(self), ensure_ascii=False, sort_keys=True), encoding="utf-8")
+        return path
+
+    @classmethod
+    def load(cls, path: Path) -> "AlignmentRules":
+        return cls(**json.loads(Path(path).read_text(encoding="utf-8")))
 
 
 def cdtp_filters(vocabulary: Iterable[str], threshold: float = 0.75, enumerations_must_be_covered: bool = True,

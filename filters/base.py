@@ -83,15 +83,32 @@ def apply_filters(pairs: Iterable[Pair], triple_filters: list[TripleFilter],
             else:
                 triple.decision, triple.reason = "kept", ""
                 funnel.triples_kept += 1
-        for filt in pair_filters:
-            verdict = filt.check(pair)
-            if "position_index" in verdict.info:
-                pair.position_index = verdict.info["position_index"]
-            if not verdict.keep:
-                pair.decision, pair.reason = "dropped", f"{filt.name}:{verdict.reason}"
-                funnel.pairs_dropped[pair.reason] += 1
-                break
-        else:
-            pair.decision, pair.reason = "kept", ""
+        pair.decision, pair.reason = judge_pair(pair, pair_filters)
+        if pair.decision == "kept":
             funnel.pairs_kept += 1
+        else:
+            funnel.pairs_dropped[pair.reason] += 1
         yield pair
+
+
+def judge_pair(pair: Pair, pair_filters: list[PairFilter]) -> tuple[str, str]:
+    """(decision, reason) of the pair filters on the pair's kept triples; the position index is
+    recorded on the pair as it is computed."""
+    for filt in pair_filters:
+        verdict = filt.check(pair)
+        if "position_index" in verdict.info:
+            pair.position_index = verdict.info["position_index"]
+        if not verdict.keep:
+            return "dropped", f"{filt.name}:{verdict.reason}"
+    return "kept", ""
+
+
+def rejudge(pair: Pair, pair_filters: list[PairFilter], stage: str) -> bool:
+    """Judge a kept pair again after a later stage dropped some of its triples: every pair rule
+    runs on the triples it still has. A pair that no longer passes is dropped with
+    ``<stage>:<filter>:<reason>``; returns whether it is still kept."""
+    decision, reason = judge_pair(pair, pair_filters)
+    if decision != "kept":
+        pair.decision, pair.reason = "dropped", f"{stage}:{reason}"
+        return False
+    return True

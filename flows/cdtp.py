@@ -30,7 +30,7 @@ from filters.base import Funnel, apply_filters
 from filters.dedup import Deduplicator
 from filters.domains import DomainAssigner, label_pairs, load_taxonomy
 from filters.embeddings import make_embedder
-from filters.align import cdtp_filters, frequent_relations
+from filters.align import AlignmentRules, frequent_relations
 from filters.triples import page_to_pair, relation_aliases
 from flows.items import item_tables, items_stage
 from flows.verify import verify_stage
@@ -51,6 +51,7 @@ class AlignResult:
     shards: list[Path]
     funnel: dict
     pages_by_status: dict[str, int]
+    rules: Path | None = None  # the AlignmentRules the pairs were judged by, for later stages
 
 
 @dataclass
@@ -110,9 +111,8 @@ def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path,
     aliases = relation_aliases()
     counts = relation_counts(page_shards, aliases)
     keep = frequent_relations(counts, align.min_relation_support, align.top_k_relations)
-    triple_filters, pair_filters = cdtp_filters(counts, align.position_threshold,
-                                                align.enumerations_must_be_covered, keep_relations=keep,
-                                                aliases=aliases)
+    rules = AlignmentRules(counts, keep, aliases, align.position_threshold, align.enumerations_must_be_covered)
+    triple_filters, pair_filters = rules.filters()
     assigner = DomainAssigner(load_taxonomy(align.taxonomy),
                               make_embedder(align.embedder, cache_dir / "embeddings" if cache_dir else None),
                               align.domain_rule_weight, topics=align.topics)
@@ -121,7 +121,8 @@ def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path,
         writer.write_all(label_pairs(judged, assigner))
     report = {**funnel.as_dict(), "relations": {"kept": {n: counts[n] for n in keep},
                                                 "dropped": len(counts) - len(keep)}}
-    return AlignResult(shards=writer.paths, funnel=report, pages_by_status=dict(sorted(by_status.items())))
+    return AlignResult(shards=writer.paths, funnel=report, pages_by_status=dict(sorted(by_status.items())),
+                       rules=rules.save(Path(out_dir) / "rules.json"))
 
 
 def released_texts(data_dir: Path, name: str) -> Iterator[tuple[str, str]]:
@@ -298,7 +299,7 @@ def cdtp_flow(settings: Settings) -> RunSummary:
     dedup_out = dedup_task(aligned.shards, settings.dedup, aligned.funnel, run_dir / "pairs-dedup",
                            Path(settings.data_dir), settings.release.name)
     deduped = verify_task(dedup_out["shards"], crawled.shards, settings.verify, dedup_out["funnel"],
-                          run_dir / "pairs-verified", Path(settings.data_dir) / "catalog.duckdb")
+                          run_dir / "pairs-verified", Path(settings.data_dir) / "catalog.duckdb", aligned.rules)
     deduped["funnel"]["domains"] = kept_distribution(deduped["shards"])
     items = {"shards": [], "report": {}}
     if deduped["funnel"]["pairs_kept"] > 0:

@@ -3,16 +3,22 @@
 A kept triple stays kept when its head (or an alias) and its tail co-occur in one of
 the top-k search results for them (the pair's own page excluded by default); else it
 is dropped with ``search:no_cooccurrence``. A kept pair left with no kept triple is
-dropped with ``search:no_supported_triple``. Supporting URLs are stored on each triple.
-Results are cached in the warehouse, so a rerun searches nothing twice.
+dropped with ``search:no_supported_triple``; a pair that lost some triples is judged
+again by every pair rule on the triples it still has (its text may now say more than
+they do), and dropped with ``search:<rule>:<reason>`` when it no longer passes.
+Supporting URLs are stored on each triple. Results are cached in the warehouse, so a
+rerun searches nothing twice.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import islice
 from pathlib import Path
 from typing import Iterable, Iterator, TypeVar
 
+from filters.align import AlignmentRules
+from filters.base import rejudge
 from flows.settings import VerifySettings
 from schemas import Pair
 from verifiers.search import CachedSearch, HTTPSearch, LocalBM25, SearchValidator
@@ -34,14 +40,20 @@ def search_backend(settings: VerifySettings, page_shards: list[Path]):
 
 
 def verify_stage(pair_shards: list[Path], page_shards: list[Path], settings: VerifySettings, funnel: dict,
-                 out_dir: Path, catalog_path: Path) -> dict:
+                 out_dir: Path, catalog_path: Path, rules: Path | None = None) -> dict:
     """Returns {"shards": rewritten pair shards, "funnel": funnel with the search drops}; search
-    results are cached in the catalog at ``catalog_path``."""
+    results are cached in the catalog at ``catalog_path``. ``rules``: the alignment stage's
+    AlignmentRules file, by which a pair that lost triples is judged again (required when
+    search validation runs: without it a pair could keep a text its triples no longer cover)."""
     if not settings.search or not pair_shards:
         return {"shards": pair_shards, "funnel": funnel}
+    if rules is None:
+        raise ValueError("verify_stage needs the alignment rules file to judge pairs again")
+    pair_filters = AlignmentRules.load(rules).pair_filters()
     search = CachedSearch(search_backend(settings, page_shards), catalog_path)
     validator = SearchValidator(search, settings.k, settings.exclude_source)
     counts = {"triples_checked": 0, "triples_supported": 0, "pairs_dropped": 0}
+    rejudged: Counter = Counter()
 
     def checked() -> Iterator[Pair]:
         for batch in batched(iter_records(pair_shards, Pair), 2048):
@@ -51,6 +63,7 @@ def verify_stage(pair_shards: list[Path], page_shards: list[Path], settings: Ver
 
     def check(pair: Pair) -> Pair:
         if pair.decision == "kept":
+            lost = 0
             for triple in pair.kept_triples():
                 support = validator.check(pair.entity, pair.aliases, triple.tail, pair.url)
                 counts["triples_checked"] += 1
@@ -59,9 +72,12 @@ def verify_stage(pair_shards: list[Path], page_shards: list[Path], settings: Ver
                     counts["triples_supported"] += 1
                 else:
                     triple.decision, triple.reason = "dropped", "search:no_cooccurrence"
+                    lost += 1
             if not pair.kept_triples():
                 pair.decision, pair.reason = "dropped", "search:no_supported_triple"
                 counts["pairs_dropped"] += 1
+            elif lost and not rejudge(pair, pair_filters, "search"):
+                rejudged[pair.reason] += 1
         return pair
 
     try:
@@ -73,6 +89,8 @@ def verify_stage(pair_shards: list[Path], page_shards: list[Path], settings: Ver
     dropped_triples = counts["triples_checked"] - counts["triples_supported"]
     if counts["pairs_dropped"]:
         updated["pairs_dropped"]["search:no_supported_triple"] = counts["pairs_dropped"]
+    updated["pairs_dropped"].update(rejudged)
+    counts["pairs_dropped"] += sum(rejudged.values())
     if dropped_triples:
         updated["triples_dropped"]["search:no_cooccurrence"] = dropped_triples
     updated["pairs_dropped"] = dict(sorted(updated["pairs_dropped"].items()))

@@ -30,3 +30,39 @@ def test_dedup_stage_drops_later_copies_and_updates_the_funnel(tmp_path):
     assert result["funnel"]["pairs_dropped"] == {"dedup:near_duplicate": 1, "pair:no_grounded_triple": 1}
     (group,) = [json.loads(line) for line in (tmp_path / "out" / "duplicates.jsonl").read_text().splitlines()]
     assert (group["pair_id"], group["duplicate_of"], group["kind"]) == ("b", "a", "near")
+
+
+def test_search_drop_that_uncovers_text_drops_the_pair_with_its_reason(tmp_path):
+    from datetime import datetime, timezone
+
+    from filters.align import AlignmentRules
+    from filters.base import Funnel, apply_filters
+    from flows.settings import VerifySettings
+    from flows.verify import verify_stage
+    from schemas import Page
+
+    text = "长江注入东海，是亚洲第一长河，也是世界第三长河，全长6397千米。"
+    rules = AlignmentRules({"注入": 2, "全长": 2}, ["注入", "全长"])
+    pair = Pair(pair_id="cj", entity="长江", text=text, url="http://x/cj",
+                triples=[Triple("长江", "注入", "东海"), Triple("长江", "全长", "6397千米")])
+    triple_filters, pair_filters = rules.filters()
+    (judged,) = apply_filters([pair], triple_filters, pair_filters, Funnel())
+    assert judged.decision == "kept" and judged.position_index > 0.9
+    with ShardWriter(tmp_path / "pairs", "pairs", Pair) as writer:
+        writer.write(judged)
+    # Search finds 长江 with 东海 on another page, never with 6397千米: the 全长 triple goes, and what
+    # is left covers only the first clause of the text.
+    fetched = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    with ShardWriter(tmp_path / "pages", "pages", Page) as pages:
+        pages.write_all([Page(url="http://x/cj", title="长江", summary=text, fetched_at=fetched),
+                         Page(url="http://x/hh", title="黄河", summary="黄河注入渤海，长江注入东海。", fetched_at=fetched)])
+    funnel = {"pairs_in": 1, "pairs_kept": 1, "pairs_dropped": {}, "triples_in": 2, "triples_kept": 2,
+              "triples_dropped": {}}
+    result = verify_stage(writer.paths, pages.paths, VerifySettings(), funnel, tmp_path / "out",
+                          tmp_path / "catalog.duckdb", rules.save(tmp_path / "rules.json"))
+    (after,) = iter_records(result["shards"], Pair)
+    assert [t.decision for t in after.triples] == ["kept", "dropped"]
+    assert (after.decision, after.reason) == ("dropped", "search:position_index:below_threshold")
+    assert after.position_index < 0.75  # the index describes the triple the pair still has
+    assert result["funnel"]["pairs_dropped"] == {"search:position_index:below_threshold": 1}
+    assert result["funnel"]["pairs_kept"] == 0
