@@ -289,7 +289,7 @@ class AlignmentRules:
     count, the relations kept by the frequency filter, the alias table and the pair thresholds."""
 
     vocabulary: dict[str, int]
-    keep: list[str]
+    keep: list[str] | None  # None: every relation
     aliases: dict[str, str] = field(default_factory=dict)
     threshold: float = 0.75
     enumerations_must_be_covered: bool = True
@@ -300,6 +300,15 @@ class AlignmentRules:
 
     def pair_filters(self) -> list[PairFilter]:
         return self.filters()[1]
+
+    def relation_rows(self) -> list[dict]:
+        """The vocabulary as RELATION_SCHEMA rows, most frequent first."""
+        others: dict[str, list[str]] = {}
+        for alias, canonical in sorted(self.aliases.items()):
+            others.setdefault(canonical, []).append(alias)
+        keep = set(self.vocabulary if self.keep is None else self.keep)
+        return [{"relation": r, "pages": n, "kept": r in keep, "aliases": others.get(r, [])}
+                for r, n in sorted(self.vocabulary.items(), key=lambda x: (-x[1], x[0]))]
 
     def save(self, path: Path) -> Path:
         path = Path(path)

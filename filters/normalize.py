@@ -57,3 +57,14 @@ def _normalize(text: str) -> str:
 
 def is_cjk(ch: str) -> bool:
     return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
+
+
+_APPROXIMATE = re.compile(r"^(?:约为|大约|约|近|逾|超过)|(?:余|多|左右|以上|前后)$")
+
+
+def value_key(value: str) -> str:
+    """What makes two written values one value: normalize(), then no punctuation (《》, quotes,
+    the middle dot of foreign names), no approximate marker (约960万平方千米 is 960万平方千米).
+    Two values with the same key are never a right answer and a wrong one of the same question."""
+    text = "".join(ch for ch in normalize(value) if not unicodedata.category(ch).startswith(("P", "Z")))
+    return _APPROXIMATE.sub("", text) or text

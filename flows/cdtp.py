@@ -36,7 +36,7 @@ from flows.items import item_tables, items_stage
 from flows.verify import verify_stage
 from flows.crawling import crawl_config, register_crawl, site_for
 from flows.settings import AlignSettings, CrawlSettings, DedupSettings, ReleaseSettings, Settings
-from schemas import DROPPED_TRIPLE_SCHEMA, PAIR_SCHEMA, Page, Pair
+from schemas import DROPPED_TRIPLE_SCHEMA, PAIR_SCHEMA, RELATION_SCHEMA, Page, Pair
 from warehouse import release as releases
 from warehouse.catalog import Catalog
 from warehouse.hierarchy import Labels, load_hierarchy
@@ -52,6 +52,7 @@ class AlignResult:
     funnel: dict
     pages_by_status: dict[str, int]
     rules: Path | None = None  # the AlignmentRules the pairs were judged by, for later stages
+    relations: Path | None = None  # the relation vocabulary as a RELATION_SCHEMA Parquet file
 
 
 @dataclass
@@ -121,8 +122,10 @@ def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path,
         writer.write_all(label_pairs(judged, assigner))
     report = {**funnel.as_dict(), "relations": {"kept": {n: counts[n] for n in keep},
                                                 "dropped": len(counts) - len(keep)}}
+    relations = Path(out_dir) / "relations.parquet"
+    pq.write_table(pa.Table.from_pylist(rules.relation_rows(), RELATION_SCHEMA), relations)
     return AlignResult(shards=writer.paths, funnel=report, pages_by_status=dict(sorted(by_status.items())),
-                       rules=rules.save(Path(out_dir) / "rules.json"))
+                       rules=rules.save(Path(out_dir) / "rules.json"), relations=relations)
 
 
 def released_texts(data_dir: Path, name: str) -> Iterator[tuple[str, str]]:
@@ -244,13 +247,19 @@ ORDER BY pair_id, relation, tail
 """
 
 
+RELATIONS_QUERY = "SELECT * FROM read_parquet($paths) ORDER BY pages DESC, relation"
+
+
 def publish_stage(pair_shards: list[Path], release: ReleaseSettings, data_dir: Path, config: dict,
                   counts: dict, source_snapshot: str, flow_run_id: str | None,
                   item_tables: list[releases.TableSpec] | None = None,
                   hierarchy: dict[str, Labels] | None = None, gate_rules: GateRules | None = None,
-                  validation_dir: Path | None = None) -> Path:
-    """Write the release; with gate_rules, the validation suites must pass first (their results and
-    Data Docs go to validation_dir)."""
+                  validation_dir: Path | None = None, relations: Path | None = None,
+                  page_shards: list[Path] | None = None) -> Path:
+    """Write the release; with gate_rules, the validation suites and the audit must pass first (their
+    results and Data Docs go to validation_dir). ``relations``: the alignment stage's relation table;
+    ``page_shards``: the crawl, recorded in the manifest (relative to data_dir) for audits."""
+    sources = {"crawl": [_relative(p, data_dir) for p in page_shards or []]}
     gate = None
     if gate_rules is not None:
         from warehouse.validation import run_gate
@@ -260,12 +269,21 @@ def publish_stage(pair_shards: list[Path], release: ReleaseSettings, data_dir: P
     tables = [
         releases.TableSpec("cdtp_pairs", "all", PAIR_SCHEMA, PAIRS_QUERY, pair_shards),
         releases.TableSpec("dropped_triples", "all", DROPPED_TRIPLE_SCHEMA, DROPPED_QUERY, pair_shards),
+        *([releases.TableSpec("relations", "all", RELATION_SCHEMA, RELATIONS_QUERY, [relations])] if relations else []),
         *(item_tables or []),
     ]
     return releases.publish(data_dir, release.name, tables, config=config, counts=counts,
                             version=release.version, source_snapshot=source_snapshot,
                             flow_run_id=flow_run_id, code_version=CODE_VERSION,
-                            hierarchy={c: labels.as_dict() for c, labels in (hierarchy or {}).items()}, gate=gate)
+                            hierarchy={c: labels.as_dict() for c, labels in (hierarchy or {}).items()}, gate=gate,
+                            sources=sources)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+    except ValueError:
+        return str(Path(path).resolve())
 
 
 def publish_checked(*args, **kwargs) -> tuple[Path | None, str]:
@@ -318,7 +336,7 @@ def cdtp_flow(settings: Settings) -> RunSummary:
                                    snapshot, str(flow_run.id) if flow_run.id else None,
                                    item_tables(items["shards"], settings.items, hierarchy), hierarchy,
                                    gate_rules(settings, hierarchy) if settings.release.gate else None,
-                                   run_dir / "validation")
+                                   run_dir / "validation", aligned.relations, crawled.shards)
         note = blocked
     else:
         note = no_release_note(deduped["funnel"], settings.release.name)

@@ -446,6 +446,14 @@ def cmd_release_diff(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    from warehouse.audit import audit_json, audit_release
+
+    report = audit_release(_release_dir(args))
+    print(audit_json(report) if args.json else report.table())
+    return 0 if report.ok else 1
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from warehouse.export import export
 
@@ -642,6 +650,13 @@ def build_parser() -> argparse.ArgumentParser:
         for argument in versions:
             p.add_argument(argument, help="a version of --name, or a release directory")
         _release_options(p)
+
+    aud = _command(sub, "audit", "Recompute every promise of a release from its files (pair coverage, distractors, "
+                                 "one gold per question, splits, cloze); exit 1 on any violation.",
+                   "zhbench audit 0.1.0\nzhbench audit 0.1.0 --json > audit.json", cmd_audit)
+    aud.add_argument("release", help="a version of --name, or a release directory")
+    aud.add_argument("--json", action="store_true", help="print the report as JSON")
+    _release_options(aud)
 
     exp = _command(sub, "export", "Write a release in a harness's format.",
                    "zhbench export 0.1.0 --format chinese-simpleqa-jsonl\n"

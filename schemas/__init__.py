@@ -8,6 +8,7 @@ from schemas.records import (
     PAGE_SCHEMA,
     PAGE_STATUSES,
     PAIR_SCHEMA,
+    RELATION_SCHEMA,
     SOURCES,
     TRIPLE_SCHEMA,
     InfoboxEntry,
@@ -23,6 +24,6 @@ from schemas.records import (
 
 __all__ = [
     "DOMAINS", "DROPPED_TRIPLE_SCHEMA", "ITEM_KINDS", "ITEM_SCHEMA", "PAGE_SCHEMA", "PAGE_STATUSES", "PAIR_SCHEMA",
-    "SOURCES", "TRIPLE_SCHEMA", "InfoboxEntry", "Item", "Page", "Pair", "ReleaseFile",
+    "RELATION_SCHEMA", "SOURCES", "TRIPLE_SCHEMA", "InfoboxEntry", "Item", "Page", "Pair", "ReleaseFile",
     "ReleaseManifest", "Triple", "schema_name", "schema_version",
 ]

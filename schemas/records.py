@@ -233,6 +233,22 @@ DROPPED_TRIPLE_SCHEMA = _with_version(
     "1.0.0",
 )
 
+# The relation vocabulary of the crawl: how many pages have each relation, whether the frequency
+# filter kept it, and the other names it goes by (CDTP's relation filtering, and what the
+# trailing-relation rule matches against).
+RELATION_SCHEMA = _with_version(
+    pa.schema(
+        [
+            ("relation", pa.string()),
+            ("pages", pa.int64()),
+            ("kept", pa.bool_()),
+            ("aliases", pa.list_(pa.string())),
+        ]
+    ),
+    "relation",
+    "1.0.0",
+)
+
 PAIR_SCHEMA = _with_version(
     pa.schema(
         [
@@ -378,7 +394,7 @@ class Item(Record):
 
 # --- Release manifest ------------------------------------------------------------
 
-MANIFEST_VERSION = "1.1.0"  # 1.1.0: hierarchy, validation
+MANIFEST_VERSION = "1.2.0"  # 1.1.0: hierarchy, validation; 1.2.0: sources
 
 
 @dataclass(slots=True)
@@ -407,6 +423,8 @@ class ReleaseManifest:
     flow_run_id: str | None = None
     hierarchy: dict[str, Any] = field(default_factory=dict)  # config -> role, capability, task, dataset ...
     validation: dict[str, Any] = field(default_factory=dict)  # the gate's suites and their results
+    # what the release came from, for audits: {"crawl": [page shard paths relative to the data directory]}
+    sources: dict[str, Any] = field(default_factory=dict)
     created_at: str = field(
         default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds")
     )

@@ -162,7 +162,8 @@ def publish(data_dir: Path, name: str, tables: list[TableSpec], config: dict[str
             counts: dict[str, Any], version: str | None = None, card: str = "",
             source_snapshot: str = "", flow_run_id: str | None = None, code_version: str = "",
             hierarchy: dict[str, dict] | None = None,
-            gate: Callable[[Path, list[ReleaseFile]], dict] | None = None) -> Path:
+            gate: Callable[[Path, list[ReleaseFile]], dict] | None = None,
+            sources: dict[str, Any] | None = None) -> Path:
     """Write a release and return its directory.
 
     ``hierarchy``: capability/task/dataset labels per config, recorded in the manifest and card.
@@ -205,7 +206,7 @@ def publish(data_dir: Path, name: str, tables: list[TableSpec], config: dict[str
             code_version=code_version, parent=previous[-1] if previous else None,
             source_snapshot=source_snapshot, flow_run_id=flow_run_id,
             hierarchy={c: v for c, v in (hierarchy or {}).items() if c in {f.config for f in files}},
-            validation=validation,
+            validation=validation, sources=sources or {},
         )
         (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
         (tmp / "README.md").write_text(card or default_card(manifest, category_counts(tmp, files)), encoding="utf-8")

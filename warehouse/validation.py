@@ -143,11 +143,14 @@ def _frames(directory: Path, files: list[ReleaseFile], rules: GateRules) -> list
     return checks
 
 
-def run_gate(directory: Path, files: list[ReleaseFile], rules: GateRules, out_dir: Path) -> dict:
-    """Run the suites; store results and Data Docs under ``out_dir``; raise GateFailed on a failure.
+def run_gate(directory: Path, files: list[ReleaseFile], rules: GateRules, out_dir: Path,
+             audit: tuple[dict, list[str], Path] | None = None) -> dict:
+    """Run the suites, and with ``audit`` = (run settings, crawl page shards relative to the data
+    directory, data directory) the release audit (warehouse.audit, its report in ``out_dir/audit.json``);
+    store results and Data Docs under ``out_dir``; raise GateFailed on a failure.
 
-    Returns ``{"suites": {suite: {"expectations": n, "failed": n}}, "passed": true}``: only
-    counts, so two runs over the same files give the same summary.
+    Returns ``{"suites": {suite: {"expectations": n, "failed": n}}, "audit": {...}, "passed": true}``:
+    only counts, so two runs over the same files give the same summary.
     """
     os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
     for name in ("great_expectations", "great_expectations.core", "great_expectations.data_context"):
@@ -189,9 +192,26 @@ def run_gate(directory: Path, files: list[ReleaseFile], rules: GateRules, out_di
                             f"rows, e.g. {examples}")
     context.build_data_docs()
     docs = out_dir / "gx" / "uncommitted" / "data_docs" / "local_site" / "index.html"
-    if failures:
+    audited = None
+    if audit is not None:
+        from warehouse.audit import audit_files, audit_json
+
+        settings, crawl, data_dir = audit
+        audited = audit_files(Path(directory), [f.path for f in files], settings, crawl, data_dir, "the release")
+        (out_dir / "audit.json").write_text(audit_json(audited), encoding="utf-8")
+    if failures or (audited is not None and not audited.ok):
         shown = "\n  ".join(failures[:10])
         more = f"\n  ... and {len(failures) - 10} more" if len(failures) > 10 else ""
-        raise GateFailed(f"the release did not pass validation, so it was not published:\n  {shown}{more}\n"
-                         f"Results and Data Docs: {docs}")
-    return {"passed": True, "suites": dict(sorted(summary.items())), "engine": f"great_expectations {gx.__version__}"}
+        found = (f"\n  {shown}{more}" if failures else "") + \
+            ("" if audited is None or audited.ok else "\n" + _indent(audited.table()))
+        raise GateFailed(f"the release did not pass validation, so it was not published:{found}\n"
+                         f"Results and Data Docs: {docs}" + (f"; audit: {out_dir / 'audit.json'}" if audited else ""))
+    summary_out = {"passed": True, "suites": dict(sorted(summary.items())),
+                   "engine": f"great_expectations {gx.__version__}"}
+    if audited is not None:
+        summary_out["audit"] = {"rows": sum(c.rows for c in audited.configs.values()), "violations": 0}
+    return summary_out
+
+
+def _indent(text: str) -> str:
+    return "\n".join("  " + line for line in text.splitlines())

@@ -1,0 +1,459 @@
+"""``zhbench audit``: every promise a release makes, recomputed from its files.
+
+The audit trusts no column a stage computed for itself. It reads the released rows
+(and, for what an entity's pages say, the crawl the manifest names) and checks again:
+
+* pairs: every shipped triple supported by the text, the position index of the
+  shipped triples above the threshold and equal to the stored one, no relation named
+  after the last mention that no shipped triple covers, every enumeration item covered,
+  only relations the frequency filter kept;
+* triple-to-text: the triples and the text of a released pair, as released;
+* multiple choice: ten different options, the gold once at its index, no distractor
+  that is true (any value the entity's pages give for the relation, in any sense, any
+  name of the entity, the gold written another way, or a value the pair's own text
+  states for the relation), every distractor of the gold's type;
+* every question: one gold per question text across the release, no duplicate or
+  near-duplicate question in a config, no entity in both train and eval, no fact in
+  both (a fact asked one way in eval and the other way in train);
+* cloze: one blank, the answer once in its sentence, no sentence used twice, within
+  the length cap.
+
+Rule definitions (what "supported" or "the same type" means) are the pipeline's own
+(filters.align, builders.types); what the audit adds is that they are applied again, to
+what was shipped, with nothing taken from the stage that shipped it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+import pyarrow.parquet as pq
+
+from filters.align import AlignmentRules
+from filters.base import Funnel, apply_filters
+from filters.normalize import normalize, value_key
+from filters.triples import NAME_RELATIONS, relation_aliases
+from schemas import Page, Pair, Triple
+from schemas.records import ITEM_KINDS
+from warehouse.release import ReleaseError, by_config, load_manifest
+
+EXAMPLES = 3
+MCQ = ("kgc", "qa")
+QUESTIONS = ("kgc", "qa", "cloze", "simpleqa")  # configs whose question text has one gold
+BLANK = "＿＿＿"
+NEAR_DUPLICATE = 0.8  # character 3-gram Jaccard of two questions with the same gold
+
+RULES = {
+    "pair.no_triple": "a released pair ships no triple",
+    "pair.ungrounded_triple": "a shipped triple the text does not support",
+    "pair.infrequent_relation": "a shipped triple of a relation the frequency filter dropped",
+    "pair.position_index": "the shipped triples' position index is not above the threshold",
+    "pair.stale_position_index": "the stored position index is not the shipped triples' index",
+    "pair.trailing_relation": "the text names, after the last mention, a relation no shipped triple covers",
+    "pair.enumeration": "an enumeration item of the text no shipped triple covers",
+    "t2t.not_a_released_pair": "the source pair is not in cdtp_pairs",
+    "t2t.differs": "triples or text differ from the released pair's",
+    "options.count": "not ten options",
+    "options.gold": "the gold is not exactly once among the options, at answer_index",
+    "options.duplicate": "two options are one value written alike",
+    "distractor.true_value": "a distractor is a right answer for the entity",
+    "distractor.type": "a distractor is not of the gold's type",
+    "question.several_golds": "one question text has two golds in the release",
+    "question.duplicate": "one fact asked twice in a config",
+    "question.near_duplicate": "two questions of a config with one gold differ only slightly",
+    "split.entity_leak": "an entity has items in both train and eval",
+    "split.fact_leak": "a fact is in an eval item and in a train item",
+    "cloze.blank": "not exactly one blank",
+    "cloze.answer_not_once": "the answer does not occur exactly once in its sentence",
+    "cloze.sentence_reused": "two cloze items share one source sentence",
+    "cloze.too_long": "the cloze sentence is over the length cap",
+}
+
+
+class AuditError(ReleaseError):
+    """A release cannot be audited (missing files); the message says what is missing."""
+
+
+@dataclass
+class ConfigReport:
+    config: str
+    rows: int = 0
+    violations: Counter = field(default_factory=Counter)
+    examples: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, rule: str, example: str) -> None:
+        self.violations[rule] += 1
+        shown = self.examples.setdefault(rule, [])
+        example = " / ".join(example.splitlines())
+        if len(shown) < EXAMPLES and example not in shown:
+            shown.append(example)
+
+
+@dataclass
+class AuditReport:
+    release: str
+    configs: dict[str, ConfigReport] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def config(self, name: str) -> ConfigReport:
+        return self.configs.setdefault(name, ConfigReport(name))
+
+    @property
+    def violations(self) -> int:
+        return sum(sum(c.violations.values()) for c in self.configs.values())
+
+    @property
+    def ok(self) -> bool:
+        return self.violations == 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"release": self.release, "ok": self.ok, "violations": self.violations, "notes": self.notes,
+                "configs": {name: {"rows": c.rows, "violations": dict(sorted(c.violations.items())),
+                                   "examples": {k: v for k, v in sorted(c.examples.items())}}
+                            for name, c in self.configs.items()}}
+
+    def table(self) -> str:
+        lines = [f"audit of {self.release}: " + ("0 violations" if self.ok else f"{self.violations} violations")]
+        for name, c in self.configs.items():
+            lines.append(f"  {name:<16} {c.rows:>7} rows checked  "
+                         + ("ok" if not c.violations else f"{sum(c.violations.values())} violations"))
+            for rule, count in sorted(c.violations.items()):
+                lines.append(f"    {rule:<28} {count:>6}  {RULES.get(rule, '')}")
+                for example in c.examples.get(rule, []):
+                    lines.append(f"      e.g. {example}")
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+def audit_release(release_dir: Path) -> AuditReport:
+    """Audit a published release directory."""
+    release_dir = Path(release_dir)
+    manifest = load_manifest(release_dir)
+    return audit_files(release_dir, [f.path for f in manifest.files], manifest.config,
+                       manifest.sources.get("crawl", []), release_dir.parents[2] if len(release_dir.parents) > 2
+                       else release_dir, f"{manifest.name} {manifest.version}")
+
+
+def audit_files(directory: Path, files: list[str], config: dict, crawl: list[str], data_dir: Path,
+                label: str) -> AuditReport:
+    """Audit release files (paths relative to ``directory``); ``config`` is the run's settings as the
+    manifest records them, ``crawl`` the page shards (relative to ``data_dir``) the release came from."""
+    directory = Path(directory)
+    report = AuditReport(label)
+    tables: dict[str, list[Path]] = defaultdict(list)
+    for path in files:
+        tables[Path(path).parts[0]].append(directory / path)
+    pairs = _rows(tables.get("cdtp_pairs", []))
+    pages = [Path(data_dir) / p for p in crawl]
+    missing = [p for p in pages if not p.is_file()]
+    if missing or not pages:
+        report.notes.append("the crawl this release came from is not here "
+                            f"({'none recorded' if not pages else f'{len(missing)} of {len(pages)} page shards missing'}): "
+                            "what an entity's pages say is read from cdtp_pairs and dropped_triples only")
+        pages = []
+    truth = Truth.build(pages, pairs, _rows(tables.get("dropped_triples", [])))
+    align = config.get("align", {})
+    rules = _alignment_rules(tables.get("relations", []), align, report)
+    if pairs or "cdtp_pairs" in tables:
+        _audit_pairs(pairs, rules, report.config("cdtp_pairs"))
+    by_pair = {p["pair_id"]: p for p in pairs}
+    items: dict[str, list[dict]] = {kind: _rows(tables[kind]) for kind in ITEM_KINDS if kind in tables}
+    if "t2t" in items:
+        _audit_t2t(items["t2t"], by_pair, report.config("t2t"))
+    typer = _typer(pages, pairs)
+    for kind in MCQ:
+        if kind in items:
+            _audit_options(items[kind], truth, typer, by_pair, report.config(kind))
+    if "cloze" in items:
+        _audit_cloze(items["cloze"], int((config.get("items") or {}).get("cloze_max_chars") or 0),
+                     report.config("cloze"))
+    _audit_questions(items, report)
+    _audit_splits(items, report)
+    for kind, rows in items.items():
+        report.config(kind).rows = len(rows)
+    return report
+
+
+def _rows(paths: Iterable[Path]) -> list[dict]:
+    rows: list[dict] = []
+    for path in paths:
+        rows.extend(pq.read_table(path).to_pylist())
+    return rows
+
+
+# --- what an entity's pages say ------------------------------------------------------------------
+
+
+@dataclass
+class Truth:
+    """Every value an entity's pages give, by relation (all senses of a title together), its names,
+    and for each (relation, value) the entities that have it."""
+
+    values: dict[str, dict[str, set[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
+    names: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    heads: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
+
+    def add(self, head: str, relation: str, value: str) -> None:
+        h, v = value_key(head), value_key(value)
+        if not h or not v:
+            return
+        self.values[h][relation].add(v)
+        self.heads[(relation, v)].add(h)
+        if relation in NAME_RELATIONS:
+            self.names[h].add(v)
+
+    @classmethod
+    def build(cls, page_shards: list[Path], pairs: list[dict], dropped: list[dict]) -> "Truth":
+        from filters.triples import extract_triples
+        from warehouse.shards import iter_records
+
+        truth = cls()
+        aliases = relation_aliases()
+        for page in iter_records(page_shards, Page):
+            if page.status == "ok":
+                for t in extract_triples(page, aliases):
+                    truth.add(page.title, t.relation, t.tail)
+        for pair in pairs:
+            for t in pair["triples"] or []:
+                truth.add(pair["entity"], t["relation"], t["tail"])
+            for alias in pair["aliases"] or []:
+                truth.names[value_key(pair["entity"])].add(value_key(alias))
+        for row in dropped:
+            truth.add(row["head"], row["relation"], row["tail"])
+        return truth
+
+    def true_tails(self, head: str, relation: str) -> set[str]:
+        h = value_key(head)
+        return self.values.get(h, {}).get(relation, set()) | self.names.get(h, set()) | {h}
+
+    def true_heads(self, relation: str, tail: str) -> set[str]:
+        found = set(self.heads.get((relation, value_key(tail)), set()))
+        for head in list(found):
+            found |= self.names.get(head, set())
+        return found | {value_key(tail)}
+
+
+def _typer(pages: list[Path], pairs: list[dict]):
+    """The value typer over what the release came from; None when the typing module is absent."""
+    try:
+        from builders.types import ValueTyper
+    except ImportError:
+        return None
+    return ValueTyper.from_sources(pages, [Pair.from_row(p) for p in pairs])
+
+
+# --- pairs ---------------------------------------------------------------------------------------
+
+
+def _alignment_rules(relation_files: list[Path], align: dict, report: AuditReport) -> AlignmentRules:
+    rows = _rows(relation_files)
+    if not rows:
+        report.notes.append("the release has no relations table: the trailing-relation rule is checked against "
+                            "the shipped relations only")
+    vocabulary = {r["relation"]: int(r["pages"]) for r in rows}
+    aliases = {a: r["relation"] for r in rows for a in (r["aliases"] or [])}
+    keep = [r["relation"] for r in rows if r["kept"]] if rows else None
+    return AlignmentRules(vocabulary, keep, aliases or relation_aliases(),
+                          float(align.get("position_threshold", 0.75)),
+                          bool(align.get("enumerations_must_be_covered", True)))
+
+
+_PAIR_RULE = {"position_index": "pair.position_index", "trailing_relation": "pair.trailing_relation",
+              "enumeration": "pair.enumeration", "pair": "pair.no_triple"}
+
+
+def _audit_pairs(rows: list[dict], rules: AlignmentRules, out: ConfigReport) -> None:
+    out.rows = len(rows)
+    if rules.keep is None:
+        rules.keep = sorted({t["relation"] for r in rows for t in r["triples"] or []})
+        rules.vocabulary = dict.fromkeys(rules.keep, 1) | rules.vocabulary
+    keep = set(rules.keep)
+    triple_filters, pair_filters = rules.filters()
+
+    def fresh() -> Iterator[Pair]:
+        for row in rows:
+            pair = Pair.from_row(row)
+            pair.triples = [Triple(t.head, t.relation, t.tail, t.raw_value) for t in pair.triples]
+            yield pair
+
+    for row, pair in zip(rows, apply_filters(fresh(), triple_filters, pair_filters, Funnel()), strict=True):
+        name = f"{row['entity']} ({row['pair_id']})"
+        if not row["triples"]:
+            out.add("pair.no_triple", name)
+            continue
+        for t in pair.triples:
+            if t.decision != "kept":
+                rule = "pair.infrequent_relation" if t.relation not in keep else "pair.ungrounded_triple"
+                out.add(rule, f"{name}: ({t.relation}, {t.tail}) {t.reason}")
+        if pair.decision != "kept":
+            rule = _PAIR_RULE.get(pair.reason.split(":")[0], "pair.no_triple")
+            if rule != "pair.no_triple" or not any(t.decision != "kept" for t in pair.triples):
+                out.add(rule, f"{name}: {pair.reason}, index {pair.position_index}")
+        stored = row.get("position_index")
+        if pair.position_index is not None and (stored is None or abs(stored - pair.position_index) > 1e-6):
+            out.add("pair.stale_position_index", f"{name}: stored {stored}, shipped triples give {pair.position_index}")
+
+
+def _audit_t2t(items: list[dict], by_pair: dict[str, dict], out: ConfigReport) -> None:
+    for item in items:
+        pair = by_pair.get((item["source_pair_ids"] or [""])[0])
+        if pair is None:
+            out.add("t2t.not_a_released_pair", f"{item['item_id']} from {item['source_pair_ids']}")
+            continue
+        lines = [f"{t['head']}｜{t['relation']}｜{t['tail']}" for t in pair["triples"]]
+        if item["question"].splitlines() != lines or item["answer"] != pair["text"]:
+            out.add("t2t.differs", f"{item['item_id']} ({pair['entity']})")
+
+
+# --- multiple choice -------------------------------------------------------------------------------
+
+
+def _asked(item: dict) -> str:
+    return item.get("asked") or "tail"
+
+
+def _audit_options(items: list[dict], truth: Truth, typer, by_pair: dict[str, dict], out: ConfigReport) -> None:
+    from filters.align import GroundingFilter
+
+    grounding = GroundingFilter()
+    for item in items:
+        options, gold = item["options"] or [], item["answer"]
+        name = f"{item['question']} [{gold}]"
+        if len(options) != 10:
+            out.add("options.count", f"{name}: {len(options)} options")
+        keys = [value_key(o) for o in options]
+        index = item["answer_index"]
+        if keys.count(value_key(gold)) != 1 or index is None or not 0 <= index < len(options) \
+                or options[index] != gold:
+            out.add("options.gold", name)
+        if len(set(keys)) != len(keys):
+            out.add("options.duplicate", f"{name}: {[o for o, k in zip(options, keys) if keys.count(k) > 1]}")
+        asked = _asked(item)
+        if asked == "head":
+            true = truth.true_heads(item["relation"], item.get("tail") or "")
+        else:
+            true = truth.true_tails(item["head"], item["relation"])
+        pair = by_pair.get((item["source_pair_ids"] or [""])[0])
+        distractors = [o for i, o in enumerate(options) if i != index]
+        for option in distractors:
+            key = value_key(option)
+            stated = asked != "head" and pair is not None and _states(grounding, pair, item["relation"], option)
+            if key in true or stated:
+                why = "stated in the pair's text" if stated else "a value the entity's pages give"
+                out.add("distractor.true_value", f"{name}: {option} ({why})")
+        if typer is not None and options:
+            relation = item["relation"]
+            gold_type = typer.answer_type(gold, relation, asked)
+            for option in distractors:
+                if not typer.same_type(gold_type, typer.option_type(option, relation, asked)):
+                    out.add("distractor.type", f"{name}: {option} is {typer.describe(option, relation, asked)}, "
+                                               f"the gold {typer.describe(gold, relation, asked)}")
+
+
+def _states(grounding, pair: dict, relation: str, value: str) -> bool:
+    """Whether the pair's text states ``value`` as the entity's ``relation`` (the grounding rule)."""
+    probe = Pair(pair_id=pair["pair_id"], entity=pair["entity"], text=pair["text"], aliases=pair["aliases"] or [])
+    return grounding.check(Triple(pair["entity"], relation, value), probe).keep
+
+
+# --- questions, splits, cloze ----------------------------------------------------------------------
+
+
+def _question_key(question: str) -> str:
+    return value_key(question.replace(BLANK, "_"))
+
+
+def _fact(item: dict) -> tuple[str, str, str, str]:
+    return (value_key(item["head"]), item["relation"], value_key(item.get("tail") or item["answer"]), _asked(item))
+
+
+def _grams(text: str) -> set[str]:
+    return {text[i:i + 3] for i in range(max(len(text) - 2, 1))}
+
+
+def _audit_questions(items: dict[str, list[dict]], report: AuditReport) -> None:
+    golds: dict[str, set[str]] = defaultdict(set)
+    where: dict[str, list[tuple[str, dict]]] = defaultdict(list)
+    for kind in QUESTIONS:
+        for item in items.get(kind, []):
+            key = _question_key(item["question"])
+            golds[key].add(value_key(item["answer"]))
+            where[key].append((kind, item))
+    for key, answers in golds.items():
+        if len(answers) > 1:
+            for kind, item in where[key]:
+                report.config(kind).add("question.several_golds",
+                                        f"{item['question']} → {sorted({i['answer'] for _, i in where[key]})}")
+    for kind in QUESTIONS:
+        out = report.config(kind) if kind in items else None
+        if out is None:
+            continue
+        seen: dict[tuple, str] = {}
+        by_gold: dict[str, list[tuple[str, set[str]]]] = defaultdict(list)
+        for item in items[kind]:
+            fact = _fact(item) if kind != "cloze" else (_question_key(item["question"]),)
+            if fact in seen:
+                out.add("question.duplicate", f"{item['question']} and {seen[fact]}")
+            seen.setdefault(fact, item["question"])
+            text = normalize(item["question"])
+            grams = _grams(text)
+            for other_text, other in by_gold[value_key(item["answer"])]:
+                if other_text != text and len(grams & other) >= NEAR_DUPLICATE * len(grams | other):
+                    out.add("question.near_duplicate", f"{item['question']} ~ {other_text}")
+                    break
+            by_gold[value_key(item["answer"])].append((text, grams))
+
+
+def _audit_splits(items: dict[str, list[dict]], report: AuditReport) -> None:
+    splits: dict[str, set[str]] = defaultdict(set)
+    facts: dict[frozenset, set[str]] = defaultdict(set)
+    for kind, rows in items.items():
+        for item in rows:
+            splits[value_key(item["head"])].add(item["split"])
+            for fact in _item_facts(kind, item):
+                facts[fact].add(item["split"])
+    for kind, rows in items.items():
+        out = report.config(kind)
+        for item in rows:
+            if item["split"] != "eval":
+                continue
+            if len(splits[value_key(item["head"])]) > 1:
+                out.add("split.entity_leak", f"{item['head']}: {item['question'][:40]}")
+            leaked = [f for f in _item_facts(kind, item) if len(facts[f]) > 1]
+            if leaked:
+                out.add("split.fact_leak", f"{item['head']}: {' / '.join(sorted(leaked[0]))}")
+
+
+def _item_facts(kind: str, item: dict) -> list[frozenset]:
+    """The facts an item states or asks, as unordered entity pairs (asked either way, one fact)."""
+    if kind == "t2t":
+        pairs = [line.split("｜") for line in item["question"].splitlines()]
+        return [frozenset((value_key(p[0]), value_key(p[2]))) for p in pairs if len(p) == 3]
+    other = item.get("tail") or item["answer"]  # the value the item asks for, or gives when it asks the head
+    return [frozenset((value_key(item["head"]), value_key(other)))] if other else []
+
+
+def _audit_cloze(items: list[dict], max_chars: int, out: ConfigReport) -> None:
+    sentences: dict[str, str] = {}
+    for item in items:
+        question, answer = item["question"], item["answer"]
+        if question.count(BLANK) != 1:
+            out.add("cloze.blank", question[:60])
+            continue
+        sentence = question.replace(BLANK, answer)
+        if sentence.count(answer) != 1:
+            out.add("cloze.answer_not_once", f"{answer} in {sentence[:60]}")
+        key = value_key(sentence)
+        if key in sentences:
+            out.add("cloze.sentence_reused", f"{sentence[:60]} ({sentences[key]}, {item['item_id']})")
+        sentences.setdefault(key, item["item_id"])
+        if max_chars and len(question) > max_chars:
+            out.add("cloze.too_long", f"{len(question)} characters: {question[:40]}…")
+
+
+def audit_json(report: AuditReport) -> str:
+    return json.dumps(report.as_dict(), ensure_ascii=False, indent=2)
