@@ -1,24 +1,30 @@
 """Nine distractors per multiple-choice item, following the CDTP construction (paper, Appendix C.2).
 
-For each item (head, relation, gold) the candidate pool comes from the knowledge
-graph (:mod:`builders.graph`). A candidate must:
+For each item (a triple, and which end of it is asked) the candidate pool comes from the
+knowledge graph of everything the crawl states (:mod:`builders.graph`: neighbours, values of
+the gold's type in a similar frequency bin, values of the relation, other senses). A
+candidate must:
 
-1. have the gold's format (:func:`builders.formats.compatible`: a date gold gets
-   dates, a quantity gets the same unit at a similar magnitude, a person gets persons),
-   judged by the candidate's own relation; a plain-text gold, whose format says nothing
-   about what it is, only gets values of its relation's family (the relation and those
-   sharing values with it: :meth:`builders.graph.Graph.relation_families`);
-2. differ from the gold and from every other option after normalisation;
-3. pass the semantic-feasibility filter: embedding similarity to the gold below
+1. be wrong: never a value that is true for the entity, as the graph's :meth:`truth` gives
+   it (every value its pages give for the relation, kept or dropped, in every sense, every
+   name of the entity and of the gold, what contains the gold or is part of it), nor the gold
+   written another way (simplified or traditional, with or without 《》, another date
+   notation, an approximate marker: one value key), nor a value holding the gold or held by
+   it (春秋 for 春秋时期), nor a value the pair's own text states for the relation (checked
+   with the grounding rule on the candidates chosen);
+2. be of the gold's type (:mod:`builders.types`: format, entity type, or relation family;
+   an untyped candidate is never used for a typed gold);
+3. differ from every other option after normalisation;
+4. pass the semantic-feasibility filter: embedding similarity to the gold below
    ``synonym_max`` (else it is a near-synonym, a second right answer) and similarity
-   to the question context at least ``context_min`` (else it is unrelated).
+   to the question at least ``context_min`` (else it is unrelated; about 0.2 with a
+   Chinese sentence model, 0 with character n-grams, which measure shared characters).
 
-Survivors are scored for confusability (similarity to the gold) plus a bonus for
-type consistency (the same relation) and for the sources that make hard
-distractors (graph neighbours, other senses); nine are then picked greedily,
-each pick lowering the score of candidates in an already used frequency bin and
-source, so sets are spread over frequency and subdomain. An item without nine
-acceptable candidates is dropped with a reason, never padded.
+Survivors are scored for confusability (similarity to the gold) plus a bonus for the
+sources that make hard distractors (graph neighbours, other senses), for values of the same
+relation elsewhere (the closest kind) and for the same domain; nine are then picked greedily, each pick lowering the score of candidates in an
+already used frequency bin and source, so sets are spread over frequency and subdomain.
+An item without nine acceptable candidates is dropped with a reason, never padded.
 """
 
 from __future__ import annotations
@@ -26,20 +32,19 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
-from builders.formats import ValueFormat, compatible, value_format
 from builders.graph import Candidate, Query
-from filters.dedup import field_key
+from builders.types import ValueTyper
 from filters.embeddings import Embedder
+from filters.normalize import value_key
 
 OPTIONS = 10
-SOURCE_BONUS = {"neighbour": 0.15, "polysemy": 0.15, "same_relation": 0.1, "frequency": 0.0}
-SAME_RELATION_BONUS = 0.2  # type consistency: the candidate is a value of the item's relation elsewhere
+SOURCE_BONUS = {"neighbour": 0.15, "polysemy": 0.15, "same_type": 0.05, "same_relation": 0.1}
 SAME_DOMAIN_BONUS = 0.1
-# Formats that say nothing about what a value is: such a gold only gets values of its relation's family.
-UNTYPED_KINDS = frozenset({"text", "latin"})
+SAME_RELATION_BONUS = 0.2  # the candidate answers the same relation elsewhere: the closest kind there is
 GREEDY_POOL = 40
 
 
@@ -49,7 +54,7 @@ class Choice:
 
     options: list[str]
     answer_index: int
-    sources: list[str]  # per option: gold | neighbour | same_relation | frequency | polysemy
+    sources: list[str]  # per option: gold | neighbour | same_type | same_relation | polysemy
     similarity: list[float]  # per option: embedding similarity to the gold (1.0 for the gold)
 
 
@@ -80,28 +85,35 @@ def shuffle_options(item_id: str, gold: str, distractors: list[tuple[str, str, f
 
 
 class DistractorPicker:
-    """Choose nine distractors per item from graph candidate pools; see the module docstring."""
+    """Choose nine distractors per item from graph candidate pools; see the module docstring.
 
-    def __init__(self, embedder: Embedder, settings: DistractorSettings | None = None,
-                 frequency: dict[str, int] | None = None, families: dict[str, set[str]] | None = None):
+    typer: types the gold and the candidates; frequency: corpus frequency of each node (for the
+    spread over frequency bins)."""
+
+    def __init__(self, embedder: Embedder, typer: ValueTyper, settings: DistractorSettings | None = None,
+                 frequency: dict[str, int] | None = None):
         self.embedder = embedder
+        self.typer = typer
         self.settings = settings or DistractorSettings()
         self.frequency = frequency or {}
-        self.families = families or {}
-        self._formats: dict[tuple[str, str], ValueFormat] = {}
+        self._types: dict[tuple[str, str, str], object] = {}
 
-    def _format(self, value: str, relation: str) -> ValueFormat:
-        key = (value, relation)
-        found = self._formats.get(key)
+    def _type(self, value: str, relation: str, asked: str):
+        key = (value, relation, asked)
+        found = self._types.get(key)
         if found is None:
-            if len(self._formats) > 500_000:
-                self._formats.clear()
-            found = self._formats[key] = value_format(value, relation)
+            if len(self._types) > 500_000:
+                self._types.clear()
+            found = self._types[key] = self.typer.option_type(value, relation, asked)
         return found
 
-    def pick_many(self, queries: list[Query], questions: dict[str, str],
-                  pools: dict[str, list[Candidate]]) -> dict[str, Selection]:
-        """Selections per item; one embedding call for all golds, candidates and questions of the batch."""
+    def pick_many(self, queries: list[Query], questions: dict[str, str], pools: dict[str, list[Candidate]],
+                  truth: dict[str, set[str]],
+                  stated: Callable[[Query, str], bool] | None = None) -> dict[str, Selection]:
+        """Selections per item; one embedding call for all golds, candidates and questions of the batch.
+
+        truth: item -> values that answer it rightly (Graph.truth); stated(query, value): whether the
+        pair's own text states value for the query's relation (then it is a right answer too)."""
         texts: dict[str, None] = {}
         for q in queries:
             texts[q.gold] = None
@@ -111,14 +123,17 @@ class DistractorPicker:
         order = list(texts)
         vectors = self.embedder.encode(order) if order else np.zeros((0, 1), dtype=np.float32)
         index = {t: i for i, t in enumerate(order)}
-        return {q.item: self._pick(q, questions[q.item], pools.get(q.item, []), vectors, index) for q in queries}
+        return {q.item: self._pick(q, questions[q.item], pools.get(q.item, []), truth.get(q.item, set()), stated,
+                                   vectors, index) for q in queries}
 
-    def _pick(self, q: Query, question: str, pool: list[Candidate], vectors: np.ndarray,
-              index: dict[str, int]) -> Selection:
+    def _pick(self, q: Query, question: str, pool: list[Candidate], truth: set[str],
+              stated: Callable[[Query, str], bool] | None, vectors: np.ndarray, index: dict[str, int]) -> Selection:
         s = self.settings
-        gold_format = self._format(q.gold, q.relation)
+        gold_type = self._type(q.gold, q.relation, q.asked)
         gold_vec, question_vec = vectors[index[q.gold]], vectors[index[question]]
-        seen = {field_key(q.gold)}
+        gold_key, tail_key = value_key(q.gold), value_key(q.tail)
+        wrong_keys = {value_key(v) for v in truth} | {gold_key, value_key(q.head), tail_key}
+        seen: set[str] = set()
         rejected: dict[str, int] = {}
         by_candidate: dict[str, list[Candidate]] = {}
         for candidate in pool:
@@ -126,19 +141,18 @@ class DistractorPicker:
         names = sorted(by_candidate)
         rows = np.fromiter((index[c] for c in names), dtype=np.int64, count=len(names))
         similarity = vectors[rows] @ np.stack([gold_vec, question_vec]).T if len(rows) else np.zeros((0, 2))
-        family = self.families.get(q.relation, {q.relation})
         scored = []
         for cand, (to_gold, to_question) in zip(names, similarity.tolist(), strict=True):
             found = by_candidate[cand]
-            relations = found[0].relations
-            # judged as a value of its own relation (the item's when it has it), not as the item's
-            own = q.relation if q.relation in relations else (relations[0] if relations else "")
+            key = value_key(cand)
             reason = ""
-            if not compatible(gold_format, self._format(cand, own)):
-                reason = "format"
-            elif gold_format.kind in UNTYPED_KINDS and family.isdisjoint(relations):
+            if not key or key in wrong_keys:
+                reason = "true_value"
+            elif any(key in w or w in key for w in (gold_key, tail_key) if w):
+                reason = "overlaps_gold"  # 春秋 for 春秋时期, 清朝末年 for 清朝: the gold at another granularity
+            elif not self.typer.same_type(gold_type, self._type(cand, q.relation, q.asked), q.relation):
                 reason = "type"
-            elif (key := field_key(cand)) in seen:
+            elif key in seen:
                 reason = "same_as_other_option"
             elif to_gold >= s.synonym_max:
                 reason = "near_synonym"
@@ -148,34 +162,45 @@ class DistractorPicker:
                 seen.add(key)
                 source = max((c.source for c in found), key=SOURCE_BONUS.__getitem__)
                 bonus = SOURCE_BONUS[source]
-                bonus += SAME_RELATION_BONUS if q.relation in relations else 0.0
                 bonus += SAME_DOMAIN_BONUS if q.domain and found[0].domain == q.domain else 0.0
+                bonus += SAME_RELATION_BONUS if self.typer.is_value_of(cand, q.relation, q.asked) else 0.0
                 scored.append([to_gold + bonus, cand, source, to_gold])
             if reason:
                 rejected[reason] = rejected.get(reason, 0) + 1
         if len(scored) < OPTIONS - 1:
             return Selection(None, f"too_few_distractors:{len(scored)}", rejected)
         # Greedy spread over the best GREEDY_POOL by score (ties to the smaller string): each pick
-        # lowers the candidates that share its frequency bin or its source.
+        # lowers the candidates that share its frequency bin or its source. A pick the pair's own
+        # text states for the relation is a right answer: it is skipped and the next one taken.
         scored.sort(key=lambda e: (-e[0], e[1]))
-        pool = [(e[0], e[1], e[2], e[3], self._bin(e[1])) for e in scored[:GREEDY_POOL]]
         chosen: list[tuple[str, str, float]] = []
         used_bins: dict[int, int] = {}
         used_sources: dict[str, int] = {}
-        taken = [False] * len(pool)
-        for _ in range(OPTIONS - 1):
-            best, best_score = -1, -math.inf
-            for i, (score, _, source, _, bin_) in enumerate(pool):
-                if taken[i]:
+        start = 0
+        while len(chosen) < OPTIONS - 1 and start < len(scored):
+            pool_ = [(e[0], e[1], e[2], e[3], self._bin(e[1])) for e in scored[start:start + GREEDY_POOL]]
+            taken = [False] * len(pool_)
+            for _ in range(len(pool_)):
+                if len(chosen) == OPTIONS - 1:
+                    break
+                best, best_score = -1, -math.inf
+                for i, (score, _, source, _, bin_) in enumerate(pool_):
+                    if taken[i]:
+                        continue
+                    adjusted = score - s.spread_penalty * (used_bins.get(bin_, 0) + used_sources.get(source, 0))
+                    if adjusted > best_score:
+                        best, best_score = i, adjusted
+                taken[best] = True
+                _, cand, source, similarity_, bin_ = pool_[best]
+                if stated is not None and stated(q, cand):
+                    rejected["stated_in_text"] = rejected.get("stated_in_text", 0) + 1
                     continue
-                adjusted = score - s.spread_penalty * (used_bins.get(bin_, 0) + used_sources.get(source, 0))
-                if adjusted > best_score:
-                    best, best_score = i, adjusted
-            taken[best] = True
-            _, cand, source, similarity, bin_ = pool[best]
-            chosen.append((cand, source, similarity))
-            used_bins[bin_] = used_bins.get(bin_, 0) + 1
-            used_sources[source] = used_sources.get(source, 0) + 1
+                chosen.append((cand, source, similarity_))
+                used_bins[bin_] = used_bins.get(bin_, 0) + 1
+                used_sources[source] = used_sources.get(source, 0) + 1
+            start += GREEDY_POOL
+        if len(chosen) < OPTIONS - 1:
+            return Selection(None, f"too_few_distractors:{len(chosen)}", rejected)
         return Selection(shuffle_options(q.item, q.gold, chosen, s.seed), "", rejected)
 
     def _bin(self, value: str) -> int:

@@ -1,23 +1,24 @@
-"""The knowledge graph of all kept triples, and the distractor candidate pools drawn from it (DuckDB).
+"""The knowledge graph of everything the crawl states, and the distractor pools drawn from it (DuckDB).
 
-Nodes are strings (entity titles and values); an edge joins a triple's head and
-tail, in both directions. For a batch of items (head, relation, gold) one set of
-queries returns, per item, candidates with the source that proposed them:
+Facts are every triple of every pair, whatever the filters decided about it: a triple
+the text does not support is still what the entity's page says, so it is never a
+wrong answer, and its value is still a thing of its kind. Nodes are strings (titles and
+values); an edge joins a fact's head and tail, in both directions. For a batch of
+items one set of queries returns, per item, candidates with the source that proposed them:
 
-* ``neighbour``: the gold's 1-hop and 2-hop neighbours;
-* ``same_relation``: values of the same relation elsewhere in the graph (type match);
-* ``frequency``: values in the gold's corpus-frequency bin (bin = floor(log2(frequency)));
-* ``polysemy``: values that share a Chinese character bigram with the gold, and values of
-  the same relation on entries that share the head's title but are another sense.
+* ``neighbour``: 1-hop and 2-hop neighbours of the gold (CDTP, Appendix C.2);
+* ``same_type``: values of the gold's type (:mod:`builders.types`) in its corpus-frequency
+  bin or the two next to it (bin = floor(log2(frequency)));
+* ``same_relation``: values of the asked relation elsewhere (or, when the head is asked,
+  other entities that have the relation);
+* ``polysemy``: what the pages of the head's other senses say (a title with several
+  senses: 天池 in 长白山 and in 天山), confusable with the sense asked about.
 
-Each source is capped per item (``per_source``), taking candidates in a fixed
-hash order, and the tables it draws from are bounded samples (``fanout`` neighbours
-per node, ``sample`` values per relation and per frequency bin), so a hub node does
-not flood the pool, an item costs about the same on any corpus size, and reruns
-give the same pool.
-Values that are themselves correct (any value of the item's relation on the same
-head) are never candidates. Each candidate comes with the relations it is the tail
-of, so its format is judged by its own relation, not the item's.
+Each source is capped per item (``per_source``), taking candidates in a fixed hash order,
+and the tables it draws from are bounded samples (``fanout`` neighbours per node,
+``sample`` values per relation and per type and bin), so a hub node does not flood the
+pool, an item costs about the same on any corpus size, and reruns give the same pool.
+:meth:`Graph.truth` gives, per item, every value that is a right answer.
 """
 
 from __future__ import annotations
@@ -25,76 +26,71 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Iterable, NamedTuple
 
 import pyarrow as pa
 
+from filters.triples import NAME_RELATIONS
 from warehouse.shards import duck, sql_path_list
 
-SOURCES = ("neighbour", "same_relation", "frequency", "polysemy")
+SOURCES = ("neighbour", "same_type", "same_relation", "polysemy")
+# Relations between a whole and its parts (or a thing and what it became): a value linked to the
+# gold by one of them is the gold at another granularity (宋朝 and 北宋, 东汉 and 东汉末年), a right
+# answer in other words, never a distractor.
+PART_RELATIONS = frozenset({"分期", "组成部分", "主要组成", "下辖地区", "所属地区", "所属国家", "所在地", "上级行政区",
+                            "主要岛屿", "前身", "后身", "所属山脉", "所属山系", "所属水系", "所属类别", "上位概念"})
 
 
 class Candidate(NamedTuple):  # a tuple: hundreds of thousands are made per batch
     value: str
     source: str
-    relations: tuple[str, ...]  # relations the value is the tail of, anywhere in the graph
     domain: str | None  # the most common domain of the pairs it occurs in
 
 
 @dataclass(frozen=True)
 class Query:
     item: str
-    head: str
+    head: str  # the triple's head (the answer when the head is asked)
     sense: str
     relation: str
-    gold: str
+    gold: str  # the answer: the tail, or the head when asked == "head"
     domain: str | None = None
+    asked: str = "tail"  # tail | head
+    tail: str = ""  # the triple's tail (given in the question when the head is asked)
+    type_key: str = ""  # the gold's type (builders.types.ValueType.key), for same-type candidates
 
 
 class Graph:
-    """Kept triples of kept pairs, loaded from pair shards into an in-memory DuckDB."""
+    """Every fact of the pair shards, loaded into an in-memory DuckDB."""
 
     def __init__(self, pair_shards: list[Path], threads: int | None = None, fanout: int = 50, sample: int = 400):
         self.con = duck()
+        self.fanout, self.sample = fanout, sample
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
         self.con.execute(f"""
-            CREATE TABLE triples AS
+            CREATE TABLE facts AS
             SELECT DISTINCT p.entity AS head, coalesce(p.sense, '') AS sense, t.relation AS relation, t.tail AS tail,
                    p.domain AS domain
-            FROM (SELECT entity, sense, domain, unnest(triples) AS t FROM read_parquet({sql_path_list(pair_shards)})
-                  WHERE decision = 'kept') AS p
-            WHERE t.decision = 'kept'""")
+            FROM (SELECT entity, sense, domain, unnest(triples) AS t FROM read_parquet({sql_path_list(pair_shards)}))
+                 AS p
+            WHERE t.tail <> ''""")
         self.con.execute("""
             CREATE TABLE edges AS
-            SELECT DISTINCT head AS a, tail AS b FROM triples
-            UNION SELECT DISTINCT tail AS a, head AS b FROM triples""")
+            SELECT DISTINCT head AS a, tail AS b FROM facts
+            UNION SELECT DISTINCT tail AS a, head AS b FROM facts""")
         self.con.execute("""
             CREATE TABLE frequency AS
             SELECT node, count(*) AS freq, floor(log2(count(*)))::INTEGER AS bin
-            FROM (SELECT head AS node FROM triples UNION ALL SELECT tail FROM triples) GROUP BY node""")
+            FROM (SELECT head AS node FROM facts UNION ALL SELECT tail FROM facts) GROUP BY node""")
         self.con.execute("""
-            CREATE TABLE node_info AS
-            WITH occurrences AS (
-                SELECT tail AS node, relation, domain FROM triples
-                UNION ALL SELECT head, NULL, domain FROM triples),
-            domains AS (  -- the most common domain, ties to the first by name: mode() breaks ties arbitrarily
-                SELECT node, domain FROM (
-                    SELECT node, domain, row_number() OVER (PARTITION BY node ORDER BY count(*) DESC, domain) AS r
-                    FROM occurrences GROUP BY node, domain) WHERE r = 1)
-            SELECT node, list(DISTINCT relation ORDER BY relation) FILTER (WHERE relation IS NOT NULL) AS relations,
-                   any_value(d.domain) AS domain
-            FROM occurrences JOIN domains d USING (node) GROUP BY node""")
-        self.con.execute("""
-            CREATE TABLE bigrams AS
-            SELECT DISTINCT tail AS value, substr(tail, i, 2) AS gram
-            FROM (SELECT DISTINCT tail FROM triples), range(1, 40) AS r(i)
-            WHERE i < length(tail) AND length(tail) <= 40
-              AND regexp_full_match(substr(tail, i, 2), '[\u4e00-\u9fff]{2}')""")
-
-        # Bounded samples, so that a hub (中国 is the value of thousands of triples) or a common
-        # relation or bin costs the same per item as a rare one: fanout neighbours per node and
-        # values per bigram, sample values per relation and per frequency bin, in md5 order.
+            CREATE TABLE node_domain AS
+            WITH occurrences AS (SELECT tail AS node, domain FROM facts UNION ALL SELECT head, domain FROM facts)
+            SELECT node, domain FROM (  -- the most common domain, ties to the first by name
+                SELECT node, domain, row_number() OVER (PARTITION BY node ORDER BY count(*) DESC, domain) AS r
+                FROM occurrences GROUP BY node, domain) WHERE r = 1""")
+        # Bounded samples, so that a hub (中国 is the value of thousands of facts) or a common
+        # relation costs the same per item as a rare one, in md5 order.
         self.con.execute(f"""
             CREATE TABLE near AS SELECT a, b FROM (
                 SELECT a, b, row_number() OVER (PARTITION BY a ORDER BY md5(a || '|' || b), b) AS r FROM edges)
@@ -103,17 +99,15 @@ class Graph:
             CREATE TABLE relation_values AS SELECT relation, tail FROM (
                 SELECT relation, tail, row_number() OVER (PARTITION BY relation ORDER BY md5(relation || '|' || tail),
                                                           tail) AS r
-                FROM (SELECT DISTINCT relation, tail FROM triples))
+                FROM (SELECT DISTINCT relation, tail FROM facts))
             WHERE r <= {int(sample)}""")
         self.con.execute(f"""
-            CREATE TABLE bin_values AS SELECT bin, node FROM (
-                SELECT bin, node, row_number() OVER (PARTITION BY bin ORDER BY md5(node), node) AS r FROM frequency)
+            CREATE TABLE relation_heads AS SELECT relation, head FROM (
+                SELECT relation, head, row_number() OVER (PARTITION BY relation ORDER BY md5(relation || '|' || head),
+                                                          head) AS r
+                FROM (SELECT DISTINCT relation, head FROM facts))
             WHERE r <= {int(sample)}""")
-        self.con.execute(f"""
-            CREATE TABLE gram_values AS SELECT gram, value FROM (
-                SELECT gram, value, row_number() OVER (PARTITION BY gram ORDER BY md5(gram || value), value) AS r
-                FROM bigrams)
-            WHERE r <= {int(fanout)}""")
+        self.con.execute("CREATE TABLE type_values (type_key VARCHAR, bin INTEGER, node VARCHAR)")
 
     def close(self) -> None:
         self.con.close()
@@ -125,32 +119,94 @@ class Graph:
         self.close()
 
     def counts(self) -> dict[str, int]:
-        (triples,), = self.con.sql("SELECT count(*) FROM triples").fetchall()
+        (facts,), = self.con.sql("SELECT count(*) FROM facts").fetchall()
         (nodes,), = self.con.sql("SELECT count(*) FROM frequency").fetchall()
-        return {"triples": triples, "nodes": nodes}
+        return {"facts": facts, "nodes": nodes}
 
     def relation_families(self, min_shared: int = 2) -> dict[str, set[str]]:
         """relation -> the relations whose values are the same type of thing: itself, and those
         sharing at least min_shared tail values with it (出生地 and 逝世地 share cities)."""
         rows = self.con.sql(f"""
-            WITH v AS (SELECT DISTINCT relation, tail FROM triples)
+            WITH v AS (SELECT DISTINCT relation, tail FROM facts)
             SELECT a.relation, b.relation FROM v a JOIN v b USING (tail)
             WHERE a.relation <> b.relation GROUP BY 1, 2 HAVING count(*) >= {int(min_shared)}""").fetchall()
         families: dict[str, set[str]] = defaultdict(set)
-        for (relation,) in self.con.sql("SELECT DISTINCT relation FROM triples").fetchall():
+        for (relation,) in self.con.sql("SELECT DISTINCT relation FROM facts").fetchall():
             families[relation].add(relation)
         for a, b in rows:
             families[a].add(b)
         return dict(families)
 
-    def candidates(self, queries: list[Query], per_source: int = 30) -> dict[str, list[Candidate]]:
-        """item -> candidates, each source's in a fixed order, correct values excluded."""
+    def nodes(self) -> Iterable[tuple[str, str, list[str], bool]]:
+        """(node, the relation it is most often the tail of or '', its relations as a tail, whether it is a head)."""
+        query = """
+            WITH tails AS (SELECT tail AS node, relation, count(*) AS n FROM facts GROUP BY 1, 2),
+                 heads AS (SELECT DISTINCT head AS node FROM facts)
+            SELECT f.node, coalesce(first(t.relation ORDER BY t.n DESC, t.relation), ''),
+                   list(DISTINCT t.relation ORDER BY t.relation)
+                       FILTER (WHERE t.relation IS NOT NULL), h.node IS NOT NULL
+            FROM frequency f LEFT JOIN tails t ON t.node = f.node LEFT JOIN heads h ON h.node = f.node
+            GROUP BY f.node, h.node ORDER BY f.node"""
+        for batch in self.con.sql(query).to_arrow_reader(50_000):
+            for row in zip(*(batch.column(i).to_pylist() for i in range(4))):
+                yield row[0], row[1], row[2] or [], row[3]
+
+    def set_types(self, typed: Iterable[tuple[str, str]]) -> None:
+        """Register (node, type key) for every node, for same-type candidates (bounded per type and bin)."""
+        rows = list(typed)
+        table = pa.table({"node": pa.array([r[0] for r in rows], pa.string()),
+                          "type_key": pa.array([r[1] for r in rows], pa.string())})
+        self.con.register("typed_nodes", table)
+        self.con.execute(f"""
+            INSERT INTO type_values
+            SELECT type_key, bin, node FROM (
+                SELECT t.type_key, f.bin, t.node,
+                       row_number() OVER (PARTITION BY t.type_key, f.bin ORDER BY md5(t.node), t.node) AS r
+                FROM typed_nodes t JOIN frequency f USING (node))
+            WHERE r <= {int(self.sample)}""")
+        self.con.unregister("typed_nodes")
+
+    def senses(self) -> dict[str, int]:
+        """Titles with more than one sense, and how many."""
+        return dict(self.con.sql("SELECT head, count(DISTINCT sense) FROM facts GROUP BY 1 "
+                                 "HAVING count(DISTINCT sense) > 1").fetchall())
+
+    def _register(self, queries: list[Query]) -> None:
         con = self.con
         batch = pa.table({name: pa.array([getattr(q, name) for q in queries], pa.string())
-                          for name in ("item", "head", "sense", "relation", "gold")})
+                          for name in ("item", "head", "sense", "relation", "gold", "asked", "tail", "type_key")})
         con.register("query_batch", batch)  # executemany inserts row by row: seconds per thousand rows
         con.execute("CREATE OR REPLACE TEMP TABLE q AS SELECT * FROM query_batch")
         con.unregister("query_batch")
+
+    def truth(self, queries: list[Query]) -> dict[str, set[str]]:
+        """item -> every value that answers it rightly, as written in the crawl: for a tail, every value
+        the head's pages (all senses) give for the relation and every name of the head; for a head,
+        every entity whose pages give that relation that value, and their names. For both, the gold's
+        own names, what the gold names, and what contains the gold or is part of it (北宋 is 宋朝's)."""
+        self._register(queries)
+        rows = self.con.sql("""
+            SELECT q.item, f.tail FROM q JOIN facts f ON f.head = q.head AND f.relation = q.relation
+            WHERE q.asked = 'tail'
+            UNION SELECT q.item, f.tail FROM q JOIN facts f ON f.head = q.head AND f.relation IN $names
+            WHERE q.asked = 'tail'
+            UNION SELECT q.item, f.head FROM q JOIN facts f ON f.relation = q.relation AND f.tail = q.tail
+            WHERE q.asked = 'head'
+            UNION SELECT q.item, n.tail FROM q JOIN facts f ON f.relation = q.relation AND f.tail = q.tail
+                  JOIN facts n ON n.head = f.head AND n.relation IN $names
+            WHERE q.asked = 'head'
+            UNION SELECT q.item, f.tail FROM q JOIN facts f ON f.head = q.gold AND f.relation IN $close
+            UNION SELECT q.item, f.head FROM q JOIN facts f ON f.tail = q.gold AND f.relation IN $close""",
+                            params={"names": sorted(NAME_RELATIONS),
+                                    "close": sorted(NAME_RELATIONS | PART_RELATIONS)}).fetchall()
+        found: dict[str, set[str]] = defaultdict(set)
+        for item, value in rows:
+            found[item].add(value)
+        return found
+
+    def candidates(self, queries: list[Query], per_source: int = 30) -> dict[str, list[Candidate]]:
+        """item -> candidates, each source's in a fixed order (the gold and the head left out)."""
+        self._register(queries)
         query = f"""
             WITH hop1 AS (
                 SELECT q.item, e.b AS cand FROM q JOIN near e ON e.a = q.gold),
@@ -159,28 +215,27 @@ class Graph:
             pool AS (
                 SELECT item, cand, 'neighbour' AS source FROM hop1
                 UNION SELECT item, cand, 'neighbour' FROM hop2
-                UNION SELECT q.item, v.tail, 'same_relation' FROM q JOIN relation_values v ON v.relation = q.relation
-                UNION SELECT q.item, v.node, 'frequency'
-                      FROM q JOIN frequency f ON f.node = q.gold JOIN bin_values v ON v.bin = f.bin
-                UNION SELECT q.item, v.value, 'polysemy'
-                      FROM q JOIN bigrams b ON b.value = q.gold JOIN gram_values v ON v.gram = b.gram
+                UNION SELECT q.item, v.node, 'same_type'
+                      FROM q JOIN frequency f ON f.node = q.gold
+                      JOIN type_values v ON v.type_key = q.type_key AND v.bin BETWEEN f.bin - 1 AND f.bin + 1
+                UNION SELECT q.item, v.tail, 'same_relation'
+                      FROM q JOIN relation_values v ON v.relation = q.relation WHERE q.asked = 'tail'
+                UNION SELECT q.item, v.head, 'same_relation'
+                      FROM q JOIN relation_heads v ON v.relation = q.relation WHERE q.asked = 'head'
                 UNION SELECT q.item, t.tail, 'polysemy'
-                      FROM q JOIN triples t ON t.head = q.head AND t.sense <> q.sense AND t.relation = q.relation),
+                      FROM q JOIN facts t ON t.head = q.head AND t.sense <> q.sense WHERE q.asked = 'tail'),
             allowed AS (
-                SELECT p.* FROM pool p JOIN q USING (item)
-                WHERE p.cand <> q.gold AND p.cand <> q.head
-                  AND NOT EXISTS (SELECT 1 FROM triples t WHERE t.head = q.head AND t.sense = q.sense
-                                  AND t.relation = q.relation AND t.tail = p.cand)),
+                SELECT p.* FROM pool p JOIN q USING (item) WHERE p.cand <> q.gold AND p.cand <> q.head),
             ranked AS (
                 SELECT item, cand, source,
                        row_number() OVER (PARTITION BY item, source ORDER BY md5(item || cand), cand) AS rank
                 FROM allowed)
-            SELECT r.item, r.cand, r.source, n.relations, n.domain
-            FROM ranked r LEFT JOIN node_info n ON n.node = r.cand
+            SELECT r.item, r.cand, r.source, d.domain
+            FROM ranked r LEFT JOIN node_domain d ON d.node = r.cand
             WHERE r.rank <= {int(per_source)}
             ORDER BY r.item, r.source, r.rank"""
         pools: dict[str, list[Candidate]] = defaultdict(list)
-        for batch in con.sql(query).to_arrow_reader(50_000):
-            for item, cand, source, relations, domain in zip(*(batch.column(i).to_pylist() for i in range(5))):
-                pools[item].append(Candidate(cand, source, tuple(relations or ()), domain))
+        for batch in self.con.sql(query).to_arrow_reader(50_000):
+            for item, cand, source, domain in zip(*(batch.column(i).to_pylist() for i in range(4))):
+                pools[item].append(Candidate(cand, source, domain))
         return pools

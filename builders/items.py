@@ -1,17 +1,21 @@
 """Evaluation items from kept pairs: KGC and QA multiple choice, triple-to-text, cloze, SimpleQA-style.
 
-* **kgc**: ``（head，relation，？）`` with ten options; **qa**: a question from the
-  relation's template (``builders/question_templates.tsv``) with the same ten options.
-  Both share one distractor selection per triple (:mod:`builders.distractors`).
+* **kgc**: the triple with one end missing, ``（head，relation，？）`` or ``（？，relation，tail）``,
+  with ten options; **qa**: the same as a question (``builders/question_templates.tsv``),
+  asking the tail, one of several tails, or the head (CDTP's QA: two components given, the
+  third asked). Both share one distractor selection (:mod:`builders.distractors`).
 * **t2t**: the pair's kept triples (one per line, ``head｜relation｜tail``) -> its text.
-* **cloze**: the tail blanked in the pair's own text, only when it occurs there exactly
-  once and the rest of the text still names the entity.
-* **simpleqa**: template questions whose triple passes the criteria rules can decide
-  (:mod:`builders.criteria`), with the pair's SimpleQA topic and subtopic as categories.
+* **cloze**: one sentence of the pair's text that states a kept triple, with its value
+  blanked (ChnEval: the value occurs once in its context, a sentence is never used twice).
+* **simpleqa**: template questions for relations with one value, which pass the criteria
+  rules can decide (:mod:`builders.criteria`), with the pair's SimpleQA topic and subtopic.
 
-Every item records where it came from (pair ids, URLs) and how it was generated.
-Items that cannot be built properly are written with ``decision = "dropped"`` and
-the reason, so the funnel can count them; releases take the kept ones.
+One question, one gold: a head with several values of a relation gets one item for it (the
+first kept value is the gold, the others are never options), a value shared by several heads
+gets one head-asking item, and a polysemous title carries its sense. Every item records where
+it came from (pair ids, URLs) and how it was generated. Items that cannot be built properly are
+written with ``decision = "dropped"`` and the reason, so the funnel can count them; releases
+take the kept ones.
 """
 
 from __future__ import annotations
@@ -19,21 +23,27 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections import Counter
+import re
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from builders.criteria import check_question
 from builders.distractors import DistractorPicker
 from builders.formats import value_format
 from builders.graph import Graph, Query
-from builders.templates import question_for
+from builders.templates import Templates, question_for
+from builders.types import FORMAT_KINDS, ValueTyper
+from filters.normalize import value_key
 from filters.triples import NAME_RELATIONS
-from schemas import Item, Pair
+from schemas import Item, Pair, Triple
 
 BLANK = "＿＿＿"
 # Relations whose values are names of the entity itself: as questions they have many right answers.
 NO_MCQ_RELATIONS = frozenset({"中文名"})
+# One triple in HEAD_SHARE, chosen by hash, is asked by its head where the relation allows it.
+HEAD_SHARE = 3
+_SENTENCE = re.compile(r"(?<=[。！？；!?;])")
 
 
 def item_id(kind: str, *parts: str) -> str:
@@ -45,12 +55,18 @@ def length_bin(text: str) -> str:
     return "short" if n < 80 else "medium" if n < 200 else "long"
 
 
+def sentences(text: str) -> list[str]:
+    """The text's sentences, each with its closing mark."""
+    return [s for s in (part.strip() for part in _SENTENCE.split(text)) if s]
+
+
 @dataclass
 class ItemSettings:
     kinds: tuple[str, ...] = ("kgc", "qa", "t2t", "cloze", "simpleqa")
     max_answer_chars: int = 20
     batch_size: int = 2_000
     embedder_name: str = ""
+    cloze_max_chars: int = 128
 
 
 @dataclass
@@ -61,28 +77,56 @@ class BuildStats:
     gold_position: Counter = field(default_factory=Counter)
     distractor_sources: Counter = field(default_factory=Counter)
     similarity_bins: Counter = field(default_factory=Counter)  # distractor-to-gold similarity, 0.1 wide
+    asked: Counter = field(default_factory=Counter)  # which end of the triple KGC items ask
 
     def as_dict(self) -> dict:
+        sources = sum(self.distractor_sources.values())
+        candidates = self.built["kgc"] + sum(v for k, v in self.dropped.items()
+                                             if k.startswith("kgc:too_few_distractors"))
         return {
             "items_kept": dict(sorted(self.built.items())),
             "items_dropped": dict(sorted(self.dropped.items())),
             "rejected_candidates": dict(sorted(self.rejected_candidates.items())),
             "gold_position": {str(k): self.gold_position[k] for k in range(10)},
             "distractor_sources": dict(sorted(self.distractor_sources.items())),
+            "distractor_source_share": {k: round(v / sources, 4) for k, v in sorted(self.distractor_sources.items())}
+            if sources else {},
             "distractor_similarity": {f"{k / 10:.1f}-{(k + 1) / 10:.1f}": v
                                       for k, v in sorted(self.similarity_bins.items())},
+            "mcq_candidates": candidates,
+            "mcq_with_nine_distractors": round(self.built["kgc"] / candidates, 4) if candidates else None,
+            "asked": dict(sorted(self.asked.items())),
         }
 
 
+@dataclass
+class _Ask:
+    """One multiple-choice question to build: a triple, the end asked, and its pair."""
+
+    pair: Pair
+    triple: Triple
+    asked: str  # tail | any | head
+    query: Query
+
+
 class ItemBuilder:
-    def __init__(self, graph: Graph, picker: DistractorPicker, templates: dict[str, str],
-                 relation_counts: dict[str, int], settings: ItemSettings | None = None, llm=None):
+    """Items from kept pairs. ``stated(pair, relation, value)`` says whether the pair's text states
+    value for the relation (the grounding rule), so such a value is never a distractor and the
+    cloze blank sits where the fact is stated."""
+
+    def __init__(self, graph: Graph, picker: DistractorPicker, templates: Templates,
+                 relation_counts: dict[str, int], typer: ValueTyper, stated: Callable[[Pair, str, str], bool],
+                 settings: ItemSettings | None = None, llm=None, polysemous: Iterable[str] = ()):
         self.graph, self.picker, self.templates = graph, picker, templates
         self.relation_counts = relation_counts
+        self.typer, self.stated = typer, stated
         self.settings = settings or ItemSettings()
+        self.polysemous = set(polysemous)
         self.stats = BuildStats()
         self.llm = llm
         self.rewriter = self.writer = None
+        self._head_asked: set[tuple[str, str]] = set()  # (relation, value key) already asked by its head
+        self._cloze_sentences: set[str] = set()
         if llm is not None:
             from builders.llm_items import QuestionRewriter, SimpleQAWriter
 
@@ -93,16 +137,24 @@ class ItemBuilder:
         record = {"generator": generator, "embedder": self.settings.embedder_name, "verified_by": [], **extra}
         return json.dumps(record, ensure_ascii=False, sort_keys=True)
 
-    def _stratum(self, pair: Pair, answer_kind: str, relation: str) -> str:
-        support = self.relation_counts.get(relation, 1)
-        return f"{pair.domain}|{answer_kind}|r{int(math.log2(max(support, 1)))}|{length_bin(pair.text)}"
+    def _sense(self, pair: Pair) -> str:
+        """The sense shown in a question: only for a title that several pages share."""
+        return pair.sense or "" if pair.entity in self.polysemous else ""
 
-    def _base(self, kind: str, pair: Pair, relation: str, tail: str, answer_kind: str) -> dict:
-        return dict(item_id=item_id(kind, pair.pair_id, relation, tail), kind=kind, answer=tail,
+    def _stratum(self, pair: Pair, relation: str) -> str:
+        """domain | entity type | relation frequency bin | text length bin (CDTP §4.1's strata)."""
+        support = self.relation_counts.get(relation, 1)
+        head = self.typer.head_type(pair.entity)
+        kind = "/".join(sorted(head.names)) if head.kind == "entity" else "untyped"
+        return f"{pair.domain}|{kind}|r{int(math.log2(max(support, 1)))}|{length_bin(pair.text)}"
+
+    def _base(self, kind: str, pair: Pair, relation: str, answer: str, answer_kind: str, asked: str = "tail",
+              tail: str = "") -> dict:
+        return dict(item_id=item_id(kind, pair.pair_id, relation, tail or answer, asked), kind=kind, answer=answer,
                     source_pair_ids=[pair.pair_id], domain=pair.domain, head=pair.entity, sense=pair.sense,
                     relation=relation, answer_kind=answer_kind, primary_category=pair.topic,
                     secondary_category=pair.subtopic, urls=[pair.url] if pair.url else [],
-                    stratum=self._stratum(pair, answer_kind, relation))
+                    stratum=self._stratum(pair, relation), asked=asked, tail=tail)
 
     def build(self, pairs: Iterable[Pair]) -> Iterator[Item]:
         """Items for kept pairs, a batch of pairs at a time (one graph query and one embedding call each)."""
@@ -117,51 +169,97 @@ class ItemBuilder:
         if batch:
             yield from self._build_batch(batch)
 
-    def _build_batch(self, pairs: list[Pair]) -> Iterator[Item]:
+    # --- multiple choice -----------------------------------------------------------------------
+
+    def _asks(self, pair: Pair) -> Iterator[_Ask]:
+        """The multiple-choice questions of a pair: per relation, one question for its tail (one of
+        several when the page gives several), and head questions for some triples whose relation
+        has head templates and whose value is an entity, each (relation, value) asked once."""
+        values: dict[str, int] = Counter(t.relation for t in pair.triples if t.tail)
+        by_relation: dict[str, list[Triple]] = defaultdict(list)
+        for t in pair.kept_triples():
+            if t.relation in NO_MCQ_RELATIONS:
+                continue
+            key = (t.relation, value_key(t.tail))
+            if (self.templates.has(t.relation, "head") and key not in self._head_asked
+                    and value_format(t.tail, t.relation).kind not in FORMAT_KINDS
+                    and int(hashlib.md5(f"{pair.pair_id}|{t.relation}|{t.tail}".encode()).hexdigest(), 16)
+                    % HEAD_SHARE == 0):
+                self._head_asked.add(key)
+                yield self._ask(pair, t, "head")
+            else:
+                by_relation[t.relation].append(t)
+        for relation, triples in by_relation.items():
+            yield self._ask(pair, triples[0], "any" if values[relation] > 1 else "tail")
+
+    def _ask(self, pair: Pair, t: Triple, asked: str) -> _Ask:
+        end = "head" if asked == "head" else "tail"
+        gold = pair.entity if end == "head" else t.tail
+        gold_type = self.typer.answer_type(gold, t.relation, end)
+        query = Query(item_id("mcq", pair.pair_id, t.relation, t.tail, end), pair.entity, pair.sense or "",
+                      t.relation, gold, pair.domain, end, t.tail, gold_type.key())
+        return _Ask(pair, t, asked, query)
+
+    def _questions(self, ask: _Ask) -> tuple[str, str]:
+        """(KGC question, QA question) of one ask. A sense that holds the answer (林则徐's 清朝后期政治家 for
+        所处时代) is left out: the options exclude every sense's values, and a question text another
+        sense shares with another gold is dropped later (flows.items.question_conflicts)."""
+        pair, t, q = ask.pair, ask.triple, ask.query
+        sense = self._sense(pair)
+        if sense and value_key(q.gold) in value_key(sense):
+            sense = ""
+        head = f"{pair.entity}（{sense}）" if sense else pair.entity
+        if ask.asked == "head":
+            return (f"（？，{t.relation}，{t.tail}）",
+                    self.templates.question(t.relation, "head", tail=t.tail, pick=q.item) or "")
+        return (f"（{head}，{t.relation}，？）",
+                self.templates.question(t.relation, ask.asked, head=pair.entity, sense=sense, pick=q.item) or "")
+
+    def _mcq(self, pairs: list[Pair]) -> Iterator[Item]:
         kinds = set(self.settings.kinds)
-        queries: list[tuple[Pair, Query]] = []
-        questions: dict[str, str] = {}
-        for pair in pairs:
-            for t in pair.kept_triples():
-                if t.relation in NO_MCQ_RELATIONS:
-                    continue
-                query = Query(item_id("mcq", pair.pair_id, t.relation, t.tail), pair.entity, pair.sense or "",
-                              t.relation, t.tail, pair.domain)
-                queries.append((pair, query))
-                questions[query.item] = question_for(pair.entity, t.relation, self.templates, pair.sense or "")
-        selections = {}
-        if queries and kinds & {"kgc", "qa"}:
-            plain = [q for _, q in queries]
-            pools = self.graph.candidates(plain, self.picker.settings.per_source)
-            selections = self.picker.pick_many(plain, questions, pools)
+        asks = [a for pair in pairs for a in self._asks(pair)]
+        if not asks:
+            return
+        questions = {a.query.item: self._questions(a) for a in asks}
+        plain = [a.query for a in asks]
+        pools = self.graph.candidates(plain, self.picker.settings.per_source)
+        truth = self.graph.truth(plain)
+        pair_of = {a.query.item: a.pair for a in asks}
+
+        def stated(q: Query, value: str) -> bool:
+            return q.asked == "tail" and self.stated(pair_of[q.item], q.relation, value)
+
+        selections = self.picker.pick_many(plain, {k: v[1] for k, v in questions.items()}, pools, truth, stated)
         rewrites: dict[str, str] = {}
         if self.rewriter is not None and "qa" in kinds:
-            wanted = [(pair, q) for pair, q in queries
-                      if selections.get(q.item) is not None and selections[q.item].choice is not None]
-            new = self.rewriter.rewrite([(questions[q.item], q.head, q.relation, q.gold, [pair.entity, *pair.aliases])
-                                         for pair, q in wanted])
-            rewrites = {q.item: text for (_, q), text in zip(wanted, new, strict=True) if text}
-        for pair, query in queries:
-            selection = selections.get(query.item)
-            answer_kind = value_format(query.gold, query.relation).kind
-            for kind in ("kgc", "qa"):
-                if kind not in kinds or selection is None:
+            wanted = [a for a in asks if selections[a.query.item].choice is not None and a.asked != "head"]
+            new = self.rewriter.rewrite([(questions[a.query.item][1], a.pair.entity, a.query.relation, a.query.gold,
+                                          [a.pair.entity, *a.pair.aliases]) for a in wanted])
+            rewrites = {a.query.item: text for a, text in zip(wanted, new, strict=True) if text}
+        for ask in asks:
+            q, pair = ask.query, ask.pair
+            selection = selections[q.item]
+            answer_kind = value_format(q.gold, q.relation).kind if q.asked == "tail" else "entity"
+            gives_away = self._gives_away(ask, questions[q.item][1])
+            for kind, question in zip(("kgc", "qa"), questions[q.item], strict=True):
+                if kind not in kinds:
                     continue
-                question = f"（{query.head}，{query.relation}，？）" if kind == "kgc" else questions[query.item]
-                base = self._base(kind, pair, query.relation, query.gold, answer_kind)
-                if selection.choice is None:
-                    self.stats.dropped[f"{kind}:{selection.reason.split(':')[0]}"] += 1
-                    yield Item(question=question, decision="dropped", reason=selection.reason,
+                base = self._base(kind, pair, q.relation, q.gold, answer_kind, ask.asked, q.tail)
+                reason = "answer_in_question" if gives_away else selection.reason
+                if reason or selection.choice is None:
+                    self.stats.dropped[f"{kind}:{reason.split(':')[0]}"] += 1
+                    yield Item(question=question, decision="dropped", reason=reason,
                                provenance=self._provenance("template"), **base)
                     continue
                 choice = selection.choice
                 self.stats.built[kind] += 1
                 provenance = self._provenance("template")
-                if kind == "qa" and query.item in rewrites:
-                    question = rewrites[query.item]
+                if kind == "qa" and q.item in rewrites:
+                    question = rewrites[q.item]
                     provenance = self._provenance("template+llm_rewrite", llm=self.llm.settings.model,
-                                                  template_question=questions[query.item])
+                                                  template_question=questions[q.item][1])
                 if kind == "kgc":
+                    self.stats.asked[ask.asked] += 1
                     self.stats.gold_position[choice.answer_index] += 1
                     self.stats.rejected_candidates.update(selection.rejected)
                     for source, sim in zip(choice.sources, choice.similarity):
@@ -171,6 +269,22 @@ class ItemBuilder:
                 yield Item(question=question, options=choice.options, answer_index=choice.answer_index,
                            option_sources=choice.sources, option_similarity=choice.similarity,
                            provenance=provenance, **base)
+
+    @staticmethod
+    def _gives_away(ask: _Ask, question: str) -> bool:
+        """The question holds the gold, or a head-asking question's value holds the head (郑和 for 郑和下西洋)."""
+        gold, text = value_key(ask.query.gold), value_key(question)
+        if gold and gold in text:
+            return True
+        return ask.asked == "head" and bool(value_key(ask.triple.tail)) and (
+            value_key(ask.triple.tail) in gold or gold in value_key(ask.triple.tail))
+
+    # --- the other kinds ------------------------------------------------------------------------
+
+    def _build_batch(self, pairs: list[Pair]) -> Iterator[Item]:
+        kinds = set(self.settings.kinds)
+        if kinds & {"kgc", "qa"}:
+            yield from self._mcq(pairs)
         written = self.writer.write(pairs) if self.writer is not None and "simpleqa" in kinds else None
         for index, pair in enumerate(pairs):
             if "t2t" in kinds:
@@ -185,44 +299,67 @@ class ItemBuilder:
         if not triples:
             return
         question = "\n".join(f"{t.head}｜{t.relation}｜{t.tail}" for t in triples)
-        base = self._base("t2t", pair, "", "", "text")
+        base = self._base("t2t", pair, "", pair.text, "text", "")
         base["item_id"] = item_id("t2t", pair.pair_id)
-        base["answer"] = pair.text
         self.stats.built["t2t"] += 1
         yield Item(question=question, provenance=self._provenance("triples"), **base)
 
     def _cloze(self, pair: Pair) -> Iterator[Item]:
+        """At most one item per sentence: the sentence that states a kept triple, its value blanked.
+
+        The value must occur once in the sentence, the sentence must name the entity outside the
+        blank and keep enough context, be at most ``cloze_max_chars`` long, and not have been used
+        by another item (sentences repeat across near-identical pages). Of several triples a
+        sentence states, the one of the most frequent relation is blanked."""
         names = [n for n in (pair.entity, *pair.aliases) if n]
+        by_sentence: dict[str, list[Triple]] = defaultdict(list)
+        texts = sentences(pair.text)
         for t in pair.kept_triples():
             if t.relation in NAME_RELATIONS or len(t.tail) < 2:
                 continue
-            base = self._base("cloze", pair, t.relation, t.tail, value_format(t.tail, t.relation).kind)
-            occurrences = pair.text.count(t.tail)
+            holding = [s for s in texts if s.count(t.tail) == 1 and self.stated(_sentence_pair(pair, s), t.relation,
+                                                                                 t.tail)]
+            if not holding:
+                self.stats.dropped["cloze:no_sentence_states_it"] += 1
+                continue
+            by_sentence[holding[0]].append(t)
+        for sentence, triples in by_sentence.items():
+            triples.sort(key=lambda t: (-self.relation_counts.get(t.relation, 0), t.relation, t.tail))
+            t = triples[0]
+            self.stats.dropped["cloze:sentence_has_another_item"] += len(triples) - 1
+            masked = sentence.replace(t.tail, BLANK)
             reason = ""
-            if occurrences != 1:
-                reason = "tail_not_once_in_text" if occurrences else "tail_not_verbatim_in_text"
-            else:
-                masked = pair.text.replace(t.tail, BLANK)
-                if not any(name in masked for name in names):
-                    reason = "entity_not_named_outside_blank"
-                elif len(masked) - len(BLANK) < 2 * len(t.tail) + 10:
-                    reason = "too_little_context"
+            if not any(name in masked for name in names):
+                reason = "entity_not_named_outside_blank"
+            elif len(masked) - len(BLANK) < 2 * len(t.tail) + 10:
+                reason = "too_little_context"
+            elif len(masked) > self.settings.cloze_max_chars:
+                reason = "sentence_too_long"
+            elif value_key(sentence) in self._cloze_sentences:
+                reason = "sentence_used_by_another_item"
             if reason:
                 self.stats.dropped[f"cloze:{reason}"] += 1
                 continue
+            self._cloze_sentences.add(value_key(sentence))
+            base = self._base("cloze", pair, t.relation, t.tail, value_format(t.tail, t.relation).kind)
             self.stats.built["cloze"] += 1
             yield Item(question=masked, provenance=self._provenance("text"), **base)
 
     def _simpleqa(self, pair: Pair) -> Iterator[Item]:
+        values = Counter(t.relation for t in pair.triples if t.tail)
+        seen: set[str] = set()
         for t in pair.kept_triples():
-            if t.relation in NAME_RELATIONS:
+            if t.relation in NAME_RELATIONS or t.relation in seen:
                 continue
+            seen.add(t.relation)
             if t.relation not in self.templates:
                 self.stats.dropped["simpleqa:no_question_template"] += 1
                 continue
-            question = question_for(pair.entity, t.relation, self.templates, pair.sense or "")
-            failed = check_question(question, t.tail, t.relation, self.settings.max_answer_chars)
             base = self._base("simpleqa", pair, t.relation, t.tail, value_format(t.tail, t.relation).kind)
+            question = question_for(pair.entity, t.relation, self.templates, self._sense(pair), pick=base["item_id"])
+            failed = check_question(question, t.tail, t.relation, self.settings.max_answer_chars)
+            if values[t.relation] > 1:
+                failed = ["several_values", *failed]  # the page gives several: one short answer cannot be right
             if failed:
                 for reason in failed:
                     self.stats.dropped[f"simpleqa:{reason}"] += 1
@@ -232,7 +369,6 @@ class ItemBuilder:
             self.stats.built["simpleqa"] += 1
             yield Item(question=question, provenance=self._provenance("template"), **base)
 
-
     def _simpleqa_written(self, pair: Pair, written) -> Iterator[Item]:
         for w in written:
             base = self._base("simpleqa", pair, "", w.answer, value_format(w.answer).kind)
@@ -240,3 +376,17 @@ class ItemBuilder:
             self.stats.built["simpleqa"] += 1
             yield Item(question=w.question, provenance=self._provenance(
                 "llm", llm=self.llm.settings.model, rounds=w.rounds), **base)
+
+
+def _sentence_pair(pair: Pair, sentence: str) -> Pair:
+    """The pair reduced to one sentence, to ask whether that sentence states a triple."""
+    return Pair(pair_id=f"{pair.pair_id}#{hashlib.md5(sentence.encode()).hexdigest()[:8]}", entity=pair.entity,
+                text=sentence, aliases=pair.aliases)
+
+
+def stated_by(grounding) -> Callable[[Pair, str, str], bool]:
+    """``stated(pair, relation, value)`` from a grounding triple filter (filters.align.GroundingFilter)."""
+    def stated(pair: Pair, relation: str, value: str) -> bool:
+        return grounding.check(Triple(pair.entity, relation, value), pair).keep
+    return stated
+

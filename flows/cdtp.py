@@ -122,10 +122,12 @@ def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path,
         writer.write_all(label_pairs(judged, assigner))
     report = {**funnel.as_dict(), "relations": {"kept": {n: counts[n] for n in keep},
                                                 "dropped": len(counts) - len(keep)}}
-    relations = Path(out_dir) / "relations.parquet"
+    # Beside the shards, not among them: readers glob the shard directory.
+    relations = Path(out_dir) / "rules" / "relations.parquet"
+    saved = rules.save(relations.with_name("rules.json"))
     pq.write_table(pa.Table.from_pylist(rules.relation_rows(), RELATION_SCHEMA), relations)
     return AlignResult(shards=writer.paths, funnel=report, pages_by_status=dict(sorted(by_status.items())),
-                       rules=rules.save(Path(out_dir) / "rules.json"), relations=relations)
+                       rules=saved, relations=relations)
 
 
 def released_texts(data_dir: Path, name: str) -> Iterator[tuple[str, str]]:
@@ -265,7 +267,8 @@ def publish_stage(pair_shards: list[Path], release: ReleaseSettings, data_dir: P
         from warehouse.validation import run_gate
 
         def gate(directory: Path, files: list) -> dict:
-            return run_gate(directory, files, gate_rules, validation_dir or Path(data_dir) / "validation")
+            return run_gate(directory, files, gate_rules, validation_dir or Path(data_dir) / "validation",
+                            audit=(config, sources["crawl"], Path(data_dir)))
     tables = [
         releases.TableSpec("cdtp_pairs", "all", PAIR_SCHEMA, PAIRS_QUERY, pair_shards),
         releases.TableSpec("dropped_triples", "all", DROPPED_TRIPLE_SCHEMA, DROPPED_QUERY, pair_shards),

@@ -16,7 +16,8 @@ import pyarrow.parquet as pq
 from builders.contamination import QuestionDatabase, read_question_file
 from builders.distractors import DistractorPicker, DistractorSettings
 from builders.graph import Graph
-from builders.items import ItemBuilder, ItemSettings
+from builders.items import ItemBuilder, ItemSettings, stated_by
+from builders.splits import assign_splits, unit_of
 from builders.templates import load_templates
 from filters.dedup import FieldDeduplicator, field_key
 from filters.embeddings import make_embedder
@@ -74,15 +75,21 @@ def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path,
 
 def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_dir, release_name, client,
            verify, page_shards, cache) -> dict:
+    from builders.types import ValueTyper
+    from filters.align import GroundingFilter
+
+    typer = ValueTyper.from_sources(page_shards, iter_records(pair_shards, Pair))
     with Graph(pair_shards) as graph:
-        relation_counts = dict(graph.con.sql("SELECT relation, count(*) FROM triples GROUP BY 1").fetchall())
+        relation_counts = dict(graph.con.sql("SELECT relation, count(*) FROM facts GROUP BY 1").fetchall())
         frequency = dict(graph.con.sql("SELECT node, freq FROM frequency").fetchall())
-        picker = DistractorPicker(embedder, DistractorSettings(settings.synonym_max, settings.context_min,
-                                                               settings.per_source, seed=settings.seed), frequency,
-                                  graph.relation_families())
-        builder = ItemBuilder(graph, picker, templates, relation_counts,
+        graph.set_types(_type_keys(graph, typer))
+        picker = DistractorPicker(embedder, typer, DistractorSettings(settings.synonym_max, settings.context_min,
+                                                                      settings.per_source, seed=settings.seed),
+                                  frequency)
+        builder = ItemBuilder(graph, picker, templates, relation_counts, typer, stated_by(GroundingFilter()),
                               ItemSettings(tuple(settings.kinds), settings.max_answer_chars,
-                                           embedder_name=embedder.name), llm=client)
+                                           embedder_name=embedder.name, cloze_max_chars=settings.cloze_max_chars),
+                              llm=client, polysemous=graph.senses())
         with ShardWriter(raw_dir, "items", Item) as writer:
             writer.write_all(builder.build(iter_records(pair_shards, Pair)))
         graph_counts = graph.counts()
@@ -131,6 +138,9 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
         report["llm"] = {**client.report(), "qa_rewrite": builder.rewriter.counts,
                          "simpleqa_writer": builder.writer.counts}
 
+    splits = assign_splits((unit_of(i) for i in iter_records(writer.paths, Item)
+                            if i.decision == "kept" and i.item_id not in drops), settings.eval_fraction, settings.seed)
+
     def decided() -> Iterator[Item]:
         for item in iter_records(writer.paths, Item):
             item.verified_by = verified_by.get(item.item_id, [])
@@ -140,6 +150,7 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
                 provenance = json.loads(item.provenance)
                 provenance["dropped_because"] = found[1]
                 item.provenance = json.dumps(provenance, ensure_ascii=False, sort_keys=True)
+            item.split = splits.get(item.item_id, "all")
             yield item
 
     with ShardWriter(out_dir / "items", "items", Item) as final:
@@ -152,15 +163,27 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     return {"shards": final.paths, "report": report}
 
 
+def _type_keys(graph: Graph, typer) -> Iterator[tuple[str, str]]:
+    """(node, type key) for every node of the graph: as a value of the relation it is most often the
+    tail of, and as an entity where it is a head."""
+    for node, relation, relations, is_head in graph.nodes():
+        if relation:
+            yield node, typer.value_type(node, relation, relations).key()
+        if is_head:
+            yield node, typer.head_type(node).key()
+
+
 def question_conflicts(kept: list[tuple[str, str, str, str]], kinds) -> dict[str, tuple[str, dict]]:
     """Drops for questions that are not one question with one answer in one config.
 
     ``kept``: (item_id, kind, question, answer). Questions are compared after normalisation with
-    punctuation removed. A short-answer (simpleqa) question that the kept items answer in more
-    than one way is ambiguous: all its simpleqa items go (``criteria:several_answers``). A question
-    left in several configs stays in the first of ``kinds`` and leaves the others
-    (``dedup:question_in_<kind>``), so no question is shared between configs.
+    punctuation removed. A question that the kept items answer in more than one way (in any config)
+    has no single gold: all its items go (``criteria:several_answers``). A question left in several
+    configs stays in the first of ``kinds`` and leaves the others (``dedup:question_in_<kind>``), so
+    no question is shared between configs. Triple-to-text items (their question is the triples) are
+    not questions.
     """
+    kept = [k for k in kept if k[1] != "t2t"]
     answers: dict[bytes, set[bytes]] = {}
     first_kind: dict[bytes, str] = {}
     order = {kind: n for n, kind in enumerate(kinds)}
@@ -172,7 +195,7 @@ def question_conflicts(kept: list[tuple[str, str, str, str]], kinds) -> dict[str
     drops: dict[str, tuple[str, dict]] = {}
     for item, kind, question, _ in kept:
         key = field_key(question)
-        if kind == "simpleqa" and len(answers[key]) > 1:
+        if len(answers[key]) > 1:
             drops[item] = ("criteria:several_answers", {"answers": len(answers[key])})
     for item, kind, question, _ in kept:
         key = field_key(question)
@@ -182,34 +205,30 @@ def question_conflicts(kept: list[tuple[str, str, str, str]], kinds) -> dict[str
 
 
 def split_query(kind: str, split: str, settings: ItemsSettings, labels: Labels | None = None) -> str:
-    """Kept items of one kind, optionally a stratified subset, split train/eval per domain, by seed.
+    """Kept items of one kind and split (assigned by entity in the item stage: builders.splits),
+    optionally a stratified subset.
 
-    Strata are domain | answer format | relation frequency bin | text length bin; a stratum
-    contributes round(subset_size * its share) items, so the subset's size is about subset_size.
-    Within a stratum and within a domain, items are ranked by md5(seed:item_id). ``labels`` are
-    the config's capability, task and dataset, written on every row.
+    Strata are domain | entity type | relation frequency bin | text length bin (CDTP §4.1); a
+    stratum contributes round(subset_size * its share) items, so the subset's size is about
+    subset_size, and each item keeps its entity's split. Within a stratum, items are ranked by
+    md5(seed:item_id). ``labels`` are the config's capability, task and dataset, written on every row.
     """
-    fixed = {"split": "CAST(assigned AS VARCHAR) AS split"}
+    fixed = {}
     for level in LEVELS:
         fixed[level] = f"{_sql_text(getattr(labels, level) if labels else '')} AS {level}"
     columns = ", ".join(fixed.get(name, name) for name in ITEM_SCHEMA.names)
     size = int(settings.subset_size)
     return f"""
         WITH items AS (
-            SELECT * EXCLUDE (split, {", ".join(LEVELS)}), md5('{int(settings.seed)}:' || item_id) AS h
+            SELECT * EXCLUDE ({", ".join(LEVELS)}), md5('{int(settings.seed)}:' || item_id) AS h
             FROM read_parquet($paths) WHERE decision = 'kept' AND kind = '{kind}'),
         ranked AS (
             SELECT *, count(*) OVER () AS total, count(*) OVER (PARTITION BY stratum) AS in_stratum,
                    row_number() OVER (PARTITION BY stratum ORDER BY h, item_id) AS stratum_rank
             FROM items),
         subset AS (
-            SELECT * FROM ranked WHERE {size} = 0 OR stratum_rank <= round({size} * in_stratum / total)),
-        assigned AS (
-            SELECT *, CASE WHEN row_number() OVER (PARTITION BY domain ORDER BY h, item_id)
-                               <= round({float(settings.eval_fraction)} * count(*) OVER (PARTITION BY domain))
-                      THEN 'eval' ELSE 'train' END AS assigned
-            FROM subset)
-        SELECT {columns} FROM assigned WHERE assigned = '{split}' ORDER BY item_id"""
+            SELECT * FROM ranked WHERE {size} = 0 OR stratum_rank <= round({size} * in_stratum / total))
+        SELECT {columns} FROM subset WHERE split = '{split}' ORDER BY item_id"""
 
 
 def _sql_text(value: str) -> str:

@@ -88,8 +88,10 @@ class ItemsSettings(_Section):
     per_source: int = Field(30, ge=9, description="candidates taken from each source per item")
     seed: int = Field(13, description="seed of option shuffles, subsets and splits")
     max_answer_chars: int = Field(20, ge=1, description="SimpleQA answer length budget in characters")
+    cloze_max_chars: int = Field(128, ge=20, description="longest cloze sentence, in characters")
     subset_size: int = Field(0, ge=0, description="per item kind, a stratified subset of about this many; 0: all")
-    eval_fraction: float = Field(0.2, gt=0, lt=1, description="share of each domain's items in the eval split")
+    eval_fraction: float = Field(0.2, gt=0, lt=1, description="share of each domain's items in the eval split "
+                                 "(whole entities: every item of an entity, in every config, is in one split)")
     contamination_files: list[Path] = Field(default_factory=list, description="benchmark question files (CSV or "
                                             "JSONL with a question/problem field) new questions must not repeat")
     contamination_minhash: float = Field(0.7, gt=0, lt=1, description="character MinHash similarity of a match")

@@ -342,17 +342,19 @@ ITEM_SCHEMA = _with_version(
             ("capability", pa.string()),  # CUGE-style levels (warehouse/hierarchy.toml), set on release
             ("task", pa.string()),
             ("dataset", pa.string()),
+            ("asked", pa.string()),  # which end of the triple the question asks: tail | any (one of several) | head
+            ("tail", pa.string()),  # the triple's tail (the answer, or what the question gives when it asks the head)
         ]
     ),
     "item",
-    "1.3.0",
+    "1.4.0",
 )
 
 
 @dataclass(slots=True)
 class Item(Record):
     SCHEMA: ClassVar[pa.Schema] = ITEM_SCHEMA
-    VERSION: ClassVar[str] = "1.3.0"
+    VERSION: ClassVar[str] = "1.4.0"
 
     item_id: str
     kind: str
@@ -380,6 +382,8 @@ class Item(Record):
     capability: str = ""
     task: str = ""
     dataset: str = ""
+    asked: str = ""
+    tail: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in ITEM_KINDS:

@@ -349,7 +349,7 @@ def _audit_options(items: list[dict], truth: Truth, typer, by_pair: dict[str, di
             relation = item["relation"]
             gold_type = typer.answer_type(gold, relation, asked)
             for option in distractors:
-                if not typer.same_type(gold_type, typer.option_type(option, relation, asked)):
+                if not typer.same_type(gold_type, typer.option_type(option, relation, asked), relation):
                     out.add("distractor.type", f"{name}: {option} is {typer.describe(option, relation, asked)}, "
                                                f"the gold {typer.describe(gold, relation, asked)}")
 

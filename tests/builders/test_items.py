@@ -9,7 +9,7 @@ import pytest
 
 from builders.criteria import check_question
 from builders.formats import compatible, value_format
-from builders.items import BLANK
+from builders.items import BLANK, sentences
 from filters.dedup import field_key
 from filters.normalize import normalize
 from flows.items import items_stage, split_query
@@ -51,7 +51,13 @@ def test_every_multiple_choice_item_is_well_formed(built):
 def test_dropped_multiple_choice_items_say_why(built):
     first, _ = built
     dropped = items_of(first, "kgc", decision="dropped")
-    assert dropped and all(i.reason.startswith("too_few_distractors:") and not i.options for i in dropped)
+    assert dropped and all(i.reason.startswith(("too_few_distractors:", "answer_in_question")) and not i.options
+                           for i in dropped)
+    report = first["report"]
+    assert report["mcq_with_nine_distractors"] >= 0.6  # none padded: the others are dropped
+    assert report["mcq_candidates"] == report["items_kept"]["kgc"] + sum(
+        1 for i in dropped if i.reason.startswith("too_few_distractors:")) + report["items_dropped"].get(
+        "kgc:dedup:field_duplicate", 0) + report["items_dropped"].get("kgc:criteria:several_answers", 0)
 
 
 def test_two_builds_give_identical_items_and_the_cache_is_used(built):
@@ -68,8 +74,10 @@ def test_report_shows_positions_sources_and_similarities(built):
     total = sum(positions.values())
     assert total == report["items_kept"]["kgc"] + report["items_dropped"].get("kgc:dedup:field_duplicate", 0)
     assert max(positions.values()) < 2.5 * total / 10  # about uniform
-    assert set(report["distractor_sources"]) <= {"neighbour", "same_relation", "frequency", "polysemy"}
-    assert report["distractor_sources"].get("neighbour") and report["distractor_sources"].get("same_relation")
+    assert set(report["distractor_sources"]) <= {"neighbour", "same_type", "same_relation", "polysemy"}
+    assert report["distractor_sources"].get("neighbour") and report["distractor_sources"].get("same_type")
+    assert abs(sum(report["distractor_source_share"].values()) - 1) < 1e-3
+    assert set(report["asked"]) == {"tail", "any", "head"}  # either end of a triple is asked
     assert sum(report["distractor_similarity"].values()) == 9 * total
 
 
@@ -84,10 +92,14 @@ def test_t2t_cloze_and_simpleqa_items(built, kept_pair_shards):
         assert item.question.splitlines() == [f"{t.head}｜{t.relation}｜{t.tail}" for t in pair.kept_triples()]
     cloze = items_of(first, "cloze")
     assert cloze
+    seen = set()
     for item in cloze:
-        text = pairs[item.source_pair_ids[0]].text
-        assert item.question.count(BLANK) == 1 and text.count(item.answer) == 1
-        assert item.question.replace(BLANK, item.answer) == text
+        sentence = item.question.replace(BLANK, item.answer)
+        assert item.question.count(BLANK) == 1 and sentence.count(item.answer) == 1
+        assert sentence in sentences(pairs[item.source_pair_ids[0]].text)  # one sentence of the pair's text
+        assert len(item.question) <= ItemsSettings().cloze_max_chars
+        assert sentence not in seen  # a sentence is never used twice
+        seen.add(sentence)
     simpleqa = items_of(first, "simpleqa")
     assert simpleqa
     for item in simpleqa:
@@ -96,7 +108,7 @@ def test_t2t_cloze_and_simpleqa_items(built, kept_pair_shards):
         assert normalize(item.answer) not in normalize(item.question)
 
 
-def test_splits_are_stratified_reproducible_and_disjoint(built):
+def test_splits_are_by_entity_reproducible_and_disjoint(built):
     first, _ = built
     settings = ItemsSettings()
     paths = sql_path_list(first["shards"])
@@ -107,9 +119,18 @@ def test_splits_are_stratified_reproducible_and_disjoint(built):
     eval_ids = {r[0] for r in rows["eval"]}
     assert not train_ids & eval_ids
     assert len(train_ids) + len(eval_ids) == len(items_of(first, "qa"))
-    assert 0.15 <= len(eval_ids) / (len(train_ids) + len(eval_ids)) <= 0.25
     again = duckdb.sql(split_query("qa", "eval", settings).replace("$paths", paths)).fetchall()
     assert again == rows["eval"]
+    # Every item of an entity, in every config, is in one split; the eval share holds per domain.
+    kept = items_of(first)
+    by_head: dict[str, set[str]] = {}
+    for item in kept:
+        by_head.setdefault(normalize(item.head), set()).add(item.split)
+    assert all(len(s) == 1 for s in by_head.values())
+    assert all(i.split in ("train", "eval") for i in kept)
+    for domain in {i.domain for i in kept}:
+        share = sum(i.split == "eval" for i in kept if i.domain == domain) / sum(i.domain == domain for i in kept)
+        assert 0.12 <= share <= 0.3, (domain, share)
     subset = ItemsSettings(subset_size=60)
     sampled = duckdb.sql(f"SELECT count(*) FROM ({split_query('qa', 'train', subset)}) UNION ALL "
                          f"SELECT count(*) FROM ({split_query('qa', 'eval', subset)})".replace("$paths", paths))
@@ -136,10 +157,12 @@ def test_a_question_has_one_answer_and_one_config():
             ("s1", "simpleqa", "汤显祖的代表作品是什么", "《牡丹亭》"),
             ("s2", "simpleqa", "孟子生活在哪个时代？", "战国"),
             ("q3", "qa", "孟子生活在哪个时代?", "战国时期"),
-            ("s3", "simpleqa", "北京大学创立于什么时候？", "1898年")]
+            ("s3", "simpleqa", "北京大学创立于什么时候？", "1898年"),
+            ("t1", "t2t", "a｜b｜c", "text one"), ("t2", "t2t", "a｜b｜c", "text two")]
     drops = question_conflicts(kept, ("kgc", "qa", "simpleqa"))
-    assert drops["s1"][0] == "criteria:several_answers"  # two kept answers: not a short-answer question
-    assert drops["s2"][0] == "criteria:several_answers"
-    assert "q1" not in drops and "q2" not in drops and "q3" not in drops and "s3" not in drops
+    # One question text, two golds: no config keeps it.
+    assert {k for k, (reason, _) in drops.items() if reason == "criteria:several_answers"} == {"q1", "q2", "s1",
+                                                                                            "s2", "q3"}
+    assert "s3" not in drops and "t1" not in drops and "t2" not in drops
     same = [("q4", "qa", "北京大学创立于什么时候？", "1898年"), ("s4", "simpleqa", "北京大学创立于什么时候", "1898年")]
     assert question_conflicts(same, ("kgc", "qa", "simpleqa")) == {"s4": ("dedup:question_in_qa", {})}

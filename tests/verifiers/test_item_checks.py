@@ -81,7 +81,7 @@ def test_llm_verifiers_drop_with_reasons_and_evidence_and_a_rerun_is_free(kept_p
         assert len(llm.requests) == calls  # everything answered from the cache
     items = items_of(first)
     reasons = {i.reason.split(":")[0] + ":" + i.reason.split(":")[1] for i in items if i.decision == "dropped"
-               and not i.reason.startswith(("too_few", "dedup"))}
+               and not i.reason.startswith(("too_few", "dedup", "answer_in_question"))}
     assert {"safety:moderation", "criteria:time_invariant", "rag:contradicted"} <= reasons
     kept = [i for i in items if i.decision == "kept"]
     assert kept and all({"safety_terms", "safety_llm", "criteria_llm", "rag_llm", "difficulty_panel"}

@@ -16,18 +16,30 @@ DOMAINS = ("history_politics", "nature_environment")
 
 
 def pairs(count: int = 12) -> list[Pair]:
-    return [Pair(pair_id=f"p{i:03d}", entity=f"实体{i}", text=f"实体{i}海拔{1000 + i}米。", url=f"http://x/item/{i}",
-                 triples=[Triple(f"实体{i}", "海拔", f"{1000 + i}米", decision="kept", span_end=9)],
-                 decision="kept", page_hash=f"h{i}", domain=DOMAINS[i % 2], position_index=0.9,
-                 topic="natural_science", subtopic="geography")
-            for i in range(count)]
+    found = []
+    for i in range(count):
+        text = f"实体{i}海拔{1000 + i}米。"
+        end = len(text) - 1  # the mention ends before the full stop
+        found.append(Pair(pair_id=f"p{i:03d}", entity=f"实体{i}", text=text, url=f"http://x/item/{i}",
+                          triples=[Triple(f"实体{i}", "海拔", f"{1000 + i}米", decision="kept", span_end=end)],
+                          decision="kept", page_hash=f"h{i}", domain=DOMAINS[i % 2],
+                          position_index=round(end / len(text), 6), topic="natural_science", subtopic="geography"))
+    return found
+
+
+def split_of(i: int) -> str:
+    """The item stage splits by entity: every item of 实体i is in one split."""
+    return "eval" if i % 5 == 0 else "train"
 
 
 def mcq(i: int, kind: str, **changes) -> Item:
-    options = [f"{1000 + i + k}米" for k in range(10)]
+    # the gold (实体i's own 海拔) at index i % 10, the other options heights no page gives 实体i
+    others = [f"{2000 + 10 * i + k}米" for k in range(9)]
+    options = others[:i % 10] + [f"{1000 + i}米"] + others[i % 10:]
     fields = dict(item_id=f"{kind}{i:03d}", kind=kind, question=f"{kind}：实体{i}的海拔是多少？",
                   answer=options[i % 10], options=options, answer_index=i % 10, source_pair_ids=[f"p{i:03d}"],
-                  domain=DOMAINS[i % 2], primary_category="natural_science", secondary_category="geography")
+                  domain=DOMAINS[i % 2], primary_category="natural_science", secondary_category="geography",
+                  head=f"实体{i}", relation="海拔", split=split_of(i))
     fields.update(changes)
     return Item(**fields)
 
@@ -37,7 +49,7 @@ def items(count: int = 12) -> list[Item]:
     for i in range(count):
         found += [mcq(i, "kgc", question=f"（实体{i}，海拔，？）"), mcq(i, "qa")]
         common = dict(source_pair_ids=[f"p{i:03d}"], domain=DOMAINS[i % 2], primary_category="natural_science",
-                      secondary_category="geography")
+                      secondary_category="geography", head=f"实体{i}", relation="海拔", split=split_of(i))
         found += [Item(item_id=f"t2t{i:03d}", kind="t2t", question=f"实体{i}｜海拔｜{1000 + i}米",
                        answer=f"实体{i}海拔{1000 + i}米。", **common),
                   Item(item_id=f"cloze{i:03d}", kind="cloze", question=f"实体{i}是一座山，海拔＿＿＿。",

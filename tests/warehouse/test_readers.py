@@ -49,13 +49,16 @@ def test_diff_counts_added_removed_and_changed_rows_with_examples(tmp_path):
     data = tmp_path / "data"
     old = publish_release(tmp_path, data)
     changed_items = [i for i in items() if i.item_id not in ("simpleqa001", "cloze002")]
+    text = "实体3的海拔为1003米。"  # the page changed; its triple-to-text item with it
     for item in changed_items:
         if item.item_id == "t2t003":
-            item.answer = "实体3海拔1003米，是一座山。"
+            item.answer = text
     more_pairs = pairs(13)
+    more_pairs[3].text, more_pairs[3].position_index = text, round((len(text) - 1) / len(text), 6)
+    more_pairs[3].triples[0].span_end = len(text) - 1
     new = publish_release(tmp_path, data, pair_records=more_pairs, item_records=changed_items)
     by_config = {d.config: d for d in diff(old, new)}
-    assert (by_config["cdtp_pairs"].added, by_config["cdtp_pairs"].removed, by_config["cdtp_pairs"].changed) == (1, 0, 0)
+    assert (by_config["cdtp_pairs"].added, by_config["cdtp_pairs"].removed, by_config["cdtp_pairs"].changed) == (1, 0, 1)
     assert by_config["cdtp_pairs"].examples["added"] == ["p012: 实体12"]
     assert by_config["simpleqa"].removed == 1 and by_config["simpleqa"].examples["removed"][0].startswith("simpleqa001")
     assert by_config["cloze"].removed == 1

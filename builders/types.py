@@ -1,0 +1,357 @@
+"""What kind of thing a value is, so that a distractor is a wrong answer of the gold's kind.
+
+CDTP (Appendix C.2) picks distractors that keep "entity-type consistency": ten
+options of one kind, none of which can be ruled out by what it is. A value's type is
+read, in this order, from:
+
+1. its format, when that says what it is: dates, periods, years, quantities (with their
+   unit), numbers, formulas and codes (:mod:`builders.formats`; a quantity gets quantities
+   of its unit at a similar magnitude, a year years of its era);
+2. its own page in the crawl: the entity type whose relations and tags the page shares
+   most (``builders/entity_types.toml``: a literary work is not a treaty, a person is not
+   a place);
+3. the type its relations usually take: the types of the values of that relation that do
+   have pages (the values of 出生地 with pages are cities, so a 出生地 without a page is a city);
+4. otherwise only its relations say what it is: it may stand with values of the same
+   relation family (relations sharing values, :meth:`builders.graph.Graph.relation_families`)
+   that belong to entities of the same type (纸币 is a 类别 of a currency: 安神药, a 类别 of a
+   medicine, is not of its kind).
+
+A value of a name relation (别名, 简称, 外文名, 字 …) names an entity, so it is of the type of the
+entities it names: an alias of a seismograph gets aliases of other instruments, never 月亮.
+
+A candidate matches a gold of the same kind only: a format gold takes compatible formats;
+an entity gold takes entities of its type or of a child type (a gold known only as a place
+takes a river; a city gold does not take a value known only as a place); a gold typed only
+by its relations takes values of those relations and never an entity with a type of its
+own. An untyped candidate is never used for a typed gold.
+
+For a question that asks the head of a triple, the answer is an entity with a page: it is
+typed by its page, or, when the page matches no type, by having the asked relation at all
+(other works with an 作者 for 「下列哪部作品的作者是X？」).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable
+
+from builders.formats import ValueFormat, compatible, value_format
+from filters.normalize import value_key
+from filters.triples import NAME_RELATIONS
+
+TYPES_FILE = Path(__file__).with_name("entity_types.toml")
+FORMAT_KINDS = frozenset({"date", "period", "year", "quantity", "number", "formula", "code"})
+TAG_WEIGHT = 3
+# A relation takes the type of its typed values when this share of them (and at least
+# RANGE_MIN of them) has it; 0.6 is our choice: a clear majority, robust to a few mislinked values.
+RANGE_SHARE = 0.6
+RANGE_MIN = 2
+
+
+class TypeTableError(ValueError):
+    """The entity types file is malformed; the message names the file and the type."""
+
+
+@dataclass(frozen=True)
+class EntityType:
+    name: str
+    parent: str
+    relations: frozenset[str]
+    tags: frozenset[str]
+
+
+class TypeTable:
+    """The reviewable entity types (``entity_types.toml``) and the page typing they define."""
+
+    def __init__(self, types: dict[str, EntityType]):
+        self.types = types
+        self.by_relation: dict[str, list[str]] = defaultdict(list)
+        self.by_tag: dict[str, list[str]] = defaultdict(list)
+        for t in types.values():
+            for relation in t.relations:
+                self.by_relation[relation].append(t.name)
+            for tag in t.tags:
+                self.by_tag[tag].append(t.name)
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> "TypeTable":
+        path = Path(path) if path is not None else TYPES_FILE
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            raise TypeTableError(f"{path} is not valid TOML: {exc}") from None
+        types = {}
+        for name, spec in data.items():
+            if not isinstance(spec, dict):
+                raise TypeTableError(f"{path}: [{name}] must be a table with relations and tags")
+            unknown = set(spec) - {"parent", "relations", "tags"}
+            if unknown:
+                raise TypeTableError(f"{path}: [{name}] has unknown keys {sorted(unknown)}; use parent, relations, tags")
+            types[name] = EntityType(name, str(spec.get("parent", "")), frozenset(spec.get("relations", [])),
+                                     frozenset(spec.get("tags", [])))
+        for t in types.values():
+            if t.parent and t.parent not in types:
+                raise TypeTableError(f"{path}: [{t.name}] has parent {t.parent!r}, which is not a type of the file")
+        return cls(types)
+
+    def parent(self, name: str) -> str:
+        found = self.types.get(name)
+        return found.parent if found else ""
+
+    def page_type(self, relations: Iterable[str], tags: Iterable[str] = ()) -> str | None:
+        """The type a page with these infobox relations and tags is, or None when none or several fit."""
+        scores: Counter = Counter()
+        for relation in set(relations):
+            for name in self.by_relation.get(relation, ()):
+                scores[name] += 1
+        for tag in set(tags):
+            for name in self.by_tag.get(tag, ()):
+                scores[name] += TAG_WEIGHT
+        if not scores:
+            return None
+        # A child's score includes what it shares with its parent: 出生地-free cities still have
+        # 面积 and 地理位置, which are the place's.
+        for name in list(scores):
+            parent = self.parent(name)
+            if parent and parent in scores:
+                scores[name] += scores[parent]
+        ranked = scores.most_common()
+        best, score = ranked[0]
+        rivals = [n for n, s in ranked[1:] if s == score]
+        if any(r != self.parent(best) and self.parent(r) != best for r in rivals):
+            return None
+        if any(self.parent(r) == best for r in rivals):  # a child ties its parent: the child is more precise
+            best = next(r for r in rivals if self.parent(r) == best)
+        return best
+
+    def match(self, gold: frozenset[str], candidate: frozenset[str]) -> bool:
+        """Whether some type of the candidate is a type of the gold or a child of one: a gold known only
+        as a place takes cities, but a city gold does not take values known only as places."""
+        return any(c == g or self.parent(c) == g for g in gold for c in candidate)
+
+
+@dataclass(frozen=True)
+class ValueType:
+    """``kind``: format | entity | name (of entities of these types) | relation (typed by its relations
+    only) | heads (an entity typed by the relations its page has). ``names``: entity types or relation
+    names; ``fmt``: the value's format (builders.formats)."""
+
+    kind: str
+    names: frozenset[str] = frozenset()
+    fmt: ValueFormat | None = None
+    owners: frozenset[str] = frozenset()  # for "relation": the types of the entities that have the value
+
+    def key(self) -> str:
+        """One string per pool of like values (for drawing same-type candidates)."""
+        if self.kind == "format" and self.fmt is not None:
+            return f"format:{self.fmt.kind}:{self.fmt.unit}"
+        return f"{self.kind}:{'|'.join(sorted(self.names))}"
+
+
+@dataclass
+class ValueTyper:
+    """Types values against what a crawl says about them; see the module docstring."""
+
+    table: TypeTable
+    title_types: dict[str, frozenset[str]] = field(default_factory=dict)  # value key of a title -> its types
+    head_relations: dict[str, frozenset[str]] = field(default_factory=dict)  # title key -> relations its pages have
+    tail_relations: dict[str, frozenset[str]] = field(default_factory=dict)  # value key -> relations it is a tail of
+    ranges: dict[str, frozenset[str]] = field(default_factory=dict)  # relation -> the type its values take
+    families: dict[str, frozenset[str]] = field(default_factory=dict)  # relation -> relations sharing its values
+    name_owners: dict[str, frozenset[str]] = field(default_factory=dict)  # name -> types of the entities it names
+    owners: dict[str, frozenset[str]] = field(default_factory=dict)  # value -> types of the entities that have it
+
+    @classmethod
+    def build(cls, pages: Iterable[tuple[str, Iterable[str], Iterable[str]]],
+              facts: Iterable[tuple[str, str, str]], families: dict[str, set[str]] | None = None,
+              table: TypeTable | None = None) -> "ValueTyper":
+        """``pages``: (title, infobox relations, tags) of every content page; ``facts``: every
+        (head, relation, tail) the crawl states, whatever the filters decided."""
+        table = table or TypeTable.load()
+        title_types: dict[str, set[str]] = defaultdict(set)
+        head_relations: dict[str, set[str]] = defaultdict(set)
+        for title, relations, tags in pages:
+            relations = set(relations)
+            key = value_key(title)
+            head_relations[key] |= relations
+            found = table.page_type(relations, tags)
+            if found:
+                title_types[key].add(found)
+        tails: dict[str, set[str]] = defaultdict(set)
+        by_relation: dict[str, set[str]] = defaultdict(set)
+        names: dict[str, set[str]] = defaultdict(set)
+        owners: dict[str, set[str]] = defaultdict(set)
+        for head, relation, tail in facts:
+            key = value_key(tail)
+            tails[key].add(relation)
+            head_types = title_types.get(value_key(head), set())
+            if relation in NAME_RELATIONS:  # names name entities of every type: no range of their own
+                names[key] |= head_types
+            else:
+                by_relation[relation].add(key)
+                owners[key] |= head_types
+        typer = cls(table, {k: frozenset(v) for k, v in title_types.items()},
+                    {k: frozenset(v) for k, v in head_relations.items()},
+                    {k: frozenset(v) for k, v in tails.items()},
+                    families={r: frozenset(f) for r, f in (families or {}).items()},
+                    name_owners={k: frozenset(v) for k, v in names.items() if v},
+                    owners={k: frozenset(v) for k, v in owners.items() if v})
+        typer.ranges = typer._ranges(by_relation)
+        return typer
+
+    @classmethod
+    def from_sources(cls, page_shards: list[Path], pairs: Iterable) -> "ValueTyper":
+        """From crawl page shards (their infobox and tags) and Pair records (their triples); either may be empty."""
+        from filters.triples import extract_triples, relation_aliases
+        from schemas import Page
+        from warehouse.shards import iter_records
+
+        aliases = relation_aliases()
+        pages: list[tuple[str, set[str], list[str]]] = []
+        facts: list[tuple[str, str, str]] = []
+        for page in iter_records(page_shards, Page):
+            if page.status == "ok":
+                triples = extract_triples(page, aliases)
+                pages.append((page.title, {t.relation for t in triples}, page.tags))
+                facts += [(t.head, t.relation, t.tail) for t in triples]
+        for pair in pairs:
+            pages.append((pair.entity, {t.relation for t in pair.triples}, []))
+            facts += [(pair.entity, t.relation, t.tail) for t in pair.triples]
+        return cls.build(pages, facts, relation_families(facts))
+
+    def _ranges(self, by_relation: dict[str, set[str]]) -> dict[str, frozenset[str]]:
+        ranges: dict[str, frozenset[str]] = {}
+        for relation, values in by_relation.items():
+            fine: Counter = Counter()
+            coarse: Counter = Counter()
+            typed = 0
+            for key in values:
+                types = self.title_types.get(key)
+                if not types:
+                    continue
+                typed += 1
+                for t in types:
+                    fine[t] += 1
+                    coarse[self.table.parent(t) or t] += 1
+            if typed < RANGE_MIN:
+                continue
+            name, count = fine.most_common(1)[0]
+            if count >= RANGE_SHARE * typed:
+                ranges[relation] = frozenset({name})
+                continue
+            name, count = coarse.most_common(1)[0]
+            if count >= RANGE_SHARE * typed:
+                ranges[relation] = frozenset({name})
+        return ranges
+
+    def family(self, relations: Iterable[str]) -> frozenset[str]:
+        found: set[str] = set()
+        for r in relations:
+            found |= self.families.get(r, frozenset({r}))
+        return frozenset(found)
+
+    def value_type(self, value: str, relation: str, own: Iterable[str] = ()) -> ValueType:
+        """The type of ``value`` offered as an answer for ``relation``; ``own``: the relations the value
+        is known to be a tail of (default: those the crawl gives it)."""
+        fmt = value_format(value, relation)
+        key = value_key(value)
+        if relation in NAME_RELATIONS:
+            return ValueType("name", self.name_owners.get(key, frozenset()), fmt)
+        if fmt.kind in FORMAT_KINDS:
+            return ValueType("format", frozenset({fmt.kind}), fmt)
+        types = self.title_types.get(key)
+        if types:
+            return ValueType("entity", types, fmt)
+        relations = (frozenset(own) or self.tail_relations.get(key) or frozenset({relation})) - NAME_RELATIONS
+        # As the answer of this relation, a value takes the relation's type; otherwise its own relations'.
+        ranged = self.ranges.get(relation) if relation in relations else None
+        ranged = ranged or frozenset(t for r in relations for t in self.ranges.get(r, ()))
+        if ranged:
+            return ValueType("entity", ranged, fmt)
+        # Known only as the value of some relations (or of none but names: then of nothing that types it).
+        return ValueType("relation", self.family(relations), fmt, self.owners.get(key, frozenset()))
+
+    def is_value_of(self, value: str, relation: str, asked: str = "tail") -> bool:
+        """Whether the crawl gives ``value`` for ``relation`` somewhere (as a head, whether it has the relation)."""
+        table = self.head_relations if asked == "head" else self.tail_relations
+        return relation in table.get(value_key(value), frozenset())
+
+    def head_type(self, title: str) -> ValueType:
+        """The type of an entity offered as the head of a triple."""
+        key = value_key(title)
+        types = self.title_types.get(key)
+        if types:
+            return ValueType("entity", types)
+        return ValueType("heads", self.head_relations.get(key, frozenset()))
+
+    def answer_type(self, value: str, relation: str, asked: str = "tail") -> ValueType:
+        return self.head_type(value) if asked == "head" else self.value_type(value, relation)
+
+    option_type = answer_type
+
+    def same_type(self, gold: ValueType, candidate: ValueType, relation: str = "") -> bool:
+        """Whether a candidate of this type may stand next to the gold; see the module docstring."""
+        if gold.kind != candidate.kind:
+            return False
+        if gold.kind == "format":
+            return gold.fmt is not None and candidate.fmt is not None and compatible(gold.fmt, candidate.fmt)
+        if gold.kind in ("entity", "name"):
+            if not self.table.match(gold.names, candidate.names):
+                return False
+            # the written form must agree too: a title in 《》 takes titles, a person's name names
+            return gold.fmt is None or candidate.fmt is None or compatible(gold.fmt, candidate.fmt)
+        if gold.kind == "heads":
+            return relation in candidate.names if relation else bool(gold.names & candidate.names)
+        # A value typed by its relations is of the kind of the entities that have it: 纸币 is a 类别 of
+        # currencies, 安神药 a 类别 of medicines.
+        if gold.owners and not self.table.match(gold.owners, candidate.owners):
+            return False
+        return bool(gold.names & candidate.names) and (
+            gold.fmt is None or candidate.fmt is None or compatible(gold.fmt, candidate.fmt))
+
+    def describe(self, value: str, relation: str, asked: str = "tail") -> str:
+        t = self.answer_type(value, relation, asked)
+        if t.kind == "format" and t.fmt is not None:
+            return f"a {t.fmt.kind}{f' in {t.fmt.unit}' if t.fmt.unit else ''}"
+        if t.kind == "entity":
+            return "a " + "/".join(sorted(t.names))
+        if t.kind == "name":
+            return "a name of a " + ("/".join(sorted(t.names)) or "untyped entity")
+        if t.kind == "heads":
+            return "an entity with " + "、".join(sorted(t.names)[:3])
+        return "a value of " + ("、".join(sorted(t.names)[:3]) or "no typed relation") + \
+            (f" of a {'/'.join(sorted(t.owners))}" if t.owners else "")
+
+
+def relation_families(facts: Iterable[tuple[str, str, str]], min_shared: int = 2) -> dict[str, set[str]]:
+    """relation -> itself and the relations sharing at least ``min_shared`` values with it (the same
+    rule as :meth:`builders.graph.Graph.relation_families`, for facts held in memory)."""
+    values: dict[str, set[str]] = defaultdict(set)
+    for _, relation, tail in facts:
+        values[relation].add(tail)
+    by_value: dict[str, set[str]] = defaultdict(set)
+    for relation, tails in values.items():
+        for tail in tails:
+            by_value[tail].add(relation)
+    shared: Counter = Counter()
+    for relations in by_value.values():
+        if len(relations) > 1:
+            for a in relations:
+                for b in relations:
+                    if a != b:
+                        shared[(a, b)] += 1
+    families = {r: {r} for r in values}
+    for (a, b), n in shared.items():
+        if n >= min_shared:
+            families[a].add(b)
+    return families
+
+
+@lru_cache(maxsize=1)
+def default_table() -> TypeTable:
+    return TypeTable.load()

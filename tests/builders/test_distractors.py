@@ -1,0 +1,71 @@
+"""Distractors are wrong answers of the gold's kind: never a value true for the entity, never another type."""
+
+from __future__ import annotations
+
+from flows.items import items_stage
+from flows.settings import ItemsSettings
+from schemas import Item, Pair, Triple
+from warehouse.shards import ShardWriter, iter_records
+
+JOBS = ["音乐家", "数学家", "天文学家", "医学家", "哲学家", "史学家", "军事家", "政治家", "建筑学家", "地理学家", "农学家",
+        "外交家", "教育家", "物理学家"]
+
+
+def person(pair_id: str, name: str, job: str, sense: str = "", text: str = "", decision: str = "kept",
+           extra: list[Triple] | None = None) -> Pair:
+    triples = [Triple(name, "职业", job, decision="kept", span_end=len(text)),
+               Triple(name, "出生日期", f"{1000 + len(pair_id)}年", decision="dropped", reason="grounding:value_not_in_text"),
+               *(extra or [])]
+    return Pair(pair_id=pair_id, entity=name, sense=sense, text=text or f"{name}是{job}。", triples=triples,
+                domain="humanities_society", decision=decision, position_index=1.0)
+
+
+def write(tmp_path, pairs: list[Pair]):
+    with ShardWriter(tmp_path / "pairs", "pairs", Pair) as writer:
+        writer.write_all(pairs)
+    return writer.paths
+
+
+def kept(result, kind: str = "kgc") -> list[Item]:
+    return [i for i in iter_records(result["shards"], Item) if i.kind == kind and i.decision == "kept"]
+
+
+def test_a_value_true_for_the_entity_is_never_a_distractor(tmp_path):
+    """诗人 is the gold; 画家 is on the page but was dropped by grounding, 书法家 is what the other sense of
+    the title says, 散文家 is what the pair's own text says: all right answers, none may be offered."""
+    target = person("p0", "甲", "诗人", sense="唐代诗人", text="甲是唐代诗人，也是一位散文家。",
+                    extra=[Triple("甲", "职业", "画家", decision="dropped", reason="grounding:value_not_in_text")])
+    other_sense = person("p1", "甲", "书法家", sense="宋代书法家", decision="dropped")
+    people = [person(f"q{n:02d}", f"人物{n}", job) for n, job in enumerate([*JOBS, "画家", "书法家", "散文家"])]
+    shards = write(tmp_path, [target, other_sense, *people])
+    result = items_stage(shards, ItemsSettings(kinds=["kgc", "qa"]), tmp_path / "items")
+    (item,) = [i for i in kept(result) if i.head == "甲" and i.relation == "职业"]
+    assert item.answer == "诗人" and item.asked == "any"  # the page gives two values: one of several is asked
+    offered = set(item.options) - {"诗人"}
+    assert len(offered) == 9
+    assert not offered & {"画家", "书法家", "散文家"}
+    assert offered <= set(JOBS)
+    assert result["report"]["rejected_candidates"].get("true_value", 0) >= 2
+
+
+def test_distractors_are_of_the_gold_type(tmp_path):
+    """A 职业 gold takes occupations of people; a 所在地 value of a building is not one."""
+    people = [person(f"q{n:02d}", f"人物{n}", job) for n, job in enumerate(JOBS)]
+    places = [Pair(pair_id=f"b{n}", entity=f"建筑{n}", text=f"建筑{n}位于城{n}。", domain="humanities_society",
+                   triples=[Triple(f"建筑{n}", "所在地", f"城{n}", span_end=5), Triple(f"建筑{n}", "开工时间", "1990年")],
+                   position_index=1.0) for n in range(12)]
+    shards = write(tmp_path, [*people, *places])
+    result = items_stage(shards, ItemsSettings(kinds=["kgc"]), tmp_path / "items")
+    jobs = [i for i in kept(result) if i.relation == "职业"]
+    assert jobs and all(set(i.options) <= set(JOBS) for i in jobs)
+    assert result["report"]["rejected_candidates"].get("type", 0) > 0
+
+
+def test_a_question_with_two_golds_is_never_published(tmp_path):
+    """Two pages of one title without sense labels give the same question with different golds."""
+    twins = [person("t1", "乙", "诗人"), person("t2", "乙", "画家")]
+    people = [person(f"q{n:02d}", f"人物{n}", job) for n, job in enumerate(JOBS)]
+    result = items_stage(write(tmp_path, [*twins, *people]), ItemsSettings(kinds=["kgc", "qa"]), tmp_path / "items")
+    assert not [i for i in kept(result) + kept(result, "qa") if i.head == "乙"]
+    dropped = [i for i in iter_records(result["shards"], Item) if i.head == "乙" and i.kind == "kgc"]
+    assert {i.reason for i in dropped} == {"criteria:several_answers"}

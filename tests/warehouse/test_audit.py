@@ -1,0 +1,71 @@
+"""zhbench audit: each promise recomputed from the files, each broken one named with an example."""
+
+from __future__ import annotations
+
+import json
+
+from schemas import Triple
+from tests.flows.test_cli import zhbench
+from tests.warehouse.conftest import items, mcq, pairs, publish_release
+from warehouse.audit import audit_release
+
+
+def test_a_sound_release_has_no_violation(release):
+    report = audit_release(release)
+    assert report.ok and report.violations == 0
+    assert {c: r.rows for c, r in report.configs.items()} == {
+        "cdtp_pairs": 12, "t2t": 12, "kgc": 12, "qa": 12, "cloze": 12, "simpleqa": 12}
+
+
+def test_every_broken_promise_is_found(tmp_path):
+    bad_pairs = pairs()
+    # 实体1's text says more than the triple it ships (the stored index is stale); 实体2 ships a triple its
+    # text never states.
+    bad_pairs[1].text = "实体1海拔1001米，是一座休眠火山，山顶有火口湖，四周是原始森林。"
+    bad_pairs[2].triples.append(Triple("实体2", "所属国家", "中国", decision="kept", span_end=9))
+    bad = items()
+    for item in bad:
+        if item.item_id == "kgc004":  # a distractor that is 实体4's own 海拔 in another notation
+            item.options[(item.answer_index + 1) % 10] = "1004 米"
+        if item.item_id == "cloze005":  # two cloze items of one sentence
+            item.question, item.answer = "实体6是一座山，海拔＿＿＿。", "1006米"
+        if item.item_id == "simpleqa007":  # one question, another gold than simpleqa008's
+            item.question = "实体8有多高？"
+        if item.item_id == "qa003":  # 实体3's items split between train and eval
+            item.split = "eval"
+    bad.append(mcq(9, "kgc", item_id="kgc909", question="（实体9，海拔 ，？）", split="train"))  # asked twice
+    release = publish_release(tmp_path, tmp_path / "data", pair_records=bad_pairs, item_records=bad, gate=False)
+    report = audit_release(release)
+    found = {(c, rule) for c, r in report.configs.items() for rule in r.violations}
+    assert {("cdtp_pairs", "pair.position_index"), ("cdtp_pairs", "pair.stale_position_index"),
+            ("cdtp_pairs", "pair.ungrounded_triple"), ("kgc", "distractor.true_value"),
+            ("cloze", "cloze.sentence_reused"), ("simpleqa", "question.several_golds"),
+            ("qa", "split.entity_leak"), ("kgc", "question.duplicate")} <= found
+    assert not report.ok
+    table = report.table()
+    assert "实体2 (p002): (所属国家, 中国)" in table and "1004 米" in table
+
+    cli = zhbench("audit", str(release), "--json")
+    assert cli.returncode == 1
+    data = json.loads(cli.stdout)
+    assert data["ok"] is False and data["configs"]["kgc"]["violations"]["distractor.true_value"] == 1
+    assert "zhbench audit" in zhbench("audit", "--help").stdout
+
+
+def test_the_gate_runs_the_audit_and_publishes_nothing_on_a_violation(tmp_path):
+    import pytest
+
+    from warehouse.validation import GateFailed
+
+    bad = items()
+    for item in bad:
+        if item.item_id == "qa003":
+            item.split = "eval"
+    with pytest.raises(GateFailed, match="split.entity_leak"):
+        publish_release(tmp_path, tmp_path / "data", item_records=bad)
+    assert not (tmp_path / "data" / "releases" / "cdtp" / "0.1.0").exists()
+
+
+def test_a_missing_release_is_a_one_line_error(tmp_path):
+    result = zhbench("audit", "9.9.9", "--data-dir", str(tmp_path))
+    assert result.returncode == 1 and "no release '9.9.9'" in result.stderr and "Traceback" not in result.stderr
