@@ -6,9 +6,9 @@ the entity: every item whose head is that entity, in every config, lands in one 
 Two entities that state a fact about each other (曹雪芹's 代表作品 is 红楼梦 and 红楼梦's 作者 is
 曹雪芹) form one group, so the fact is not asked in eval one way and taught in train the other.
 
-Groups are ranked per domain by ``md5(seed:group)`` and taken into eval until the domain's
-eval items reach ``eval_fraction`` of its items; a group's domain is the most common domain
-of its items. Deterministic: the same items and seed give the same splits.
+Groups are ranked per domain by ``md5(seed:group)`` and taken into eval, each when that brings
+the domain's eval items closer to ``eval_fraction`` of its items; a group's domain is the most
+common domain of its items. Deterministic: the same items and seed give the same splits.
 """
 
 from __future__ import annotations
@@ -79,9 +79,12 @@ def assign_splits(units: Iterable[SplitUnit], eval_fraction: float = 0.2, seed: 
         quota = round(eval_fraction * total)
         taken = 0
         for group in names:
-            split = "eval" if taken < quota else "train"
+            size = len(by_group[group])
+            # take a group when that brings the domain's eval items closer to the quota (a big group
+            # that would overshoot by more than it fills is left for train; smaller ones follow)
+            split = "eval" if abs(quota - taken - size) < abs(quota - taken) else "train"
             if split == "eval":
-                taken += len(by_group[group])
+                taken += size
             for unit in by_group[group]:
                 splits[unit.item_id] = split
     return splits

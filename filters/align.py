@@ -53,17 +53,26 @@ def token_boundaries(text: str) -> set[int]:
 
 
 class AlignedText:
-    """A pair's text, normalised once, with its token boundaries computed on first use."""
+    """A pair's text, normalised once, with its token boundaries and clauses computed on first use."""
 
     def __init__(self, text: str):
         self.text = normalize(text)
         self._bounds: set[int] | None = None
+        self._clauses = None
 
     @property
     def bounds(self) -> set[int]:
         if self._bounds is None:
             self._bounds = token_boundaries(self.text)
         return self._bounds
+
+    @property
+    def clauses(self):
+        if self._clauses is None:
+            from filters.grounding import Clauses
+
+            self._clauses = Clauses(self.text)
+        return self._clauses
 
     def find(self, value: str) -> tuple[int, int] | None:
         """(start, end) of the first standalone mention of value, or None."""
@@ -74,24 +83,30 @@ class AlignedText:
         start = text.find(needle)
         while start != -1:
             end = start + len(needle)
-            if self._standalone(start, end, needle):
+            if not self.inside_number(start, end, needle) and self.standalone(start, end, needle):
                 return start, end
             start = text.find(needle, start + 1)
         return None
 
-    def _standalone(self, start: int, end: int, needle: str) -> bool:
+    def inside_number(self, start: int, end: int, needle: str) -> bool:
+        """Whether text[start:end] is part of a longer number (545米 in 1545米) or Latin word."""
         text = self.text
         before = text[start - 1] if start > 0 else ""
         after = text[end] if end < len(text) else ""
         if needle[0].isdigit() and before.isdigit() or needle[-1].isdigit() and after.isdigit():
-            return False  # part of a longer number
+            return True
         if needle[0].isascii() and needle[0].isalnum() and before.isascii() and before.isalnum():
-            return False  # part of a longer Latin word
-        if needle[-1].isascii() and needle[-1].isalnum() and after.isascii() and after.isalnum():
-            return False
+            return True
+        return needle[-1].isascii() and needle[-1].isalnum() and after.isascii() and after.isalnum()
+
+    def standalone(self, start: int, end: int, needle: str) -> bool:
+        """Whether text[start:end] is not inside a longer word by the segmentation (中国 in 中国人民银行)."""
+        text = self.text
+        before = text[start - 1] if start > 0 else ""
+        after = text[end] if end < len(text) else ""
         if any(ch.isdigit() for ch in needle):
             # Quantities and dates (12首, 701年): the segmenter often glues a measure word to what
-            # follows (首歌), so only the number boundary above decides for them.
+            # follows (首歌), so only the number boundary decides for them.
             return True
         if is_cjk(needle[0]) and before and is_cjk(before) and start not in self.bounds:
             return False  # starts inside a word
@@ -140,12 +155,23 @@ def frequent_relations(counts: dict[str, int], min_support: int = 1, top_k: int 
 
 
 class GroundingFilter(TripleFilter):
-    """Drop triples whose value the text does not mention (CDTP's redundant triples)."""
+    """Drop triples the text does not state: their value must be mentioned where the text expresses
+    their relation (CDTP's redundant triples; how, in :mod:`filters.grounding`)."""
 
     name = "grounding"
 
-    def __init__(self, cache: _PairTextCache | None = None):
+    def __init__(self, cache: _PairTextCache | None = None, grounder=None):
+        from filters.grounding import Grounder
+
         self.cache = cache or _PairTextCache()
+        self.grounder = grounder or Grounder()
+        self._names: tuple[str, list[str]] = ("", [])
+
+    def _head_names(self, pair: Pair) -> list[str]:
+        if self._names[0] != pair.pair_id:
+            names = [normalize(n) for n in (pair.entity, *pair.aliases) if n]
+            self._names = (pair.pair_id, sorted(set(names), key=len, reverse=True))
+        return self._names[1]
 
     def check(self, triple: Triple, pair: Pair) -> Verdict:
         if not triple.tail.strip():
@@ -153,9 +179,11 @@ class GroundingFilter(TripleFilter):
         if normalize(triple.tail) == normalize(triple.head):
             # 李白 | 中文名 | 李白: the title restated says nothing, and its mention is the text's first words
             return Verdict.drop("restates_head", span_end=-1)
-        found = self.cache.get(pair).find(triple.tail)
+        text = self.cache.get(pair)
+        found = self.grounder.support(text, text.clauses, self._head_names(pair), triple.relation, triple.tail)
         if found is None:
-            return Verdict.drop("value_not_in_text", span_end=-1)
+            reason = "value_not_in_text" if text.find(triple.tail) is None else "relation_not_expressed"
+            return Verdict.drop(reason, span_end=-1)
         return Verdict.kept(span_end=found[1])
 
 

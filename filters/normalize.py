@@ -5,7 +5,8 @@ Both the text and each value go through the same steps, and every offset
 
 * NFKC (full-width letters and digits to half-width), traditional to simplified
   (OpenCC ``t2s``), Latin letters lower-cased, whitespace removed;
-* dates in one form: 1881-09-25, 1881/9/25 and 1881.09.25 become 1881年9月25日;
+* dates in one form: 1881-09-25, 1881/9/25 and 1881.09.25 become 1881年9月25日, and so
+  does 1881年09月25日;
 * thousands separators dropped between digit groups: 1,545 becomes 1545.
 """
 
@@ -17,6 +18,7 @@ from functools import lru_cache
 
 _SPACE = re.compile(r"\s+")
 _DATE = re.compile(r"(?<!\d)(\d{3,4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
+_PADDED = re.compile(r"(?<=\d年)0(?=\d月)|(?<=\d月)0(?=\d日)")  # 1959年08月14日 is 1959年8月14日
 THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
 
@@ -52,6 +54,7 @@ def _normalize(text: str) -> str:
     text = _t2s().convert(text)
     text = _SPACE.sub("", text).lower()
     text = _DATE.sub(lambda m: f"{int(m.group(1))}年{int(m.group(2))}月{int(m.group(3))}日", text)
+    text = _PADDED.sub("", text)
     return THOUSANDS.sub("", text)
 
 

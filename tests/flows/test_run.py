@@ -27,9 +27,10 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     assert "manifest        checksums verified" in out
     crawled = int(re.search(r"pages crawled\s+(\d+)", out).group(1))
     kept = int(re.search(r"pairs kept\s+(\d+)", out).group(1))
-    # The CDTP filters, relation support and search validation (each pair judged again on the
-    # triples search leaves it) keep a few percent of the demo's tidy, short entries.
-    assert crawled >= 250 and kept >= 20
+    # The CDTP filters (grounding by relation, position index, trailing relations, enumerations),
+    # relation support and search validation (each pair judged again on the triples search leaves
+    # it) keep a few percent of the demo's short entries, whose summaries say more than their infoboxes.
+    assert crawled >= 250 and kept >= 10
 
     manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["counts"]["pages"]["ok"] >= 250
@@ -66,7 +67,7 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     for config in ("kgc", "qa"):
         for split in ("train", "eval"):
             mcq += pq.read_table(release / config / f"{split}.parquet").to_pylist()
-    assert len(mcq) >= 60
+    assert len(mcq) >= 40
     for item in mcq:
         keys = [field_key(o) for o in item["options"]]
         assert len(item["options"]) == 10 and len(set(keys)) == 10
