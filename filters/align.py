@@ -29,7 +29,8 @@ from schemas import Pair, Triple
 ENUM_SEPARATORS = "、"
 ENUM_LAST = ("和", "与", "及", "以及")
 _TITLE = re.compile(r"《[^《》]+》")
-_TITLE_RUN = re.compile(r"《[^《》]+》(?:(?:[、，,和与及]|以及)?《[^《》]+》)+")
+# Titles in a row, joined by 、，和及 (not 与: 「《A》与《B》齐名」 compares two works, it lists none).
+_TITLE_RUN = re.compile(r"《[^《》]+》(?:(?:[、，,和及]|以及)?《[^《》]+》)+")
 _CLAUSE = re.compile(r"[，,。；;：:！!？?（）()“”\"]")
 
 
@@ -232,6 +233,9 @@ class TrailingRelationFilter(PairFilter):
 
     vocabulary: relation names of the whole corpus; names shorter than min_length
     (one character: 字, 号, 科 ...) occur inside ordinary words too often to count.
+    A name inside the entity's own name does not count (条约 in the title of a treaty). A name that is
+    also an ordinary word (ORDINARY_WORDS: 影响, 国家 ...) counts only where a value follows it
+    (「其国家为…」), not in 「造成了一定影响」 or 「与许多国家建立了外交关系」.
     """
 
     name = "trailing_relation"
@@ -252,13 +256,31 @@ class TrailingRelationFilter(PairFilter):
         kept = [t for t in pair.triples if t.decision == "kept"]
         if not kept or self.automaton is None:
             return Verdict.kept()
-        tail_text = self.cache.get(pair).text[max(t.span_end for t in kept):]
+        text = self.cache.get(pair).text
+        start = max(t.span_end for t in kept)
+        tail_text = _mask_names(text[start:], pair)
         covered = {normalize(t.relation) for t in kept}
-        mentioned = sorted({self.names[i] for i, _, _ in self.automaton.find_matches_as_indexes(tail_text)})
+        mentioned = sorted({self.names[i] for i, begin, end in self.automaton.find_matches_as_indexes(tail_text)
+                            if self.names[i] not in ORDINARY_WORDS or tail_text[end:end + 1] in VALUE_STARTS})
         uncovered = [m for m in mentioned if self.canonical.get(m, m) not in covered]
         if uncovered:
             return Verdict.drop("uncovered_relation_after_last_triple", relations=uncovered)
         return Verdict.kept()
+
+
+# Relation names that are ordinary words too: alone they mention no relation (「造成了一定影响」,
+# 「一项条约」); after them a value must start (其影响为…, 国家：…). Reviewable; our choice.
+ORDINARY_WORDS = frozenset({"影响", "国家", "条约", "地区", "地点", "时间", "作用", "意义", "结果", "原因", "特点", "关系",
+                            "内容", "方式", "目的", "形式", "领域", "环境", "问题", "情况", "水平", "成就", "贡献",
+                            "作品", "音乐", "文字", "语言", "历史", "文化", "地位", "荣誉", "称号"})
+VALUE_STARTS = frozenset("为是:：有达约在于共计“\"《(（0123456789")
+
+
+def _mask_names(text: str, pair: Pair) -> str:
+    for name in sorted({normalize(n) for n in (pair.entity, *pair.aliases) if n}, key=len, reverse=True):
+        if len(name) >= 2:
+            text = text.replace(name, "\x00" * len(name))
+    return text
 
 
 def enumerations(text: str) -> list[list[str]]:
@@ -281,6 +303,9 @@ def enumerations(text: str) -> list[list[str]]:
         for word in ENUM_LAST:
             if word in last:
                 head, _, rest = last.partition(word)
+                following = next(iter(_jieba().cut(rest, HMM=False)), "")
+                if len(following) == 1 and is_cjk(following):
+                    break  # 和 inside a compound (健脾和胃), not between two items
                 parts[-1:] = [head, rest]
                 break
         tokens_first = list(_jieba().cut(parts[0], HMM=False))

@@ -6,7 +6,7 @@ Both the text and each value go through the same steps, and every offset
 * NFKC (full-width letters and digits to half-width), traditional to simplified
   (OpenCC ``t2s``), Latin letters lower-cased, whitespace removed;
 * dates in one form: 1881-09-25, 1881/9/25 and 1881.09.25 become 1881年9月25日, and so
-  does 1881年09月25日;
+  does 1881年09月25日; unit words of one meaning in one form (公里 is 千米, 公斤 is 千克);
 * thousands separators dropped between digit groups: 1,545 becomes 1545.
 """
 
@@ -18,6 +18,9 @@ from functools import lru_cache
 
 _SPACE = re.compile(r"\s+")
 _DATE = re.compile(r"(?<!\d)(\d{3,4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)")
+# Unit words with one meaning and one length (offsets do not move): 6300公里 is 6300千米.
+UNIT_WORDS = {"公里": "千米", "公斤": "千克"}
+_UNIT_WORDS = re.compile("|".join(UNIT_WORDS))
 _PADDED = re.compile(r"(?<=\d年)0(?=\d月)|(?<=\d月)0(?=\d日)")  # 1959年08月14日 is 1959年8月14日
 THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 
@@ -55,6 +58,7 @@ def _normalize(text: str) -> str:
     text = _SPACE.sub("", text).lower()
     text = _DATE.sub(lambda m: f"{int(m.group(1))}年{int(m.group(2))}月{int(m.group(3))}日", text)
     text = _PADDED.sub("", text)
+    text = _UNIT_WORDS.sub(lambda m: UNIT_WORDS[m.group(0)], text)
     return THOUSANDS.sub("", text)
 
 

@@ -66,6 +66,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         "crawl.max_pages": args.max_pages,
         "crawl.max_depth": args.max_depth,
         "crawl.mirror_port": args.mirror_port,
+        "crawl.mirror_profile": args.profile,
+        "crawl.mirror_size": args.mirror_size,
         "release.version": args.version,
         "dedup.against_releases": False if args.readmit else None,
     })
@@ -338,8 +340,13 @@ def cmd_mirror_serve(args: argparse.Namespace) -> int:
 
     from crawlers.mirror.synth import SynthConfig
 
-    site = Site(facts_dir=Path(args.facts) if args.facts else FACTS_DIR, synthetic=args.synthetic,
-                synth_config=SynthConfig(seed=args.seed), rate_limit=args.rate_limit)
+    if args.profile == "realistic":
+        if args.facts or args.synthetic:
+            raise UsageError("--facts and --synthetic apply to the demo profile; the realistic one takes --size and --seed")
+        site = Site(profile="realistic", size=args.size, seed=args.seed, rate_limit=args.rate_limit)
+    else:
+        site = Site(facts_dir=Path(args.facts) if args.facts else FACTS_DIR, synthetic=args.synthetic,
+                    synth_config=SynthConfig(seed=args.seed), rate_limit=args.rate_limit)
     try:
         server = MirrorServer(site, port=args.port, host=args.host)
     except OSError as exc:
@@ -545,6 +552,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-depth", type=int, help="how many links deep to follow from a seed")
     run.add_argument("--version", help="release version (default: the next minor version)")
     run.add_argument("--mirror-port", type=int, help="port of the bundled mirror (default 8800)")
+    run.add_argument("--profile", choices=["demo", "realistic"],
+                     help="the bundled mirror's entries: demo (the facts table) or realistic (generated like real "
+                          "Baike, with labels)")
+    run.add_argument("--mirror-size", type=int, help="entries of the realistic mirror (default 3000)")
     run.add_argument("--readmit", action="store_true",
                      help="publish pairs even when an earlier release of the same name holds them")
     run.add_argument("--verbose", action="store_true", help="show Prefect's run log")
@@ -604,13 +615,17 @@ def build_parser() -> argparse.ArgumentParser:
                       "zhbench mirror serve --port 8800", lambda a: _help(mirror))
     mirror_sub = mirror.add_subparsers(dest="mirror_command", metavar="COMMAND", parser_class=_Parser)
     serve = _command(mirror_sub, "serve", "Serve the mirror on 127.0.0.1 until Ctrl-C.",
-                     "zhbench mirror serve --port 8800\ncurl http://127.0.0.1:8800/item/李白", cmd_mirror_serve)
+                     "zhbench mirror serve --port 8800\ncurl http://127.0.0.1:8800/item/李白\n"
+                     "zhbench mirror serve --profile realistic --size 5000", cmd_mirror_serve)
     serve.add_argument("--port", type=int, default=8800, help="port (default 8800; 0 picks a free one)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--facts", help="facts directory (default: the bundled facts table)")
     serve.add_argument("--synthetic", type=int, default=0,
                        help="also serve this many synthetic entries at /item/<title>/<20000000+i>")
-    serve.add_argument("--seed", type=int, default=0, help="seed of the synthetic entries (default 0)")
+    serve.add_argument("--seed", type=int, default=0, help="seed of the synthetic or realistic entries (default 0)")
+    serve.add_argument("--profile", choices=["demo", "realistic"], default="demo",
+                       help="demo: the facts table; realistic: generated entries that behave like real Baike")
+    serve.add_argument("--size", type=int, default=3000, help="entries of the realistic profile (default 3000)")
     serve.add_argument("--rate-limit", type=float, default=0.0,
                        help="above this many entry requests per second, answer 429 or a captcha redirect (0: off)")
     export = _command(mirror_sub, "export",

@@ -34,10 +34,12 @@ def site_for(crawl: CrawlSettings, mirror_port: int = 0) -> Iterator[str]:
     if crawl.base_url:
         yield crawl.base_url.rstrip("/")
         return
-    from crawlers.mirror.site import MirrorServer
+    from crawlers.mirror.site import MirrorServer, Site
 
+    site = Site(profile="realistic", size=crawl.mirror_size, seed=crawl.mirror_seed) \
+        if crawl.mirror_profile == "realistic" else None
     try:
-        server = MirrorServer(port=mirror_port)
+        server = MirrorServer(site, port=mirror_port)
     except OSError as exc:
         raise CrawlError(f"cannot start the bundled mirror on 127.0.0.1:{mirror_port} ({exc.strerror}); "
                          "stop what uses that port or choose another with --mirror-port") from None
@@ -45,7 +47,14 @@ def site_for(crawl: CrawlSettings, mirror_port: int = 0) -> Iterator[str]:
         yield mirror.url
 
 
+REALISTIC_SEEDS = 20  # famous entries of the realistic mirror a crawl starts from
+
+
 def seed_titles(crawl: CrawlSettings) -> list[str]:
+    if not crawl.seeds and not crawl.base_url and crawl.mirror_profile == "realistic":
+        from crawlers.mirror.realistic import RealisticCorpus
+
+        return RealisticCorpus(crawl.mirror_size, crawl.mirror_seed).seeds(REALISTIC_SEEDS)
     files = crawl.seeds or bundled_seed_files()
     titles: list[str] = []
     for path in files:

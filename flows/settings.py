@@ -31,6 +31,11 @@ class CrawlSettings(_Section):
     base_url: str | None = Field(None, description="site to crawl; unset: the bundled mirror, started by the run")
     # A fixed port keeps the mirror's entry URLs, and so pair ids and releases, the same from run to run.
     mirror_port: int = Field(8800, ge=0, le=65535, description="port of the bundled mirror (0: any free port)")
+    mirror_profile: Literal["demo", "realistic"] = Field(
+        "demo", description="the bundled mirror's entries: the small hand-written facts table (demo) or generated "
+                            "entries that behave like real Baike, every planted property labelled (realistic)")
+    mirror_size: int = Field(3000, ge=50, le=50_000, description="entries of the realistic mirror")
+    mirror_seed: int = Field(0, description="seed of the realistic mirror's entries")
     seeds: list[Path] = Field(default_factory=list, description="seed files; empty: the bundled seed lists")
     # Deep enough that a crawl of the bundled mirror reaches the whole link closure whatever the
     # order of responses (a depth-limited walk that binds depends on that order).

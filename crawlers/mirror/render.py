@@ -26,13 +26,20 @@ def strip_markup(text: str) -> str:
 
 
 class Linker:
-    """Turns plain text into HTML with links on the first mention of each known entry."""
+    """Turns plain text into HTML with links on the first mention of each known entry.
 
-    def __init__(self, titles: Iterable[str], url_for: Callable[[str], str]):
+    auto: also link bare mentions of known titles; off, only explicit [[title]] markup links
+    (a large generated corpus: the regex over every title is slow and links non-entities).
+    """
+
+    def __init__(self, titles: Iterable[str], url_for: Callable[[str], str], auto: bool = True):
         self.url_for = url_for
         self.titles = set(titles)
-        auto = sorted((t for t in self.titles if len(t) >= 2), key=lambda t: (-len(t), t))
-        self.pattern = re.compile("|".join(re.escape(t) for t in auto)) if auto else None
+        self._ordered: list[str] | None = None
+        self.pattern = None
+        if auto:
+            ordered = sorted((t for t in self.titles if len(t) >= 2), key=lambda t: (-len(t), t))
+            self.pattern = re.compile("|".join(re.escape(t) for t in ordered)) if ordered else None
 
     def __call__(self, text: str, own_title: str, linked: set[str], cite: int | None = None) -> str:
         out: list[str] = []
@@ -69,6 +76,13 @@ class Linker:
             pos = match.end()
         out.append(escape(text[pos:]))
         return "".join(out)
+
+    @property
+    def ordered_titles(self) -> list[str]:
+        """The known titles sorted once (a navigation box picks from them on every page)."""
+        if self._ordered is None:
+            self._ordered = sorted(self.titles)
+        return self._ordered
 
     def _anchor(self, title: str, shown: str) -> str:
         return f'<a target="_blank" href="{escape(self.url_for(title))}">{escape(shown)}</a>'
@@ -190,7 +204,7 @@ def _tags(entry: Entry) -> list[str]:
         "element": "化学元素", "compound": "化合物", "mineral": "矿物", "species": "物种",
         "plant": "植物", "animal": "动物", "astronomical": "天体", "device": "器物",
         "technology": "科技", "invention": "发明", "software": "软件", "spacecraft": "航天器",
-        "structure": "建筑", "currency": "货币", "concept": "概念", "institution": "机构",
+        "structure": "建筑", "currency": "货币", "concept": "概念", "institution": "机构", "treaty": "条约",
     }.get(entry.type, "其他")
     domain = {
         "history_politics": "历史", "humanities_society": "文化",
@@ -400,7 +414,7 @@ def wikipedia(entry: Entry, link: Linker, page_title: str, others: list[Entry]) 
 
 def _navbox_titles(entry: Entry, link: Linker) -> list[str]:
     # A navigation box lists a few other entries; a parser must not count these as the entry's links.
-    titles = sorted(t for t in link.titles if t != entry.title)
+    titles = [t for t in link.ordered_titles if t != entry.title]
     if not titles:
         return []
     start = int(hashlib.sha1(entry.key.encode()).hexdigest()[:6], 16) % len(titles)

@@ -28,6 +28,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from crawlers.mirror import render
 from crawlers.mirror.facts import FACTS_DIR, Entry, load_facts
+from crawlers.mirror.realistic import RealisticCorpus
 from crawlers.mirror.synth import SYNTHETIC_ID_BASE, SynthConfig, Synthesizer
 
 ROBOTS = """User-agent: *
@@ -53,13 +54,34 @@ def _html(text: str, status: int = 200, charset: str = "utf-8") -> Response:
     return Response(status, text.encode(charset), {"Content-Type": f"text/html; charset={charset}"})
 
 
+PROFILES = ("demo", "realistic")
+
+
 class Site:
-    """Every page of the mirror, rendered on request from the facts table."""
+    """Every page of the mirror, rendered on request from the facts table.
+
+    profile: "demo" serves the facts table (or ``entries``); "realistic" serves entries
+    0..size-1 of ``RealisticCorpus(size, seed)``, held in memory (up to ~20k is comfortable),
+    linked only by their explicit [[title]] markup.
+    """
 
     def __init__(self, entries: list[Entry] | None = None, facts_dir: Path = FACTS_DIR,
                  build: str = "2024.1", faults: bool = True, synthetic: int = 0,
-                 synth_config: SynthConfig | None = None, rate_limit: float = 0.0):
-        self.entries = entries if entries is not None else load_facts(facts_dir)
+                 synth_config: SynthConfig | None = None, rate_limit: float = 0.0,
+                 profile: str = "demo", size: int = 0, seed: int = 0):
+        if profile not in PROFILES:
+            raise ValueError(f"profile must be one of {', '.join(PROFILES)}, got {profile!r}")
+        if profile == "realistic":
+            if entries is not None or synthetic:
+                raise ValueError("the realistic profile generates its own entries: pass size and seed only")
+            self.corpus: RealisticCorpus | None = RealisticCorpus(size, seed)
+            self.entries = list(self.corpus.take(size))
+        else:
+            if size:
+                raise ValueError("size and seed apply to the realistic profile only")
+            self.corpus = None
+            self.entries = entries if entries is not None else load_facts(facts_dir)
+        self.profile = profile
         self.build = build
         # Synthetic entries are rendered on request from their id, never held in memory.
         self.synthetic = synthetic
@@ -70,9 +92,10 @@ class Site:
         self.by_baidu_id = {e.baidu_id: e for e in self.entries}
         self.by_sogou_id = {e.sogou_id: e for e in self.entries}
         titles = list(self.by_title)
-        self.baidu_link = render.Linker(titles, lambda t: render.item_path(t, self.by_title[t][0].baidu_id))
-        self.sogou_link = render.Linker(titles, lambda t: f"/v{self.by_title[t][0].sogou_id}.htm")
-        self.wiki_link = render.Linker(titles, render.wiki_path)
+        auto = profile == "demo"  # generated text links by explicit markup only
+        self.baidu_link = render.Linker(titles, lambda t: render.item_path(t, self.by_title[t][0].baidu_id), auto)
+        self.sogou_link = render.Linker(titles, lambda t: f"/v{self.by_title[t][0].sogou_id}.htm", auto)
+        self.wiki_link = render.Linker(titles, render.wiki_path, auto)
         # Fault entries are picked deterministically from the entries with the lowest ids.
         ordered = sorted((e for e in self.entries if len(self.by_title[e.title]) == 1), key=lambda e: e.baidu_id)
         self.gbk_entry = ordered[0] if faults and ordered else None

@@ -135,11 +135,11 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     assert not (tmp_path / "data" / "warehouse" / "search_cache.duckdb").exists()
 
     # Items of the release go to the review queue, kept in the catalog.
-    queued = zhbench("review", "queue", "0.1.0", "--config", "simpleqa", "--sample", "5",
+    queued = zhbench("review", "queue", "0.1.0", "--config", "simpleqa", "--sample", "3",
                      "--data-dir", str(tmp_path / "data"))
-    assert queued.returncode == 0 and "5 items queued for review" in queued.stdout, queued.stderr
+    assert queued.returncode == 0 and "3 items queued for review" in queued.stdout, queued.stderr
     status = zhbench("review", "status", "0.1.0", "--data-dir", str(tmp_path / "data"))
-    assert "5 queued; open 5" in status.stdout
+    assert "3 queued; open 3" in status.stdout
 
 
 def test_mirror_serve_answers_on_localhost():
