@@ -183,8 +183,8 @@ class ItemBuilder:
             key = (t.relation, value_key(t.tail))
             if (self.templates.has(t.relation, "head") and key not in self._head_asked
                     and value_format(t.tail, t.relation).kind not in FORMAT_KINDS
-                    and int(hashlib.md5(f"{pair.pair_id}|{t.relation}|{t.tail}".encode()).hexdigest(), 16)
-                    % HEAD_SHARE == 0):
+                    and int(hashlib.md5(f"{pair.entity}|{pair.sense}|{t.relation}|{t.tail}".encode()).hexdigest(), 16)
+                    % HEAD_SHARE == 0):  # by the fact, not the URL: the same fact is asked the same way anywhere
                 self._head_asked.add(key)
                 yield self._ask(pair, t, "head")
             else:

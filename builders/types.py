@@ -144,7 +144,8 @@ class ValueType:
     kind: str
     names: frozenset[str] = frozenset()
     fmt: ValueFormat | None = None
-    owners: frozenset[str] = frozenset()  # for "relation": the types of the entities that have the value
+    # for "relation": the types of the entities that have the value; for "name": the name relations giving it
+    owners: frozenset[str] = frozenset()
 
     def key(self) -> str:
         """One string per pool of like values (for drawing same-type candidates)."""
@@ -206,7 +207,9 @@ class ValueTyper:
 
     @classmethod
     def from_sources(cls, page_shards: list[Path], pairs: Iterable) -> "ValueTyper":
-        """From crawl page shards (their infobox and tags) and Pair records (their triples); either may be empty."""
+        """From crawl page shards (their infobox and tags) or, where there are none, Pair records (their
+        triples, without tags). A page's pair is never read beside it: its type would be judged twice,
+        once without the tags, and the two could differ."""
         from filters.triples import extract_triples, relation_aliases
         from schemas import Page
         from warehouse.shards import iter_records
@@ -219,9 +222,10 @@ class ValueTyper:
                 triples = extract_triples(page, aliases)
                 pages.append((page.title, {t.relation for t in triples}, page.tags))
                 facts += [(t.head, t.relation, t.tail) for t in triples]
-        for pair in pairs:
-            pages.append((pair.entity, {t.relation for t in pair.triples}, []))
-            facts += [(pair.entity, t.relation, t.tail) for t in pair.triples]
+        if not page_shards:
+            for pair in pairs:
+                pages.append((pair.entity, {t.relation for t in pair.triples}, []))
+                facts += [(pair.entity, t.relation, t.tail) for t in pair.triples]
         return cls.build(pages, facts, relation_families(facts))
 
     def _ranges(self, by_relation: dict[str, set[str]]) -> dict[str, frozenset[str]]:
@@ -261,7 +265,9 @@ class ValueTyper:
         fmt = value_format(value, relation)
         key = value_key(value)
         if relation in NAME_RELATIONS:
-            return ValueType("name", self.name_owners.get(key, frozenset()), fmt)
+            # a name of entities of some types, given by some name relations (a 字 takes other 字, not 号)
+            given = (frozenset(own) or self.tail_relations.get(key) or frozenset({relation})) & NAME_RELATIONS
+            return ValueType("name", self.name_owners.get(key, frozenset()), fmt, given)
         if fmt.kind in FORMAT_KINDS:
             return ValueType("format", frozenset({fmt.kind}), fmt)
         types = self.title_types.get(key)
@@ -303,6 +309,8 @@ class ValueTyper:
         if gold.kind in ("entity", "name"):
             if not self.table.match(gold.names, candidate.names):
                 return False
+            if gold.kind == "name" and not (relation in candidate.owners if relation else gold.owners & candidate.owners):
+                return False  # a name the asked name relation never gives: a 号 for a 字
             # the written form must agree too: a title in 《》 takes titles, a person's name names
             return gold.fmt is None or candidate.fmt is None or compatible(gold.fmt, candidate.fmt)
         if gold.kind == "heads":

@@ -69,9 +69,15 @@ def is_cjk(ch: str) -> bool:
 _APPROXIMATE = re.compile(r"^(?:约为|大约|约|近|逾|超过)|(?:余|多|左右|以上|前后)$")
 
 
+# A dynasty named by its character and 代 or 朝 is one dynasty (明代 is 明朝).
+_DYNASTY = re.compile(r"^([夏商周秦汉晋隋唐宋元明清])[代朝]$")
+
+
 def value_key(value: str) -> str:
     """What makes two written values one value: normalize(), then no punctuation (《》, quotes,
-    the middle dot of foreign names), no approximate marker (约960万平方千米 is 960万平方千米).
-    Two values with the same key are never a right answer and a wrong one of the same question."""
+    the middle dot of foreign names), no approximate marker (约960万平方千米 is 960万平方千米), one
+    name for a dynasty (明代 is 明朝). Two values with the same key are never a right answer and a
+    wrong one of the same question."""
     text = "".join(ch for ch in normalize(value) if not unicodedata.category(ch).startswith(("P", "Z")))
-    return _APPROXIMATE.sub("", text) or text
+    text = _APPROXIMATE.sub("", text) or text
+    return _DYNASTY.sub(r"\1朝", text)

@@ -209,8 +209,8 @@ def split_query(kind: str, split: str, settings: ItemsSettings, labels: Labels |
     optionally a stratified subset.
 
     Strata are domain | entity type | relation frequency bin | text length bin (CDTP §4.1); a
-    stratum contributes round(subset_size * its share) items, so the subset's size is about
-    subset_size, and each item keeps its entity's split. Within a stratum, items are ranked by
+    stratum contributes its share of subset_size (largest remainders, so the subset has exactly
+    subset_size items when there are that many), and each item keeps its entity's split. Within a stratum, items are ranked by
     md5(seed:item_id). ``labels`` are the config's capability, task and dataset, written on every row.
     """
     fixed = {}
@@ -223,11 +223,15 @@ def split_query(kind: str, split: str, settings: ItemsSettings, labels: Labels |
             SELECT * EXCLUDE ({", ".join(LEVELS)}), md5('{int(settings.seed)}:' || item_id) AS h
             FROM read_parquet($paths) WHERE decision = 'kept' AND kind = '{kind}'),
         ranked AS (
-            SELECT *, count(*) OVER () AS total, count(*) OVER (PARTITION BY stratum) AS in_stratum,
-                   row_number() OVER (PARTITION BY stratum ORDER BY h, item_id) AS stratum_rank
-            FROM items),
+            SELECT *, row_number() OVER (PARTITION BY stratum ORDER BY h, item_id) AS stratum_rank FROM items),
+        quotas AS (  -- largest remainder: each stratum its share of subset_size, the total exactly subset_size
+            SELECT stratum, {size} * count(*) / sum(count(*)) OVER () AS share FROM items GROUP BY stratum),
+        takes AS (
+            SELECT stratum, floor(share) + CASE WHEN row_number() OVER (ORDER BY share - floor(share) DESC, stratum)
+                                                    <= {size} - sum(floor(share)) OVER () THEN 1 ELSE 0 END AS take
+            FROM quotas),
         subset AS (
-            SELECT * FROM ranked WHERE {size} = 0 OR stratum_rank <= round({size} * in_stratum / total))
+            SELECT r.* FROM ranked r JOIN takes t USING (stratum) WHERE {size} = 0 OR r.stratum_rank <= t.take)
         SELECT {columns} FROM subset WHERE split = '{split}' ORDER BY item_id"""
 
 

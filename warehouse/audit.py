@@ -64,7 +64,7 @@ RULES = {
     "distractor.type": "a distractor is not of the gold's type",
     "question.several_golds": "one question text has two golds in the release",
     "question.duplicate": "one fact asked twice in a config",
-    "question.near_duplicate": "two questions of a config with one gold differ only slightly",
+    "question.near_duplicate": "two questions of a config give one entity, take one gold and differ only slightly",
     "split.entity_leak": "an entity has items in both train and eval",
     "split.fact_leak": "a fact is in an eval item and in a train item",
     "cloze.blank": "not exactly one blank",
@@ -393,7 +393,9 @@ def _audit_questions(items: dict[str, list[dict]], report: AuditReport) -> None:
         if out is None:
             continue
         seen: dict[tuple, str] = {}
-        by_gold: dict[str, list[tuple[str, set[str]]]] = defaultdict(list)
+        # Questions that give the same entity and take the same gold (another relation or wording: the same
+        # thing asked twice); questions giving different entities are different questions however alike.
+        by_gold: dict[tuple[str, str], list[tuple[str, set[str]]]] = defaultdict(list)
         for item in items[kind]:
             fact = _fact(item) if kind != "cloze" else (_question_key(item["question"]),)
             if fact in seen:
@@ -401,11 +403,13 @@ def _audit_questions(items: dict[str, list[dict]], report: AuditReport) -> None:
             seen.setdefault(fact, item["question"])
             text = normalize(item["question"])
             grams = _grams(text)
-            for other_text, other in by_gold[value_key(item["answer"])]:
+            given = item.get("tail") if _asked(item) == "head" else item["head"]
+            key = (value_key(item["answer"]), value_key(given or ""))
+            for other_text, other in by_gold[key]:
                 if other_text != text and len(grams & other) >= NEAR_DUPLICATE * len(grams | other):
                     out.add("question.near_duplicate", f"{item['question']} ~ {other_text}")
                     break
-            by_gold[value_key(item["answer"])].append((text, grams))
+            by_gold[key].append((text, grams))
 
 
 def _audit_splits(items: dict[str, list[dict]], report: AuditReport) -> None:

@@ -135,7 +135,7 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     assert not (tmp_path / "data" / "warehouse" / "search_cache.duckdb").exists()
 
     # Items of the release go to the review queue, kept in the catalog.
-    queued = zhbench("review", "queue", "0.1.0", "--config", "simpleqa", "--sample", "3",
+    queued = zhbench("review", "queue", "0.1.0", "--config", "simpleqa", "--sample", "3", "--split", "all",
                      "--data-dir", str(tmp_path / "data"))
     assert queued.returncode == 0 and "3 items queued for review" in queued.stdout, queued.stderr
     status = zhbench("review", "status", "0.1.0", "--data-dir", str(tmp_path / "data"))
