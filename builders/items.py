@@ -34,7 +34,7 @@ from builders.formats import value_format
 from builders.graph import Graph, Query
 from builders.templates import Templates, question_for
 from builders.types import FORMAT_KINDS, ValueTyper
-from filters.normalize import value_key
+from filters.normalize import is_cjk, value_key
 from filters.triples import NAME_RELATIONS
 from schemas import Item, Pair, Triple
 
@@ -137,6 +137,12 @@ class ItemBuilder:
         record = {"generator": generator, "embedder": self.settings.embedder_name, "verified_by": [], **extra}
         return json.dumps(record, ensure_ascii=False, sort_keys=True)
 
+    @staticmethod
+    def _shown(pair: Pair) -> str:
+        """The entity as its text writes it: a work titled in 《》 (《宿北永阁》创作于什么年代？)."""
+        titled = f"《{pair.entity}》"
+        return titled if not pair.entity.startswith("《") and titled in pair.text else pair.entity
+
     def _sense(self, pair: Pair) -> str:
         """The sense shown in a question: only for a title that several pages share."""
         return pair.sense or "" if pair.entity in self.polysemous else ""
@@ -208,12 +214,13 @@ class ItemBuilder:
         sense = self._sense(pair)
         if sense and value_key(q.gold) in value_key(sense):
             sense = ""
-        head = f"{pair.entity}（{sense}）" if sense else pair.entity
+        shown = self._shown(pair)
+        head = f"{shown}（{sense}）" if sense else shown
         if ask.asked == "head":
             return (f"（？，{t.relation}，{t.tail}）",
                     self.templates.question(t.relation, "head", tail=t.tail, pick=q.item) or "")
         return (f"（{head}，{t.relation}，？）",
-                self.templates.question(t.relation, ask.asked, head=pair.entity, sense=sense, pick=q.item) or "")
+                self.templates.question(t.relation, ask.asked, head=shown, sense=sense, pick=q.item) or "")
 
     def _mcq(self, pairs: list[Pair]) -> Iterator[Item]:
         kinds = set(self.settings.kinds)
@@ -311,7 +318,9 @@ class ItemBuilder:
         blank and keep enough context, be at most ``cloze_max_chars`` long, and not have been used
         by another item (sentences repeat across near-identical pages). Of several triples a
         sentence states, the one of the most frequent relation is blanked."""
-        names = [n for n in (pair.entity, *pair.aliases) if n]
+        # the entity by its title or a Chinese name: 「外文名为Cai Jianshou，＿＿＿出生」 says whose birth it is
+        # to no one who does not already know the foreign name
+        names = [n for n in (pair.entity, *pair.aliases) if n and any(is_cjk(ch) for ch in n)]
         by_sentence: dict[str, list[Triple]] = defaultdict(list)
         texts = sentences(pair.text)
         for t in pair.kept_triples():
@@ -356,7 +365,8 @@ class ItemBuilder:
                 self.stats.dropped["simpleqa:no_question_template"] += 1
                 continue
             base = self._base("simpleqa", pair, t.relation, t.tail, value_format(t.tail, t.relation).kind)
-            question = question_for(pair.entity, t.relation, self.templates, self._sense(pair), pick=base["item_id"])
+            question = question_for(self._shown(pair), t.relation, self.templates, self._sense(pair),
+                                    pick=base["item_id"])
             failed = check_question(question, t.tail, t.relation, self.settings.max_answer_chars)
             if values[t.relation] > 1:
                 failed = ["several_values", *failed]  # the page gives several: one short answer cannot be right
