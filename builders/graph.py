@@ -123,20 +123,6 @@ class Graph:
         (nodes,), = self.con.sql("SELECT count(*) FROM frequency").fetchall()
         return {"facts": facts, "nodes": nodes}
 
-    def relation_families(self, min_shared: int = 2) -> dict[str, set[str]]:
-        """relation -> the relations whose values are the same type of thing: itself, and those
-        sharing at least min_shared tail values with it (出生地 and 逝世地 share cities)."""
-        rows = self.con.sql(f"""
-            WITH v AS (SELECT DISTINCT relation, tail FROM facts)
-            SELECT a.relation, b.relation FROM v a JOIN v b USING (tail)
-            WHERE a.relation <> b.relation GROUP BY 1, 2 HAVING count(*) >= {int(min_shared)}""").fetchall()
-        families: dict[str, set[str]] = defaultdict(set)
-        for (relation,) in self.con.sql("SELECT DISTINCT relation FROM facts").fetchall():
-            families[relation].add(relation)
-        for a, b in rows:
-            families[a].add(b)
-        return dict(families)
-
     def nodes(self) -> Iterable[tuple[str, str, list[str], bool]]:
         """(node, the relation it is most often the tail of or '', its relations as a tail, whether it is a head)."""
         query = """

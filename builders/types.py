@@ -13,7 +13,7 @@ read, in this order, from:
 3. the type its relations usually take: the types of the values of that relation that do
    have pages (the values of 出生地 with pages are cities, so a 出生地 without a page is a city);
 4. otherwise only its relations say what it is: it may stand with values of the same
-   relation family (relations sharing values, :meth:`builders.graph.Graph.relation_families`)
+   relation family (relations sharing at least two values: :func:`relation_families`)
    that belong to entities of the same type (纸币 is a 类别 of a currency: 安神药, a 类别 of a
    medicine, is not of its kind).
 
@@ -36,7 +36,6 @@ from __future__ import annotations
 import tomllib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
@@ -337,8 +336,8 @@ class ValueTyper:
 
 
 def relation_families(facts: Iterable[tuple[str, str, str]], min_shared: int = 2) -> dict[str, set[str]]:
-    """relation -> itself and the relations sharing at least ``min_shared`` values with it (the same
-    rule as :meth:`builders.graph.Graph.relation_families`, for facts held in memory)."""
+    """relation -> itself and the relations sharing at least ``min_shared`` values with it (出生地 and 逝世地
+    share cities)."""
     values: dict[str, set[str]] = defaultdict(set)
     for _, relation, tail in facts:
         values[relation].add(tail)
@@ -358,8 +357,3 @@ def relation_families(facts: Iterable[tuple[str, str, str]], min_shared: int = 2
         if n >= min_shared:
             families[a].add(b)
     return families
-
-
-@lru_cache(maxsize=1)
-def default_table() -> TypeTable:
-    return TypeTable.load()

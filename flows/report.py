@@ -67,7 +67,11 @@ def as_text(report: dict) -> str:
     for title, counts in item_sections(funnel.get("items") or {}):
         lines += ["", f"  {title}"]
         lines += [f"    {k:<56}{v:>8}" for k, v in counts]
-    verification = (funnel.get("items") or {}).get("verification")
+    items = funnel.get("items") or {}
+    if items.get("mcq_candidates"):
+        lines += ["", f"  candidate kgc/qa items with nine distractors  {items['mcq_with_nine_distractors']:.1%} of "
+                      f"{items['mcq_candidates']} (the others dropped, never padded)"]
+    verification = items.get("verification")
     if verification:
         lines += ["", f"  item verifiers that ran: {', '.join(verification['verifiers_ran']) or 'none'}",
                   f"  each dropped item with its verifier, reason and evidence: runs/{report['run']}/items/"
@@ -82,6 +86,9 @@ def item_sections(items: dict) -> list[tuple[str, list[tuple[str, int]]]]:
         ("items dropped, by kind and reason", items.get("items_dropped")),
         ("gold position among the ten options (kgc; uniform is right)", items.get("gold_position")),
         ("distractor sources (kgc)", items.get("distractor_sources")),
+        ("distractor sources, share in percent (kgc)",
+         {k: round(100 * v, 1) for k, v in (items.get("distractor_source_share") or {}).items()}),
+        ("which end of the triple is asked (kgc)", items.get("asked")),
         (f"distractor similarity to the gold ({items.get('embedder', '?')})", items.get("distractor_similarity")),
         ("candidates rejected, by reason", items.get("rejected_candidates")),
         ("item verifiers: dropped", {k: v["dropped"] for k, v in (items.get("verification") or {}).items()

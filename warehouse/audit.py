@@ -238,11 +238,9 @@ class Truth:
 
 
 def _typer(pages: list[Path], pairs: list[dict]):
-    """The value typer over what the release came from; None when the typing module is absent."""
-    try:
-        from builders.types import ValueTyper
-    except ImportError:
-        return None
+    """The value typer over what the release came from (the crawl, or the released pairs without it)."""
+    from builders.types import ValueTyper
+
     return ValueTyper.from_sources(pages, [Pair.from_row(p) for p in pairs])
 
 
@@ -345,7 +343,7 @@ def _audit_options(items: list[dict], truth: Truth, typer, by_pair: dict[str, di
             if key in true or stated:
                 why = "stated in the pair's text" if stated else "a value the entity's pages give"
                 out.add("distractor.true_value", f"{name}: {option} ({why})")
-        if typer is not None and options:
+        if options:
             relation = item["relation"]
             gold_type = typer.answer_type(gold, relation, asked)
             for option in distractors:

@@ -16,6 +16,7 @@ from crawlers.mirror.render import Linker, strip_markup
 from crawlers.mirror.site import Site
 from crawlers.parsers import parse
 from filters.clean import clean
+from tests.crawlers.test_mirror import walk
 
 BASE = "http://127.0.0.1:8800"
 SAMPLE = 2000
@@ -319,23 +320,7 @@ def test_multi_sense_title_serves_its_sense_list(site):
 
 
 def test_a_depth_first_walk_from_the_seeds_reaches_most_entries(site):
-    stack = [f"/item/{t}" for t in reversed(site.corpus.seeds(10))]
-    seen_paths, reached = set(), set()
-    while stack:
-        path = stack.pop()
-        if path in seen_paths:
-            continue
-        seen_paths.add(path)
-        response = site.respond(path)
-        if response.status in (301, 302):
-            stack.append(response.headers["Location"])
-            continue
-        page = parse(response.body, BASE + path, http_status=response.status)
-        if page.status == "ok":
-            reached.add((page.title, page.subtitle))
-        for target in reversed([link["url"] for link in page.links] + [s["url"] for s in page.senses]):
-            stack.append(target.removeprefix(BASE))
-    assert len(reached) >= 0.85 * len(site.entries)
+    assert len(walk(site, site.corpus.seeds(10))) >= 0.85 * len(site.entries)
 
 
 def test_realistic_site_links_only_explicit_markup(site):
