@@ -2,15 +2,19 @@
 
 Following the CDTP paper (section 3.2, data cleaning):
 
-* redundant triples: a triple is kept only when its value is mentioned in the text
-  (after :mod:`filters.normalize`), never inside a longer number (545米 in 1545米) and
-  never inside a longer word where the segmentation (jieba) shows another word
-  (中国 inside 中国人民银行); a pair left with no grounded triple is dropped;
+* redundant triples: a triple is kept only when the text states it: its value is
+  mentioned (after :mod:`filters.normalize`), never inside a longer number (545米 in
+  1545米) and never inside a longer word where the segmentation (jieba) shows another
+  word (中国 inside 中国人民银行), in a clause that expresses its relation
+  (:mod:`filters.grounding`); a pair left with no grounded triple is dropped;
 * redundant descriptions: the position index (end of the last grounded mention
   divided by the text's length) must exceed a threshold, 0.75 in the paper; the
   text after that mention must not name a relation of the corpus vocabulary that no
   kept triple covers; and every item of an enumeration in the text must be covered
   by a kept triple.
+
+A later stage that drops triples judges the pair again with the same rules
+(:class:`AlignmentRules`, :func:`filters.base.rejudge`).
 """
 
 from __future__ import annotations
