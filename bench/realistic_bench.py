@@ -146,7 +146,8 @@ def rules(page_shards: list[Path], labels: dict[str, dict]) -> dict:
         }
         index = grounded_pair.check(pair)
         pair.position_index = index.info.get("position_index")
-        predicted = {"position_index": not position.check(pair).keep, "trailing_relation": not trailing.check(pair).keep,
+        predicted = {"position_index": not position.check(pair).keep,
+                     "trailing_relation": not trailing.check(pair).keep,
                      "enumeration": not enumeration.check(pair).keep}
         for name in judged:
             judged[name].append((truths[name], predicted[name]))
@@ -203,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     shutil.rmtree(args.dir, ignore_errors=True)
     started = time.perf_counter()
     shards, labels = pages(args.size, args.seed, args.dir / "pages")
-    print(f"{args.size} realistic entries (seed {args.seed}) rendered and parsed in {time.perf_counter() - started:.0f} s")
+    print(f"{args.size} realistic entries (seed {args.seed}) rendered and parsed in "
+          f"{time.perf_counter() - started:.0f} s")
     started = time.perf_counter()
     result = rules(shards, labels)
     print(f"filters against the labels ({result['pairs']} pages, {time.perf_counter() - started:.0f} s)")
@@ -223,8 +225,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {name}: " + json.dumps(f, ensure_ascii=False))
                 continue
             print(f"  {name}: {f['pairs']} pairs of {f['entries']} entries ({f['pairs_per_entry']:.1%}; CDTP about "
-                  f"{CDTP['pairs_per_entry']:.0%}), triples kept {f['triples_kept']:.1%} ({f['triples_kept_of_others']:.1%}"
-                  f" of those not restating the title; CDTP about half), pairs with at most 3 triples "
+                  f"{CDTP['pairs_per_entry']:.0%}), triples kept {f['triples_kept']:.1%} "
+                  f"({f['triples_kept_of_others']:.1%} of those not restating the title; CDTP about half), "
+                  "pairs with at most 3 triples "
                   f"{f['pairs_le3']:.1%} (CDTP 96%)")
             print("    pairs dropped: " + ", ".join(f"{k} {v}" for k, v in sorted(f["pairs_dropped"].items(),
                                                                                       key=lambda x: -x[1])))

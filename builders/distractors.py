@@ -22,8 +22,9 @@ candidate must:
 
 Survivors are scored for confusability (similarity to the gold) plus a bonus for the
 sources that make hard distractors (graph neighbours, other senses), for values of the same
-relation elsewhere (the closest kind) and for the same domain; nine are then picked greedily, each pick lowering the score of candidates in an
-already used frequency bin and source, so sets are spread over frequency and subdomain.
+relation elsewhere (the closest kind) and for the same domain; nine are then picked greedily,
+each pick lowering the score of candidates in an already used frequency bin and source, so
+sets are spread over frequency and subdomain.
 An item without nine acceptable candidates is dropped with a reason, never padded.
 """
 

@@ -90,7 +90,8 @@ class TypeTable:
                 raise TypeTableError(f"{path}: [{name}] must be a table with relations and tags")
             unknown = set(spec) - {"parent", "relations", "tags"}
             if unknown:
-                raise TypeTableError(f"{path}: [{name}] has unknown keys {sorted(unknown)}; use parent, relations, tags")
+                raise TypeTableError(f"{path}: [{name}] has unknown keys {sorted(unknown)}; "
+                                     "use parent, relations, tags")
             types[name] = EntityType(name, str(spec.get("parent", "")), frozenset(spec.get("relations", [])),
                                      frozenset(spec.get("tags", [])))
         for t in types.values():
@@ -308,7 +309,8 @@ class ValueTyper:
         if gold.kind in ("entity", "name"):
             if not self.table.match(gold.names, candidate.names):
                 return False
-            if gold.kind == "name" and not (relation in candidate.owners if relation else gold.owners & candidate.owners):
+            given = relation in candidate.owners if relation else bool(gold.owners & candidate.owners)
+            if gold.kind == "name" and not given:
                 return False  # a name the asked name relation never gives: a 号 for a 字
             # the written form must agree too: a title in 《》 takes titles, a person's name names
             return gold.fmt is None or candidate.fmt is None or compatible(gold.fmt, candidate.fmt)

@@ -342,7 +342,8 @@ def cmd_mirror_serve(args: argparse.Namespace) -> int:
 
     if args.profile == "realistic":
         if args.facts or args.synthetic:
-            raise UsageError("--facts and --synthetic apply to the demo profile; the realistic one takes --size and --seed")
+            raise UsageError("--facts and --synthetic apply to the demo profile; "
+                             "the realistic one takes --size and --seed")
         site = Site(profile="realistic", size=args.size, seed=args.seed, rate_limit=args.rate_limit)
     else:
         site = Site(facts_dir=Path(args.facts) if args.facts else FACTS_DIR, synthetic=args.synthetic,

@@ -210,8 +210,9 @@ def split_query(kind: str, split: str, settings: ItemsSettings, labels: Labels |
 
     Strata are domain | entity type | relation frequency bin | text length bin (CDTP §4.1); a
     stratum contributes its share of subset_size (largest remainders, so the subset has exactly
-    subset_size items when there are that many), and each item keeps its entity's split. Within a stratum, items are ranked by
-    md5(seed:item_id). ``labels`` are the config's capability, task and dataset, written on every row.
+    subset_size items when there are that many), and each item keeps its entity's split. Within a
+    stratum, items are ranked by md5(seed:item_id). ``labels`` are the config's capability, task and
+    dataset, written on every row.
     """
     fixed = {}
     for level in LEVELS:

@@ -151,9 +151,9 @@ def audit_files(directory: Path, files: list[str], config: dict, crawl: list[str
     pages = [Path(data_dir) / p for p in crawl]
     missing = [p for p in pages if not p.is_file()]
     if missing or not pages:
-        report.notes.append("the crawl this release came from is not here "
-                            f"({'none recorded' if not pages else f'{len(missing)} of {len(pages)} page shards missing'}): "
-                            "what an entity's pages say is read from cdtp_pairs and dropped_triples only")
+        why = "none recorded" if not pages else f"{len(missing)} of {len(pages)} page shards missing"
+        report.notes.append(f"the crawl this release came from is not here ({why}): what an entity's pages "
+                            "say is read from cdtp_pairs and dropped_triples only")
         pages = []
     truth = Truth.build(pages, pairs, _rows(tables.get("dropped_triples", [])))
     align = config.get("align", {})
