@@ -64,12 +64,22 @@ class AlignedText:
         self.text = normalize(text)
         self._bounds: set[int] | None = None
         self._clauses = None
+        self._ordinals = None
 
     @property
     def bounds(self) -> set[int]:
         if self._bounds is None:
             self._bounds = token_boundaries(self.text)
         return self._bounds
+
+    @property
+    def ordinals(self) -> tuple[str, list[int]]:
+        """The text with ordinals in digits and each character's offset (filters.grounding)."""
+        if self._ordinals is None:
+            from filters.grounding import _ordinals
+
+            self._ordinals = _ordinals(self.text)
+        return self._ordinals
 
     @property
     def clauses(self):

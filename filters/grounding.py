@@ -340,11 +340,10 @@ class Grounder:
         long phrase say what it is); shorter ones need their relation's cue in the clauses they span."""
         if len(needle) < PIECES_MIN_CHARS or not any(is_cjk(ch) for ch in needle):
             return None
-        value, _ = _ordinals(needle)
-        pieces = [w for w in _jieba().cut(value, HMM=False) if w.strip()]
+        pieces = _pieces(needle)
         if len(pieces) < 2:
             return None
-        text, where = _ordinals(aligned.text)
+        text, where = aligned.ordinals
         first = text.find(pieces[0])
         while first != -1:
             position, ok = first + len(pieces[0]), True
@@ -363,6 +362,12 @@ class Grounder:
                     return start, end
             first = text.find(pieces[0], first + 1)
         return None
+
+
+@lru_cache(maxsize=1 << 16)
+def _pieces(needle: str) -> tuple[str, ...]:
+    """The words of a value, ordinals in digits."""
+    return tuple(w for w in _jieba().cut(_ordinals(needle)[0], HMM=False) if w.strip())
 
 
 _ORDINAL = re.compile(r"第([一二三四五六七八九十]{1,3})|首(?=轮)")

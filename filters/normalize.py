@@ -73,6 +73,7 @@ _APPROXIMATE = re.compile(r"^(?:约为|大约|约|近|逾|超过)|(?:余|多|左
 _DYNASTY = re.compile(r"^([夏商周秦汉晋隋唐宋元明清])[代朝]$")
 
 
+@lru_cache(maxsize=1 << 18)  # options and golds repeat across items; the result is immutable
 def value_key(value: str) -> str:
     """What makes two written values one value: normalize(), then no punctuation (《》, quotes,
     the middle dot of foreign names), no approximate marker (约960万平方千米 is 960万平方千米), one
