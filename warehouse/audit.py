@@ -33,6 +33,7 @@ from typing import Any, Iterable, Iterator
 
 import pyarrow.parquet as pq
 
+from builders.items import BLANK
 from filters.align import AlignmentRules
 from filters.base import Funnel, apply_filters
 from filters.normalize import normalize, value_key
@@ -44,7 +45,6 @@ from warehouse.release import ReleaseError, by_config, load_manifest
 EXAMPLES = 3
 MCQ = ("kgc", "qa")
 QUESTIONS = ("kgc", "qa", "cloze", "simpleqa")  # configs whose question text has one gold
-BLANK = "＿＿＿"
 NEAR_DUPLICATE = 0.8  # character 3-gram Jaccard of two questions with the same gold
 
 RULES = {
@@ -315,9 +315,10 @@ def _asked(item: dict) -> str:
 
 
 def _audit_options(items: list[dict], truth: Truth, typer, by_pair: dict[str, dict], out: ConfigReport) -> None:
+    from builders.items import stated_by
     from filters.align import GroundingFilter
 
-    grounding = GroundingFilter()
+    states = stated_by(GroundingFilter())  # the pair's text states the value for the relation
     for item in items:
         options, gold = item["options"] or [], item["answer"]
         name = f"{item['question']} [{gold}]"
@@ -335,11 +336,13 @@ def _audit_options(items: list[dict], truth: Truth, typer, by_pair: dict[str, di
             true = truth.true_heads(item["relation"], item.get("tail") or "")
         else:
             true = truth.true_tails(item["head"], item["relation"])
-        pair = by_pair.get((item["source_pair_ids"] or [""])[0])
+        row = by_pair.get((item["source_pair_ids"] or [""])[0])
+        pair = None if row is None or asked == "head" else Pair(
+            pair_id=row["pair_id"], entity=row["entity"], text=row["text"], aliases=row["aliases"] or [])
         distractors = [o for i, o in enumerate(options) if i != index]
         for option in distractors:
             key = value_key(option)
-            stated = asked != "head" and pair is not None and _states(grounding, pair, item["relation"], option)
+            stated = pair is not None and states(pair, item["relation"], option)
             if key in true or stated:
                 why = "stated in the pair's text" if stated else "a value the entity's pages give"
                 out.add("distractor.true_value", f"{name}: {option} ({why})")
@@ -350,12 +353,6 @@ def _audit_options(items: list[dict], truth: Truth, typer, by_pair: dict[str, di
                 if not typer.same_type(gold_type, typer.option_type(option, relation, asked), relation):
                     out.add("distractor.type", f"{name}: {option} is {typer.describe(option, relation, asked)}, "
                                                f"the gold {typer.describe(gold, relation, asked)}")
-
-
-def _states(grounding, pair: dict, relation: str, value: str) -> bool:
-    """Whether the pair's text states ``value`` as the entity's ``relation`` (the grounding rule)."""
-    probe = Pair(pair_id=pair["pair_id"], entity=pair["entity"], text=pair["text"], aliases=pair["aliases"] or [])
-    return grounding.check(Triple(pair["entity"], relation, value), probe).keep
 
 
 # --- questions, splits, cloze ----------------------------------------------------------------------
