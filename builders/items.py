@@ -322,16 +322,15 @@ class ItemBuilder:
         # to no one who does not already know the foreign name
         names = [n for n in (pair.entity, *pair.aliases) if n and any(is_cjk(ch) for ch in n)]
         by_sentence: dict[str, list[Triple]] = defaultdict(list)
-        texts = sentences(pair.text)
-        for t in pair.kept_triples():
-            if t.relation in NAME_RELATIONS or len(t.tail) < 2:
-                continue
-            holding = [s for s in texts if s.count(t.tail) == 1 and self.stated(_sentence_pair(pair, s), t.relation,
-                                                                                 t.tail)]
-            if not holding:
-                self.stats.dropped["cloze:no_sentence_states_it"] += 1
-                continue
-            by_sentence[holding[0]].append(t)
+        open_ = [t for t in pair.kept_triples() if t.relation not in NAME_RELATIONS and len(t.tail) >= 2]
+        # Sentences outside, triples inside: each sentence is normalised and segmented once; a triple
+        # goes to the first sentence that states it.
+        for sentence in sentences(pair.text):
+            probe = _sentence_pair(pair, sentence)
+            for t in [t for t in open_ if sentence.count(t.tail) == 1 and self.stated(probe, t.relation, t.tail)]:
+                by_sentence[sentence].append(t)
+                open_.remove(t)
+        self.stats.dropped["cloze:no_sentence_states_it"] += len(open_)
         for sentence, triples in by_sentence.items():
             triples.sort(key=lambda t: (-self.relation_counts.get(t.relation, 0), t.relation, t.tail))
             t = triples[0]
