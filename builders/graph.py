@@ -108,6 +108,7 @@ class Graph:
                 FROM (SELECT DISTINCT relation, head FROM facts))
             WHERE r <= {int(sample)}""")
         self.con.execute("CREATE TABLE type_values (type_key VARCHAR, bin INTEGER, node VARCHAR)")
+        self._registered: list[Query] | None = None
 
     def close(self) -> None:
         self.con.close()
@@ -158,6 +159,10 @@ class Graph:
                                  "HAVING count(DISTINCT sense) > 1").fetchall())
 
     def _register(self, queries: list[Query]) -> None:
+        """Load a batch of queries as the table q (once: truth and candidates of a batch share it)."""
+        if queries is self._registered:
+            return
+        self._registered = queries
         con = self.con
         batch = pa.table({name: pa.array([getattr(q, name) for q in queries], pa.string())
                           for name in ("item", "head", "sense", "relation", "gold", "asked", "tail", "type_key")})
