@@ -344,17 +344,19 @@ ITEM_SCHEMA = _with_version(
             ("dataset", pa.string()),
             ("asked", pa.string()),  # which end of the triple the question asks: tail | any (one of several) | head
             ("tail", pa.string()),  # the triple's tail (the answer, or what the question gives when it asks the head)
+            ("unverified_by", pa.list_(pa.string())),  # checks that ran on the item but returned no verdict
+            ("difficulty", pa.float64()),  # offline difficulty proxy in [0, 1] (rarity of entity and relation)
         ]
     ),
     "item",
-    "1.4.0",
+    "1.5.0",
 )
 
 
 @dataclass(slots=True)
 class Item(Record):
     SCHEMA: ClassVar[pa.Schema] = ITEM_SCHEMA
-    VERSION: ClassVar[str] = "1.4.0"
+    VERSION: ClassVar[str] = "1.5.0"
 
     item_id: str
     kind: str
@@ -384,6 +386,8 @@ class Item(Record):
     dataset: str = ""
     asked: str = ""
     tail: str = ""
+    unverified_by: list[str] = field(default_factory=list)
+    difficulty: float | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in ITEM_KINDS:
