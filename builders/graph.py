@@ -41,6 +41,11 @@ PART_RELATIONS = frozenset({"分期", "组成部分", "主要组成", "下辖地
                             "主要岛屿", "前身", "后身", "所属山脉", "所属山系", "所属水系", "所属类别", "上位概念"})
 
 
+# Relations that tie a work to what it was adapted from: a title on either end has several versions.
+ADAPTATION_RELATIONS = frozenset({"原著", "原作", "改编自", "原著作者", "原作者", "改编作品", "衍生作品", "翻拍自"})
+WORK_SOURCE_RELATIONS = frozenset({"原作", "改编自", "改编作品", "衍生作品", "翻拍自"})  # their values are works
+
+
 class Candidate(NamedTuple):  # a tuple: hundreds of thousands are made per batch
     value: str
     source: str
@@ -108,6 +113,14 @@ class Graph:
                 FROM (SELECT DISTINCT relation, head FROM facts))
             WHERE r <= {int(sample)}""")
         self.con.execute("CREATE TABLE type_values (type_key VARCHAR, bin INTEGER, node VARCHAR)")
+        # Each infobox row as written (before it was split into one triple per value), for the
+        # one-answer rule of short-answer questions (Graph.relation_values).
+        self.con.execute(f"""
+            CREATE TABLE rows AS
+            SELECT DISTINCT p.entity AS head, coalesce(p.sense, '') AS sense, t.relation AS relation, t.tail AS tail,
+                   coalesce(t.raw_value, '') AS raw_value
+            FROM (SELECT entity, sense, unnest(triples) AS t FROM read_parquet({sql_path_list(pair_shards)})) AS p
+            WHERE t.tail <> ''""")
         self._registered: list[Query] | None = None
 
     def close(self) -> None:
@@ -157,6 +170,41 @@ class Graph:
         """Titles with more than one sense, and how many."""
         return dict(self.con.sql("SELECT head, count(DISTINCT sense) FROM facts GROUP BY 1 "
                                  "HAVING count(DISTINCT sense) > 1").fetchall())
+
+    def relation_values(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
+        """(head, relation) -> every (sense, tail, raw row value) the crawl's pages give for it, in every
+        sense of the title, whatever the filters decided about the triple."""
+        wanted = sorted(set(keys))
+        if not wanted:
+            return {}
+        table = pa.table({"head": pa.array([k[0] for k in wanted], pa.string()),
+                          "relation": pa.array([k[1] for k in wanted], pa.string())})
+        self.con.register("wanted_values", table)
+        try:
+            rows = self.con.sql("""
+                SELECT r.head, r.relation, r.sense, r.tail, r.raw_value
+                FROM rows r JOIN wanted_values w ON w.head = r.head AND w.relation = r.relation
+                ORDER BY 1, 2, 3, 4, 5""").fetchall()
+        finally:
+            self.con.unregister("wanted_values")
+        found: dict[tuple[str, str], list[tuple[str, str, str]]] = defaultdict(list)
+        for head, relation, sense, tail, raw in rows:
+            found[(head, relation)].append((sense, tail, raw))
+        return found
+
+    def titles(self) -> set[str]:
+        """Every title the crawl has a page for."""
+        return {row[0] for row in self.con.sql("SELECT DISTINCT head FROM facts").fetchall()}
+
+    def adapted(self) -> set[str]:
+        """Titles that name an adaptation or a source of one: a work whose page gives an original work
+        or author it was adapted from (原著, 改编自 ...), or a title another page gives as that source."""
+        rows = self.con.sql("""
+            SELECT DISTINCT head FROM facts WHERE relation IN $adaptation
+            UNION SELECT DISTINCT regexp_replace(tail, '^《(.*)》$', '\\1') FROM facts WHERE relation IN $works""",
+                            params={"adaptation": sorted(ADAPTATION_RELATIONS),
+                                    "works": sorted(WORK_SOURCE_RELATIONS)}).fetchall()
+        return {row[0] for row in rows}
 
     def _register(self, queries: list[Query]) -> None:
         """Load a batch of queries as the table q (once: truth and candidates of a batch share it)."""

@@ -20,15 +20,19 @@ take the kept ones.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import math
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from builders.criteria import check_question
+from builders.criteria import check_question, is_enumeration, load_word_list
+from builders.difficulty import DifficultyProxy
 from builders.distractors import DistractorPicker
 from builders.formats import value_format
 from builders.graph import Graph, Query
@@ -39,6 +43,9 @@ from filters.triples import NAME_RELATIONS
 from schemas import Item, Pair, Triple
 
 BLANK = "＿＿＿"
+# Relations a short-answer question does not ask: their value is a selection or a judgement, not one fact.
+OPEN_RELATIONS = Path(__file__).with_name("open_relations.txt")
+SENSE_DESCRIPTOR_CHARS = 16  # the longest sense put before a title to say which one is meant
 # Relations whose values are names of the entity itself: as questions they have many right answers.
 NO_MCQ_RELATIONS = frozenset({"中文名"})
 # One triple in HEAD_SHARE, chosen by hash, is asked by its head where the relation allows it.
@@ -116,12 +123,17 @@ class ItemBuilder:
 
     def __init__(self, graph: Graph, picker: DistractorPicker, templates: Templates,
                  relation_counts: dict[str, int], typer: ValueTyper, stated: Callable[[Pair, str, str], bool],
-                 settings: ItemSettings | None = None, llm=None, polysemous: Iterable[str] = ()):
+                 settings: ItemSettings | None = None, llm=None, polysemous: Iterable[str] = (),
+                 difficulty: DifficultyProxy | None = None):
+        """``polysemous``: titles several pages share; ``difficulty``: the offline difficulty proxy
+        stored on each item (none: the column stays empty)."""
         self.graph, self.picker, self.templates = graph, picker, templates
         self.relation_counts = relation_counts
         self.typer, self.stated = typer, stated
         self.settings = settings or ItemSettings()
         self.polysemous = set(polysemous)
+        self.adapted = graph.adapted()
+        self.difficulty = difficulty
         self.stats = BuildStats()
         self.llm = llm
         self.rewriter = self.writer = None
@@ -160,7 +172,9 @@ class ItemBuilder:
                     source_pair_ids=[pair.pair_id], domain=pair.domain, head=pair.entity, sense=pair.sense,
                     relation=relation, answer_kind=answer_kind, primary_category=pair.topic,
                     secondary_category=pair.subtopic, urls=[pair.url] if pair.url else [],
-                    stratum=self._stratum(pair, relation), asked=asked, tail=tail)
+                    stratum=self._stratum(pair, relation), asked=asked, tail=tail,
+                    difficulty=self.difficulty.score(pair.entity, pair.sense or "", relation)
+                    if self.difficulty is not None else None)
 
     def build(self, pairs: Iterable[Pair]) -> Iterator[Item]:
         """Items for kept pairs, a batch of pairs at a time (one graph query and one embedding call each)."""
@@ -293,13 +307,16 @@ class ItemBuilder:
         if kinds & {"kgc", "qa"}:
             yield from self._mcq(pairs)
         written = self.writer.write(pairs) if self.writer is not None and "simpleqa" in kinds else None
+        values = self.graph.relation_values((p.entity, t.relation) for p in pairs for t in p.kept_triples()) \
+            if "simpleqa" in kinds and written is None else {}
         for index, pair in enumerate(pairs):
             if "t2t" in kinds:
                 yield from self._t2t(pair)
             if "cloze" in kinds:
                 yield from self._cloze(pair)
             if "simpleqa" in kinds:
-                yield from (self._simpleqa(pair) if written is None else self._simpleqa_written(pair, written[index]))
+                yield from (self._simpleqa(pair, values) if written is None
+                            else self._simpleqa_written(pair, written[index]))
 
     def _t2t(self, pair: Pair) -> Iterator[Item]:
         triples = pair.kept_triples()
@@ -353,22 +370,31 @@ class ItemBuilder:
             self.stats.built["cloze"] += 1
             yield Item(question=masked, provenance=self._provenance("text"), **base)
 
-    def _simpleqa(self, pair: Pair) -> Iterator[Item]:
-        values = Counter(t.relation for t in pair.triples if t.tail)
+    def _simpleqa(self, pair: Pair, values: dict[tuple[str, str], list[tuple[str, str, str]]]) -> Iterator[Item]:
+        """Template short-answer questions: one per relation of the pair whose value is the only one the
+        crawl gives for (title, relation), in any sense and on any page, about a subject a reader can
+        identify (:meth:`_subject`), passing the criteria rules."""
         seen: set[str] = set()
         for t in pair.kept_triples():
             if t.relation in NAME_RELATIONS or t.relation in seen:
                 continue
             seen.add(t.relation)
-            if t.relation not in self.templates:
+            base = self._base("simpleqa", pair, t.relation, t.tail, value_format(t.tail, t.relation).kind)
+            failed = []
+            if open_relation(t.relation):
+                failed.append("not_one_fact")
+            elif t.relation not in self.templates:
                 self.stats.dropped["simpleqa:no_question_template"] += 1
                 continue
-            base = self._base("simpleqa", pair, t.relation, t.tail, value_format(t.tail, t.relation).kind)
-            question = question_for(self._shown(pair), t.relation, self.templates, self._sense(pair),
-                                    pick=base["item_id"])
-            failed = check_question(question, t.tail, t.relation, self.settings.max_answer_chars)
-            if values[t.relation] > 1:
-                failed = ["several_values", *failed]  # the page gives several: one short answer cannot be right
+            if several_values(values.get((pair.entity, t.relation), [(pair.sense or "", t.tail, t.raw_value)])):
+                failed.append("several_values")  # one short answer cannot be right
+            subject = self._subject(pair)
+            if subject is None:
+                failed.append("ambiguous_title" if pair.entity in self.polysemous else "needs_version")
+            elif subject != self._shown(pair) and _shares_two_chars(subject.replace(pair.entity, ""), t.tail):
+                failed.append("context_gives_answer")  # 安神类矿物中药朱砂属于哪一类？安神药
+            question = question_for(subject or self._shown(pair), t.relation, self.templates, pick=base["item_id"])
+            failed += check_question(question, t.tail, t.relation, self.settings.max_answer_chars)
             if failed:
                 for reason in failed:
                     self.stats.dropped[f"simpleqa:{reason}"] += 1
@@ -378,6 +404,28 @@ class ItemBuilder:
             self.stats.built["simpleqa"] += 1
             yield Item(question=question, provenance=self._provenance("template"), **base)
 
+    def _subject(self, pair: Pair) -> str | None:
+        """How a short-answer question names the entity so that one thing is meant, or None.
+
+        A title that several pages share (天池 in 长白山 and in 天山), and a work that has versions or
+        adaptations (三国演义, the novel and the 1994 series), need the context their sense gives:
+        a name the page itself uses that puts a prefix of the sense before the title (长白山天池), else
+        a short sense as a descriptor (1994年央视电视剧《三国演义》). Without one there is no question."""
+        shown = self._shown(pair)
+        work = shown.startswith("《") or bool({"work", "film"} & set(self.typer.head_type(pair.entity).names))
+        if pair.entity not in self.polysemous and not (work and pair.entity in self.adapted):
+            return shown
+        sense = (pair.sense or "").strip()
+        if not sense or sense == pair.entity:
+            return None
+        for name in sorted({n for n in pair.aliases if n.endswith(pair.entity) and n != pair.entity}, key=len):
+            prefix = name[: -len(pair.entity)]
+            if len(prefix) >= 2 and sense.startswith(prefix):
+                return name
+        if len(sense) <= SENSE_DESCRIPTOR_CHARS and is_cjk(sense[-1]):
+            return f"{sense}{shown}"
+        return None
+
     def _simpleqa_written(self, pair: Pair, written) -> Iterator[Item]:
         for w in written:
             base = self._base("simpleqa", pair, "", w.answer, value_format(w.answer).kind)
@@ -385,6 +433,27 @@ class ItemBuilder:
             self.stats.built["simpleqa"] += 1
             yield Item(question=w.question, provenance=self._provenance(
                 "llm", llm=self.llm.settings.model, rounds=w.rounds), **base)
+
+
+@lru_cache(maxsize=4096)
+def open_relation(relation: str) -> bool:
+    """Whether short-answer questions leave the relation alone (``builders/open_relations.txt``)."""
+    return any(fnmatch.fnmatchcase(relation, pattern) for pattern in load_word_list(OPEN_RELATIONS))
+
+
+def _shares_two_chars(context: str, answer: str) -> bool:
+    """Whether two consecutive characters of the answer occur in the context (both as value keys)."""
+    context, answer = value_key(context), value_key(answer)
+    return any(answer[i:i + 2] in context for i in range(len(answer) - 1))
+
+
+def several_values(rows: list[tuple[str, str, str]]) -> bool:
+    """Whether (sense, tail, raw row value) rows give more than one answer: two values that are not one
+    value written alike (:func:`filters.normalize.value_key`), or one infobox row that lists several
+    (开皇、仁寿 split into two triples, or a row the parser could not split)."""
+    if len({value_key(tail) for _, tail, _ in rows}) > 1:
+        return True
+    return any(raw and is_enumeration(raw) for _, _, raw in rows)
 
 
 def _sentence_pair(pair: Pair, sentence: str) -> Pair:

@@ -7,13 +7,14 @@ Stage logic is a plain function over file paths, like the other stages in flows.
 from __future__ import annotations
 
 import json
-from collections import Counter
+from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 import pyarrow.parquet as pq
 
 from builders.contamination import QuestionDatabase, read_question_file
+from builders.difficulty import DESCRIPTION as DIFFICULTY_PROXY, DifficultyProxy
 from builders.distractors import DistractorPicker, DistractorSettings
 from builders.graph import Graph
 from builders.items import ItemBuilder, ItemSettings, stated_by
@@ -21,6 +22,7 @@ from builders.splits import assign_splits, unit_of
 from builders.templates import load_templates
 from filters.dedup import FieldDeduplicator, field_key
 from filters.embeddings import make_embedder
+from filters.normalize import value_key
 from flows.settings import ItemsSettings, LLMSection, VerifySettings
 from schemas import ITEM_SCHEMA, Item, Pair
 from warehouse import release as releases
@@ -89,7 +91,8 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
         builder = ItemBuilder(graph, picker, templates, relation_counts, typer, stated_by(GroundingFilter()),
                               ItemSettings(tuple(settings.kinds), settings.max_answer_chars,
                                            embedder_name=embedder.name, cloze_max_chars=settings.cloze_max_chars),
-                              llm=client, polysemous=graph.senses())
+                              llm=client, polysemous=graph.senses(),
+                              difficulty=DifficultyProxy.from_pages(page_shards) if page_shards else None)
         with ShardWriter(raw_dir, "items", Item) as writer:
             writer.write_all(builder.build(iter_records(pair_shards, Pair)))
         graph_counts = graph.counts()
@@ -110,7 +113,9 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
             reason = "dedup:released_field_duplicate" if d.reference else "dedup:field_duplicate"
             drops[d.doc_id] = (reason, {"duplicate_of": d.duplicate_of})
 
-    drops.update(question_conflicts([k for k in kept if k[0] not in drops], settings.kinds))
+    facts = {i.item_id: Asked(i.item_id, i.kind, i.question, i.answer, i.head, i.relation, i.tail, i.asked)
+             for i in iter_records(writer.paths, Item) if i.decision == "kept" and i.kind in FACT_OWNERS}
+    drops.update(question_conflicts([k for k in kept if k[0] not in drops], settings.kinds, facts))
 
     # The contamination check of natural-language questions.
     database = QuestionDatabase(embedder, settings.contamination_minhash, settings.contamination_embedding)
@@ -160,7 +165,22 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     report["items_dropped"] = dict(sorted((Counter(report["items_dropped"]) + extra).items()))
     kept_after = Counter(k for i, k, _, _ in kept if i not in drops)
     report["items_kept"] = {k: kept_after.get(k, 0) for k in settings.kinds}
+    report["difficulty"] = difficulty_summary(iter_records(final.paths, Item))
     return {"shards": final.paths, "report": report}
+
+
+def difficulty_summary(items) -> dict:
+    """Quartiles of the offline difficulty proxy of the kept items, per kind, with what the proxy is."""
+    scores: dict[str, list[float]] = defaultdict(list)
+    for item in items:
+        if item.decision == "kept" and item.difficulty is not None:
+            scores[item.kind].append(item.difficulty)
+    quartiles = {}
+    for kind, values in sorted(scores.items()):
+        values.sort()
+        quartiles[kind] = {name: values[min(int(q * len(values)), len(values) - 1)]
+                           for name, q in (("q1", 0.25), ("median", 0.5), ("q3", 0.75))}
+    return {"proxy": DIFFICULTY_PROXY, "quartiles": quartiles} if quartiles else {}
 
 
 def _type_keys(graph: Graph, typer) -> Iterator[tuple[str, str]]:
@@ -173,25 +193,48 @@ def _type_keys(graph: Graph, typer) -> Iterator[tuple[str, str]]:
             yield node, typer.head_type(node).key()
 
 
-def question_conflicts(kept: list[tuple[str, str, str, str]], kinds) -> dict[str, tuple[str, dict]]:
-    """Drops for questions that are not one question with one answer in one config.
+# One fact is asked by one question: where a fact could be asked in several configs, the first of these
+# keeps it (short-answer questions pass stricter criteria than multiple choice, and are scarcer).
+FACT_OWNERS = ("simpleqa", "qa")
+NEAR_DUPLICATE = 0.8  # character 3-gram Jaccard of two questions that give one entity and take one gold
 
-    ``kept``: (item_id, kind, question, answer). Questions are compared after normalisation with
-    punctuation removed. A question that the kept items answer in more than one way (in any config)
-    has no single gold: all its items go (``criteria:several_answers``). A question left in several
-    configs stays in the first of ``kinds`` and leaves the others (``dedup:question_in_<kind>``), so
-    no question is shared between configs. Triple-to-text items (their question is the triples) are
-    not questions.
+
+class Asked(NamedTuple):
+    """What the conflict rules need of a kept item."""
+
+    item_id: str
+    kind: str
+    question: str
+    answer: str
+    head: str = ""
+    relation: str = ""
+    tail: str = ""
+    asked: str = ""
+
+
+def question_conflicts(kept: list, kinds, facts: dict[str, Asked] | None = None) -> dict[str, tuple[str, dict]]:
+    """Drops for questions that are not one question with one answer, about one fact, in one config.
+
+    ``kept``: (item_id, kind, question, answer); ``facts``: item_id -> :class:`Asked` with the item's
+    head, relation, tail and asked end. Questions are compared after normalisation with punctuation
+    removed. A question that the kept items answer in more than one way (in any config) has no single
+    gold: all its items go (``criteria:several_answers``). A question left in several configs stays in
+    one (:data:`FACT_OWNERS` first, then the order of ``kinds``) and leaves the others
+    (``dedup:question_in_<kind>``). With ``facts``, questions of :data:`FACT_OWNERS` configs about one
+    fact — the same entity and value with the same relation or one whose name holds the other's
+    (作者 and 原著作者), or near-duplicate wording with the same given entity and gold — are merged
+    into one, in any config and from any template (``dedup:same_fact_in_<kind>``). Triple-to-text
+    items (their question is the triples) are not questions.
     """
     kept = [k for k in kept if k[1] != "t2t"]
     answers: dict[bytes, set[bytes]] = {}
-    first_kind: dict[bytes, str] = {}
-    order = {kind: n for n, kind in enumerate(kinds)}
+    owner: dict[bytes, str] = {}
+    rank = _kind_rank(kinds)
     for _, kind, question, answer in kept:
         key = field_key(question)
         answers.setdefault(key, set()).add(field_key(answer))
-        if key not in first_kind or order.get(kind, len(order)) < order.get(first_kind[key], len(order)):
-            first_kind[key] = kind
+        if key not in owner or rank(kind) < rank(owner[key]):
+            owner[key] = kind
     drops: dict[str, tuple[str, dict]] = {}
     for item, kind, question, _ in kept:
         key = field_key(question)
@@ -199,8 +242,79 @@ def question_conflicts(kept: list[tuple[str, str, str, str]], kinds) -> dict[str
             drops[item] = ("criteria:several_answers", {"answers": len(answers[key])})
     for item, kind, question, _ in kept:
         key = field_key(question)
-        if item not in drops and kind != first_kind[key]:
-            drops[item] = (f"dedup:question_in_{first_kind[key]}", {})
+        if item not in drops and kind != owner[key]:
+            drops[item] = (f"dedup:question_in_{owner[key]}", {})
+    if facts:
+        rest = [facts[k[0]] for k in kept if k[0] not in drops and k[1] in FACT_OWNERS and k[0] in facts]
+        drops.update(same_fact_drops(rest, rank))
+    return drops
+
+
+def _kind_rank(kinds):
+    order = {kind: n for n, kind in enumerate(kinds)}
+
+    def rank(kind: str) -> tuple[int, int]:
+        return (FACT_OWNERS.index(kind) if kind in FACT_OWNERS else len(FACT_OWNERS), order.get(kind, len(order)))
+    return rank
+
+
+def _fact_value(item: Asked) -> str:
+    return value_key(item.tail or item.answer)
+
+
+def _related(a: str, b: str) -> bool:
+    return a == b or bool(a and b and (a in b or b in a))
+
+
+def _grams(text: str) -> set[str]:
+    text = value_key(text)
+    return {text[i:i + 3] for i in range(max(len(text) - 2, 1))}
+
+
+def same_fact_drops(items: list[Asked], rank) -> dict[str, tuple[str, dict]]:
+    """One item per fact among ``items``: the one of the best-ranked kind, then the smallest id."""
+    parent = {i.item_id: i.item_id for i in items}
+
+    def find(x: str) -> str:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(a: str, b: str) -> None:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    by_fact: dict[tuple[str, str], list[Asked]] = defaultdict(list)
+    by_gold: dict[tuple[str, str], list[Asked]] = defaultdict(list)
+    for item in items:
+        by_fact[(value_key(item.head), _fact_value(item))].append(item)
+        given = item.tail if item.asked == "head" else item.head
+        by_gold[(value_key(item.answer), value_key(given))].append(item)
+    for group in by_fact.values():
+        for n, a in enumerate(group):
+            for b in group[n + 1:]:
+                if _related(a.relation, b.relation):
+                    union(a.item_id, b.item_id)
+    for group in by_gold.values():
+        grams = [_grams(i.question) for i in group]
+        for n, a in enumerate(group):
+            for m in range(n + 1, len(group)):
+                if len(grams[n] & grams[m]) >= NEAR_DUPLICATE * len(grams[n] | grams[m]):
+                    union(a.item_id, group[m].item_id)
+    clusters: dict[str, list[Asked]] = defaultdict(list)
+    for item in items:
+        clusters[find(item.item_id)].append(item)
+    drops: dict[str, tuple[str, dict]] = {}
+    for members in clusters.values():
+        if len(members) < 2:
+            continue
+        members.sort(key=lambda i: (rank(i.kind), i.item_id))
+        keep = members[0]
+        for other in members[1:]:
+            drops[other.item_id] = (f"dedup:same_fact_in_{keep.kind}",
+                                    {"kept": keep.item_id, "kept_question": keep.question})
     return drops
 
 
@@ -211,8 +325,9 @@ def split_query(kind: str, split: str, settings: ItemsSettings, labels: Labels |
     Strata are domain | entity type | relation frequency bin | text length bin (CDTP §4.1); a
     stratum contributes its share of subset_size (largest remainders, so the subset has exactly
     subset_size items when there are that many), and each item keeps its entity's split. Within a
-    stratum, items are ranked by md5(seed:item_id). ``labels`` are the config's capability, task and
-    dataset, written on every row.
+    stratum, items are drawn by a seeded weighted draw that favours items the offline difficulty proxy
+    rates harder (weight ``1 + subset_prefer_hard * difficulty``; 0 draws uniformly). ``labels`` are the
+    config's capability, task and dataset, written on every row.
     """
     fixed = {}
     for level in LEVELS:
@@ -221,7 +336,12 @@ def split_query(kind: str, split: str, settings: ItemsSettings, labels: Labels |
     size = int(settings.subset_size)
     return f"""
         WITH items AS (
-            SELECT * EXCLUDE ({", ".join(LEVELS)}), md5('{int(settings.seed)}:' || item_id) AS h
+            SELECT * EXCLUDE ({", ".join(LEVELS)}),
+                   -- a weighted draw without replacement (Efraimidis-Spirakis): key = -ln(u) / weight,
+                   -- u uniform from the item's hash, weight 1 + prefer_hard * difficulty
+                   -ln((('0x' || substr(md5('{int(settings.seed)}:' || item_id), 1, 13))::BIGINT + 0.5)
+                       / 4503599627370496.0)
+                   / (1 + {float(settings.subset_prefer_hard)} * coalesce(difficulty, 0.5)) AS h
             FROM read_parquet($paths) WHERE decision = 'kept' AND kind = '{kind}'),
         ranked AS (
             SELECT *, row_number() OVER (PARTITION BY stratum ORDER BY h, item_id) AS stratum_rank FROM items),

@@ -95,6 +95,8 @@ class ItemsSettings(_Section):
     max_answer_chars: int = Field(20, ge=1, description="SimpleQA answer length budget in characters")
     cloze_max_chars: int = Field(128, ge=20, description="longest cloze sentence, in characters")
     subset_size: int = Field(0, ge=0, description="per item kind, a stratified subset of about this many; 0: all")
+    subset_prefer_hard: float = Field(3.0, ge=0, description="how strongly the subset favours items the offline "
+                                      "difficulty proxy rates harder: weight 1 + this x difficulty (0: uniform)")
     eval_fraction: float = Field(0.2, gt=0, lt=1, description="share of each domain's items in the eval split "
                                  "(whole entities: every item of an entity, in every config, is in one split)")
     contamination_files: list[Path] = Field(default_factory=list, description="benchmark question files (CSV or "

@@ -327,6 +327,17 @@ def category_counts(directory: Path, files: list[ReleaseFile]) -> dict[str, dict
     return found
 
 
+def _difficulty_lines(difficulty: dict | None) -> list[str]:
+    """The ``difficulty`` column, named for what it is: a proxy computed from the crawl."""
+    if not difficulty or not difficulty.get("quartiles"):
+        return []
+    lines = [f"- `difficulty` on each item is an {difficulty.get('proxy', 'offline proxy')}; subsets favour higher "
+             "values (`items.subset_prefer_hard`). Quartiles (q1 / median / q3) of the kept items:"]
+    for kind, q in difficulty["quartiles"].items():
+        lines.append(f"  - {kind}: {q['q1']:.2f} / {q['median']:.2f} / {q['q3']:.2f}")
+    return lines
+
+
 def default_card(manifest: ReleaseManifest, categories: dict | None = None) -> str:
     configs = by_config(manifest.files)
     lines = ["---", "configs:"]
@@ -367,6 +378,7 @@ def default_card(manifest: ReleaseManifest, categories: dict | None = None) -> s
                   f"- Distractors and the contamination check were scored with the `{items.get('embedder', '?')}` "
                   "embedder" + (" (character n-grams: it measures shared characters, not meaning)."
                                 if str(items.get("embedder", "")).startswith("char-ngram") else "."),
-                  *_llm_lines(items.get("llm")), *_verification_lines(items.get("verification"))]
+                  *_llm_lines(items.get("llm")), *_verification_lines(items.get("verification")),
+                  *_difficulty_lines(items.get("difficulty"))]
     lines += ["", "## Funnel", "", "```json", json.dumps(manifest.counts, ensure_ascii=False, indent=2), "```", ""]
     return "\n".join(lines)

@@ -68,7 +68,7 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     for config in ("kgc", "qa"):
         for split in ("train", "eval"):
             mcq += pq.read_table(release / config / f"{split}.parquet").to_pylist()
-    assert len(mcq) >= 40
+    assert len(mcq) >= 30  # kgc, and the qa facts short-answer questions do not own (flows.items.FACT_OWNERS)
     for item in mcq:
         keys = [field_key(o) for o in item["options"]]
         assert len(item["options"]) == 10 and len(set(keys)) == 10

@@ -1,0 +1,156 @@
+"""Short-answer questions: one answer over the whole crawl, a subject one can identify, one question per
+fact across templates and configs, and the offline difficulty proxy that subsets favour."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import duckdb
+import pytest
+
+from builders.difficulty import DifficultyProxy, Percentiles
+from builders.items import several_values
+from filters.normalize import value_key
+from flows.items import Asked, _kind_rank, same_fact_drops, split_query
+from flows.settings import ItemsSettings
+from schemas import Item, Pair
+from tests.builders.conftest import fact_pages
+from warehouse.shards import ShardWriter, iter_records, sql_path_list
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    from flows.cdtp import align_stage, dedup_stage
+    from flows.items import items_stage
+    from flows.settings import AlignSettings, DedupSettings
+
+    root = tmp_path_factory.mktemp("simpleqa")
+    pages = fact_pages(root / "pages")
+    aligned = align_stage(pages, AlignSettings(), root / "pairs")
+    pairs = dedup_stage(aligned.shards, DedupSettings(), aligned.funnel, root / "dedup")["shards"]
+    result = items_stage(pairs, ItemsSettings(), root / "items", cache_dir=root / "cache", page_shards=pages)
+    items = list(iter_records(result["shards"], Item))
+    return pairs, items, result["report"]
+
+
+def kept(items, *kinds):
+    return [i for i in items if i.decision == "kept" and i.kind in kinds]
+
+
+def crawl_values(pair_shards) -> dict[tuple[str, str], set[str]]:
+    """(title, relation) -> every value key any pair of the crawl gives, in any sense, any decision."""
+    values: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for pair in iter_records(pair_shards, Pair):
+        for t in pair.triples:
+            if t.tail:
+                values[(pair.entity, t.relation)].add(value_key(t.tail))
+    return values
+
+
+def test_a_short_answer_question_has_one_value_across_every_page_and_sense(run):
+    pairs, items, _ = run
+    values = crawl_values(pairs)
+    simpleqa = kept(items, "simpleqa")
+    assert len(simpleqa) >= 40
+    for item in simpleqa:
+        assert values[(item.head, item.relation)] == {value_key(item.answer)}, (item.question, item.answer)
+
+
+def test_the_demo_flaws_are_gone(run):
+    _, items, _ = run
+    asked = {(i.head, i.relation): i for i in kept(items, "simpleqa")}
+    dropped = {(i.head, i.relation): i for i in items if i.kind == "simpleqa" and i.decision == "dropped"}
+    # 年号 开皇、仁寿: a multi-valued row, split into two triples, is several values
+    assert ("隋文帝", "年号") not in asked and "several_values" in dropped[("隋文帝", "年号")].reason
+    # 著名景点 天池、长白瀑布: a selection, and several values
+    assert ("长白山", "著名景点") not in asked
+    # 天池 belongs to 中国、朝鲜, and two lakes share the title
+    assert ("天池", "所属国家") not in asked
+    # the 1994 series' episodes are asked with the version named, or not at all
+    episodes = asked.get(("三国演义", "集数"))
+    assert episodes is None or "1994年" in episodes.question
+    # 西游记's author: one question for the fact, whichever page or template gave it
+    authors = [i for i in kept(items, "qa", "simpleqa") if i.head == "西游记" and value_key(i.answer) == "吴承恩"]
+    assert len(authors) <= 1, [i.question for i in authors]
+
+
+def test_a_shared_title_is_named_with_the_context_its_sense_gives(run):
+    pairs, items, _ = run
+    senses: dict[str, set[str]] = defaultdict(set)
+    for pair in iter_records(pairs, Pair):
+        senses[pair.entity].add(pair.sense or "")
+    shared = [i for i in kept(items, "simpleqa") if len(senses[i.head]) > 1]
+    assert shared, "the mirror has titles with several senses"
+    for item in shared:
+        named = item.sense in item.question or any(
+            alias.endswith(item.head) and alias != item.head and alias in item.question
+            for pair in iter_records(pairs, Pair) if pair.entity == item.head for alias in pair.aliases)
+        assert named, item.question
+    lakes = [i.question for i in kept(items, "simpleqa") if i.head == "天池"]
+    assert all("长白山天池" in q or "天山天池" in q for q in lakes), lakes
+
+
+def test_no_two_questions_about_one_fact_in_qa_and_simpleqa(run):
+    _, items, report = run
+    facts: dict[tuple[str, str], list[Item]] = defaultdict(list)
+    for item in kept(items, "qa", "simpleqa"):
+        facts[(value_key(item.head), value_key(item.tail or item.answer))].append(item)
+    for group in facts.values():
+        for n, a in enumerate(group):
+            for b in group[n + 1:]:
+                assert not (a.relation in b.relation or b.relation in a.relation), (a.question, b.question)
+    assert any(k.endswith("dedup:same_fact_in_simpleqa") for k in report["items_dropped"])
+
+
+def test_same_fact_rule_merges_one_fact_and_keeps_different_facts():
+    rank = _kind_rank(("kgc", "qa", "simpleqa"))
+    items = [Asked("a", "simpleqa", "西游记的作者是谁？", "吴承恩", "西游记", "作者", "", "tail"),
+             Asked("b", "simpleqa", "西游记的原著作者是谁？", "吴承恩", "西游记", "原著作者", "", "tail"),
+             Asked("c", "qa", "下列哪部作品的作者是吴承恩？", "西游记", "西游记", "作者", "吴承恩", "head"),
+             # the same entity and value under another relation is another fact
+             Asked("d", "simpleqa", "鲁迅出生在哪里？", "绍兴", "鲁迅", "出生地", "", "tail"),
+             Asked("e", "simpleqa", "鲁迅的祖籍是哪里？", "绍兴", "鲁迅", "祖籍", "", "tail")]
+    drops = same_fact_drops(items, rank)
+    assert set(drops) == {"b", "c"}
+    assert drops["c"][0] == "dedup:same_fact_in_simpleqa" and drops["c"][1]["kept"] == "a"
+
+
+def test_several_values_sees_rows_before_they_were_split():
+    assert several_values([("", "开皇", "开皇、仁寿"), ("", "仁寿", "开皇、仁寿")])
+    assert several_values([("小说", "吴承恩", "吴承恩"), ("电视剧", "杨洁", "杨洁")])
+    assert not several_values([("", "明朝", "明朝"), ("另一义", "明代", "明代")])  # one value written two ways
+    assert not several_values([("", "8848.86米", "8848.86米")])
+
+
+def test_difficulty_proxy_rates_rare_entities_and_relations_harder():
+    proxy = DifficultyProxy(in_links={"中国": 40, "李白": 12, "某镇": 0},
+                            page_length={("中国", ""): 9000, ("李白", ""): 3000, ("某镇", ""): 200},
+                            relation_pages={"国籍": 300, "湖面海拔": 2})
+    assert proxy.score("某镇", "", "湖面海拔") > proxy.score("李白", "", "湖面海拔") > proxy.score("中国", "", "国籍")
+    assert 0 <= proxy.score("中国", "", "国籍") <= proxy.score("某镇", "", "湖面海拔") <= 1
+    assert proxy.score("李白", "诗人", "国籍") == proxy.score("李白", "", "国籍")  # a sense without its own page
+    assert Percentiles([1, 2, 2, 3])(2) == 0.5 and Percentiles([])(7) == 0.5
+
+
+def test_every_item_carries_the_proxy_and_the_report_names_it(run):
+    _, items, report = run
+    assert all(i.difficulty is not None and 0 <= i.difficulty <= 1 for i in items if i.decision == "kept")
+    assert "proxy" in report["difficulty"]["proxy"] and "simpleqa" in report["difficulty"]["quartiles"]
+
+
+def test_the_subset_favours_harder_items(tmp_path):
+    with ShardWriter(tmp_path, "items", Item) as writer:
+        for n in range(2000):
+            writer.write(Item(item_id=f"i{n:05d}", kind="qa", question=f"q{n}", answer="a", split="eval",
+                              stratum="s", difficulty=(n % 100) / 100))
+    paths = sql_path_list(writer.paths)
+
+    def mean(prefer_hard: float) -> float:
+        settings = ItemsSettings(subset_size=200, subset_prefer_hard=prefer_hard)
+        query = split_query("qa", "eval", settings).replace("$paths", paths)
+        rows = duckdb.sql(f"SELECT avg(difficulty), count(*) FROM ({query})").fetchall()[0]
+        assert rows[1] == 200
+        return rows[0]
+
+    assert abs(mean(0.0) - 0.495) < 0.06  # uniform
+    assert mean(3.0) > mean(0.0) + 0.1
