@@ -45,7 +45,10 @@ from schemas import Item, Pair, Triple
 BLANK = "＿＿＿"
 # Relations a short-answer question does not ask: their value is a selection or a judgement, not one fact.
 OPEN_RELATIONS = Path(__file__).with_name("open_relations.txt")
-SENSE_DESCRIPTOR_CHARS = 16  # the longest sense put before a title to say which one is meant
+SENSE_DESCRIPTOR_CHARS = 16
+# One fact is asked by one question: where a fact could be asked in several configs, the first of these
+# keeps it (short-answer questions pass stricter criteria than multiple choice, and are scarcer).
+FACT_OWNERS = ("simpleqa", "qa")  # the longest sense put before a title to say which one is meant
 # Relations whose values are names of the entity itself: as questions they have many right answers.
 NO_MCQ_RELATIONS = frozenset({"中文名"})
 # One triple in HEAD_SHARE, chosen by hash, is asked by its head where the relation allows it.

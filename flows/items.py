@@ -17,7 +17,7 @@ from builders.contamination import QuestionDatabase, read_question_file
 from builders.difficulty import DESCRIPTION as DIFFICULTY_PROXY, DifficultyProxy
 from builders.distractors import DistractorPicker, DistractorSettings
 from builders.graph import Graph
-from builders.items import ItemBuilder, ItemSettings, stated_by
+from builders.items import FACT_OWNERS, ItemBuilder, ItemSettings, stated_by
 from builders.splits import assign_splits, unit_of
 from builders.templates import load_templates
 from filters.dedup import FieldDeduplicator, field_key
@@ -193,9 +193,6 @@ def _type_keys(graph: Graph, typer) -> Iterator[tuple[str, str]]:
             yield node, typer.head_type(node).key()
 
 
-# One fact is asked by one question: where a fact could be asked in several configs, the first of these
-# keeps it (short-answer questions pass stricter criteria than multiple choice, and are scarcer).
-FACT_OWNERS = ("simpleqa", "qa")
 NEAR_DUPLICATE = 0.8  # character 3-gram Jaccard of two questions that give one entity and take one gold
 
 

@@ -33,7 +33,7 @@ from typing import Any, Iterable, Iterator
 
 import pyarrow.parquet as pq
 
-from builders.items import BLANK
+from builders.items import BLANK, FACT_OWNERS, several_values
 from filters.align import AlignmentRules
 from filters.base import Funnel, apply_filters
 from filters.normalize import normalize, value_key
@@ -63,6 +63,9 @@ RULES = {
     "distractor.true_value": "a distractor is a right answer for the entity",
     "distractor.type": "a distractor is not of the gold's type",
     "question.several_golds": "one question text has two golds in the release",
+    "question.same_fact": "one fact asked by two questions of the question configs (qa, simpleqa)",
+    "simpleqa.several_values": "the crawl gives the entity two values for the relation (any page, any sense, or "
+                               "a row that lists several)",
     "question.duplicate": "one fact asked twice in a config",
     "question.near_duplicate": "two questions of a config give one entity, take one gold and differ only slightly",
     "split.entity_leak": "an entity has items in both train and eval",
@@ -172,6 +175,9 @@ def audit_files(directory: Path, files: list[str], config: dict, crawl: list[str
         _audit_cloze(items["cloze"], int((config.get("items") or {}).get("cloze_max_chars") or 0),
                      report.config("cloze"))
     _audit_questions(items, report)
+    if "simpleqa" in items:
+        _audit_simpleqa(items["simpleqa"], truth, report.config("simpleqa"))
+    _audit_same_fact(items, report)
     _audit_splits(items, report)
     for kind, rows in items.items():
         report.config(kind).rows = len(rows)
@@ -196,12 +202,14 @@ class Truth:
     values: dict[str, dict[str, set[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
     names: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
     heads: dict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
+    rows: dict[tuple[str, str], set[tuple[str, str, str]]] = field(default_factory=lambda: defaultdict(set))
 
-    def add(self, head: str, relation: str, value: str) -> None:
+    def add(self, head: str, relation: str, value: str, raw: str = "") -> None:
         h, v = value_key(head), value_key(value)
         if not h or not v:
             return
         self.values[h][relation].add(v)
+        self.rows[(h, relation)].add(("", value, raw))
         self.heads[(relation, v)].add(h)
         if relation in NAME_RELATIONS:
             self.names[h].add(v)
@@ -216,14 +224,14 @@ class Truth:
         for page in iter_records(page_shards, Page):
             if page.status == "ok":
                 for t in extract_triples(page, aliases):
-                    truth.add(page.title, t.relation, t.tail)
+                    truth.add(page.title, t.relation, t.tail, t.raw_value)
         for pair in pairs:
             for t in pair["triples"] or []:
-                truth.add(pair["entity"], t["relation"], t["tail"])
+                truth.add(pair["entity"], t["relation"], t["tail"], t.get("raw_value") or "")
             for alias in pair["aliases"] or []:
                 truth.names[value_key(pair["entity"])].add(value_key(alias))
         for row in dropped:
-            truth.add(row["head"], row["relation"], row["tail"])
+            truth.add(row["head"], row["relation"], row["tail"], row.get("raw_value") or "")
         return truth
 
     def true_tails(self, head: str, relation: str) -> set[str]:
@@ -405,6 +413,32 @@ def _audit_questions(items: dict[str, list[dict]], report: AuditReport) -> None:
                     out.add("question.near_duplicate", f"{item['question']} ~ {other_text}")
                     break
             by_gold[key].append((text, grams))
+
+
+def _audit_simpleqa(items: list[dict], truth: Truth, out: ConfigReport) -> None:
+    for item in items:
+        if not item["relation"]:
+            continue  # written from the text by a model, with no infobox relation behind it
+        rows = truth.rows.get((value_key(item["head"]), item["relation"]), set())
+        if several_values(sorted(rows)):
+            values = sorted({tail for _, tail, _ in rows} | {raw for _, _, raw in rows if raw})
+            out.add("simpleqa.several_values", f"{item['question']} → {item['answer']} (the crawl: {'、'.join(values)})")
+
+
+def _audit_same_fact(items: dict[str, list[dict]], report: AuditReport) -> None:
+    """Two questions of qa and simpleqa on one fact: the same entity and value, and the same relation or one
+    whose name holds the other's (作者 and 原著作者), whichever end each asks."""
+    by_fact: dict[tuple[str, str], list[tuple[str, dict]]] = defaultdict(list)
+    for kind in FACT_OWNERS:
+        for item in items.get(kind, []):
+            by_fact[(value_key(item["head"]), value_key(item.get("tail") or item["answer"]))].append((kind, item))
+    for group in by_fact.values():
+        for n, (kind, a) in enumerate(group):
+            for other_kind, b in group[n + 1:]:
+                ra, rb = a["relation"], b["relation"]
+                if ra == rb or (ra and rb and (ra in rb or rb in ra)):
+                    report.config(other_kind).add("question.same_fact",
+                                                  f"{b['question']} ({other_kind}) and {a['question']} ({kind})")
 
 
 def _audit_splits(items: dict[str, list[dict]], report: AuditReport) -> None:

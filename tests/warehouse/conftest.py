@@ -54,8 +54,10 @@ def items(count: int = 12) -> list[Item]:
                        answer=f"实体{i}海拔{1000 + i}米。", **common),
                   Item(item_id=f"cloze{i:03d}", kind="cloze", question=f"实体{i}是一座山，海拔＿＿＿。",
                        answer=f"{1000 + i}米", **common),
-                  Item(item_id=f"simpleqa{i:03d}", kind="simpleqa", question=f"实体{i}有多高？",
-                       answer=f"{1000 + i}米", urls=[f"http://x/item/{i}"], answer_kind="quantity", **common)]
+                  # another fact of 实体i than the qa item's: one fact is asked by one question config
+                  Item(item_id=f"simpleqa{i:03d}", kind="simpleqa", question=f"实体{i}首次被登顶是在哪一年？",
+                       answer=f"{1950 + i}年", urls=[f"http://x/item/{i}"], answer_kind="year",
+                       **{**common, "relation": "首次登顶时间"})]
     return found
 
 

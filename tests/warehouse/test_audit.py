@@ -23,6 +23,7 @@ def test_every_broken_promise_is_found(tmp_path):
     # text never states.
     bad_pairs[1].text = "实体1海拔1001米，是一座休眠火山，山顶有火口湖，四周是原始森林。"
     bad_pairs[2].triples.append(Triple("实体2", "所属国家", "中国", decision="kept", span_end=9))
+    bad_pairs[10].triples.append(Triple("实体10", "海拔", "1110米", decision="dropped"))
     bad = items()
     for item in bad:
         if item.item_id == "kgc004":  # a distractor that is 实体4's own 海拔 in another notation
@@ -30,7 +31,11 @@ def test_every_broken_promise_is_found(tmp_path):
         if item.item_id == "cloze005":  # two cloze items of one sentence
             item.question, item.answer = "实体6是一座山，海拔＿＿＿。", "1006米"
         if item.item_id == "simpleqa007":  # one question, another gold than simpleqa008's
-            item.question = "实体8有多高？"
+            item.question = "实体8首次被登顶是在哪一年？"
+        if item.item_id == "simpleqa009":  # the qa item's fact again
+            item.question, item.answer, item.relation = "实体9有多高？", "1009米", "海拔"
+        if item.item_id == "simpleqa010":  # the crawl gives 实体10 two heights
+            item.question, item.answer, item.relation = "实体10的海拔是多少？", "1010米", "海拔"
         if item.item_id == "qa003":  # 实体3's items split between train and eval
             item.split = "eval"
     bad.append(mcq(9, "kgc", item_id="kgc909", question="（实体9，海拔 ，？）", split="train"))  # asked twice
@@ -40,7 +45,8 @@ def test_every_broken_promise_is_found(tmp_path):
     assert {("cdtp_pairs", "pair.position_index"), ("cdtp_pairs", "pair.stale_position_index"),
             ("cdtp_pairs", "pair.ungrounded_triple"), ("kgc", "distractor.true_value"),
             ("cloze", "cloze.sentence_reused"), ("simpleqa", "question.several_golds"),
-            ("qa", "split.entity_leak"), ("kgc", "question.duplicate")} <= found
+            ("qa", "split.entity_leak"), ("kgc", "question.duplicate"), ("qa", "question.same_fact"),
+            ("simpleqa", "simpleqa.several_values")} <= found
     assert not report.ok
     table = report.table()
     assert "实体2 (p002): (所属国家, 中国)" in table and "1004 米" in table
