@@ -192,9 +192,16 @@ class Graph:
             found[(head, relation)].append((sense, tail, raw))
         return found
 
-    def titles(self) -> set[str]:
-        """Every title the crawl has a page for."""
-        return {row[0] for row in self.con.sql("SELECT DISTINCT head FROM facts").fetchall()}
+    def majority_values(self, share: float = 0.5, min_heads: int = 5) -> set[tuple[str, str]]:
+        """(relation, value) where the value is what at least ``share`` of the titles with the relation
+        have, among at least ``min_heads`` titles: 国籍 中国 in a Chinese encyclopedia. A question whose
+        answer is one of these is answered by the prior alone."""
+        rows = self.con.sql(f"""
+            WITH per AS (SELECT relation, tail, count(DISTINCT head) AS n FROM facts GROUP BY 1, 2),
+                 total AS (SELECT relation, count(DISTINCT head) AS heads FROM facts GROUP BY 1)
+            SELECT p.relation, p.tail FROM per p JOIN total t USING (relation)
+            WHERE t.heads >= {int(min_heads)} AND p.n >= {float(share)} * t.heads""").fetchall()
+        return {(relation, tail) for relation, tail in rows}
 
     def adapted(self) -> set[str]:
         """Titles that name an adaptation or a source of one: a work whose page gives an original work

@@ -7,8 +7,14 @@
 * **t2t**: the pair's kept triples (one per line, ``head｜relation｜tail``) -> its text.
 * **cloze**: one sentence of the pair's text that states a kept triple, with its value
   blanked (ChnEval: the value occurs once in its context, a sentence is never used twice).
-* **simpleqa**: template questions for relations with one value, which pass the criteria
-  rules can decide (:mod:`builders.criteria`), with the pair's SimpleQA topic and subtopic.
+* **simpleqa**: template short-answer questions, with the pair's SimpleQA topic and subtopic, only
+  where one answer is right: the crawl gives one value for (title, relation) on every page and in
+  every sense, no row lists several (``several_values``); the relation names a fact, not a selection
+  or a judgement (``not_one_fact``, ``builders/open_relations.txt``); the answer is not what most
+  titles with the relation have (``guessable``: 国籍 中国); a shared title or a work with versions is
+  named with the context its sense gives (``ambiguous_title``, ``needs_version``), and that context
+  does not hold the answer (``context_gives_answer``); and the criteria rules pass
+  (:mod:`builders.criteria`).
 
 One question, one gold: a head with several values of a relation gets one item for it (the
 first kept value is the gold, the others are never options), a value shared by several heads
@@ -136,6 +142,7 @@ class ItemBuilder:
         self.settings = settings or ItemSettings()
         self.polysemous = set(polysemous)
         self.adapted = graph.adapted()
+        self.guessable = graph.majority_values()
         self.difficulty = difficulty
         self.stats = BuildStats()
         self.llm = llm
@@ -389,6 +396,8 @@ class ItemBuilder:
             elif t.relation not in self.templates:
                 self.stats.dropped["simpleqa:no_question_template"] += 1
                 continue
+            if (t.relation, t.tail) in self.guessable:
+                failed.append("guessable")  # 国籍 中国: the relation's usual value, right without knowing the entity
             if several_values(values.get((pair.entity, t.relation), [(pair.sense or "", t.tail, t.raw_value)])):
                 failed.append("several_values")  # one short answer cannot be right
             subject = self._subject(pair)

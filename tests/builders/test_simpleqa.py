@@ -154,3 +154,17 @@ def test_the_subset_favours_harder_items(tmp_path):
 
     assert abs(mean(0.0) - 0.495) < 0.06  # uniform
     assert mean(3.0) > mean(0.0) + 0.1
+
+
+def test_no_short_answer_is_the_relations_usual_value(run):
+    pairs, items, report = run
+    heads: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for pair in iter_records(pairs, Pair):
+        for t in pair.triples:
+            if t.tail:
+                heads[t.relation][t.tail].add(pair.entity)
+    for item in kept(items, "simpleqa"):
+        by_value = heads[item.relation]
+        total = len(set().union(*by_value.values()))
+        assert not (total >= 5 and len(by_value[item.answer]) >= 0.5 * total), (item.question, item.answer)
+    assert report["items_dropped"].get("simpleqa:guessable", 0) > 0
