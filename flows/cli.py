@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 from datetime import timedelta
@@ -476,6 +477,20 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_questions_check(args: argparse.Namespace) -> int:
+    from flows.questions import Summary, check_questions, read_questions
+
+    if args.max_answer_chars < 1:
+        raise UsageError(f"--max-answer-chars must be at least 1, got {args.max_answer_chars}")
+    questions = read_questions(Path(args.file))
+    summary = Summary()
+    for result in check_questions(questions, [Path(p) for p in args.against], args.max_answer_chars, summary):
+        print(json.dumps(result, ensure_ascii=False), flush=False)
+    sys.stdout.flush()
+    print(summary.line(), file=sys.stderr)
+    return 0
+
+
 def cmd_review_queue(args: argparse.Namespace) -> int:
     from warehouse.release import load_manifest
     from warehouse.reviews import Reviews
@@ -702,6 +717,24 @@ def build_parser() -> argparse.ArgumentParser:
     rstatus.add_argument("release", help="a version of --name, or a release directory")
     _release_options(rstatus)
 
+    questions = _command(sub, "questions", "Check question files against the short-answer criteria and "
+                                           "registered benchmark questions.",
+                         "zhbench questions check mine.jsonl\n"
+                         "zhbench questions check mine.jsonl --against chinese_simpleqa.jsonl", lambda a: _help(questions))
+    questions_sub = questions.add_subparsers(dest="questions_command", metavar="COMMAND", parser_class=_Parser)
+    qcheck = _command(questions_sub, "check", "Check each question of a JSON-lines file ({\"question\", \"answer\", "
+                                              "\"id\"?}; the answer may be empty): one JSON line per question on "
+                                              "stdout, a summary on stderr.",
+                      "zhbench questions check mine.jsonl > verdicts.jsonl\n"
+                      "zhbench questions check mine.jsonl --against chinese_simpleqa.jsonl --against old.csv",
+                      cmd_questions_check)
+    qcheck.add_argument("file", help="JSON lines with question, answer and optional id and relation")
+    qcheck.add_argument("--against", action="append", default=[], metavar="DB",
+                        help="a registered question file (JSON lines or CSV with a question/problem column); "
+                             "repeatable; matches are listed in contaminated_by")
+    qcheck.add_argument("--max-answer-chars", type=int, default=20,
+                        help="answer length budget in characters of the answer's Chinese core (default 20)")
+
     score = _command(sub, "score", "Score a model's predictions on a release (CDTP, Chinese SimpleQA and "
                                    "CUGE-style metrics).",
                      "zhbench score 0.1.0 --predictions preds.jsonl\n"
@@ -740,6 +773,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return 0
         return args.func(args)
+    except BrokenPipeError:  # the reader went away (| head): nothing left to say to it
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except UsageError as exc:
         print(f"zhbench: error: {exc}", file=sys.stderr)
         return 2

@@ -118,17 +118,33 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     drops.update(question_conflicts([k for k in kept if k[0] not in drops], settings.kinds, facts))
 
     # The contamination check of natural-language questions.
-    database = QuestionDatabase(embedder, settings.contamination_minhash, settings.contamination_embedding)
+    from builders.contamination import ContaminationRewriter, NewQuestion, apply_rewrites
+
+    database = QuestionDatabase(embedder, settings.contamination_minhash, settings.contamination_embedding,
+                                settings.contamination_paraphrase, settings.contamination_same_fact)
     if data_dir is not None:
-        database.add((f"{r['release']}:{r['item_id']}", r["question"])
+        database.add((f"{r['release']}:{r['item_id']}", r["question"], r["answer"])
                      for r in released_items(Path(data_dir), release_name, QUESTION_KINDS))
     for path in settings.contamination_files:
-        database.add(read_question_file(path))
-    candidates = [(i, q) for i, k, q, _ in kept if k in QUESTION_KINDS and i not in drops]
-    for match in database.check(candidates).values():
-        drops[match.item_id] = (f"contamination:{match.kind}_match",
-                                {"matched_id": match.matched_id, "matched_question": match.matched_question,
-                                 "similarity": match.similarity})
+        database.add(read_question_file(path, answers=True))
+    candidates = {i.item_id: NewQuestion(i.item_id, i.question, i.answer, i.head, i.relation)
+                  for i in iter_records(writer.paths, Item)
+                  if i.decision == "kept" and i.kind in QUESTION_KINDS and i.item_id not in drops}
+    found = database.check(list(candidates.values()))
+    rewrites = {}
+    if client is not None and found:  # rewritten as Chinese SimpleQA does; kept when it no longer matches
+        rewriter = ContaminationRewriter(client, database, settings.max_answer_chars)
+        rewrites = rewriter.rewrite([(candidates[m.item_id], m) for m in found.values()])
+        report["contamination_rewrite"] = rewriter.counts
+    for match in found.values():
+        if match.item_id not in rewrites:
+            drops[match.item_id] = (f"contamination:{match.kind}_match",
+                                    {"matched_id": match.matched_id, "matched_question": match.matched_question,
+                                     "similarity": match.similarity})
+    if rewrites:  # the steps below read writer.paths: from here on, the items with their rewrites
+        raw_paths = writer.paths
+        with ShardWriter(raw_dir / "rewritten", "items", Item) as writer:
+            writer.write_all(apply_rewrites(iter_records(raw_paths, Item), rewrites))
     report["question_database"] = len(database)
 
     verified_by: dict[str, list[str]] = {}

@@ -100,9 +100,16 @@ class ItemsSettings(_Section):
     eval_fraction: float = Field(0.2, gt=0, lt=1, description="share of each domain's items in the eval split "
                                  "(whole entities: every item of an entity, in every config, is in one split)")
     contamination_files: list[Path] = Field(default_factory=list, description="benchmark question files (CSV or "
-                                            "JSONL with a question/problem field) new questions must not repeat")
-    contamination_minhash: float = Field(0.7, gt=0, lt=1, description="character MinHash similarity of a match")
+                                            "JSONL with a question/problem field, and an answer field when they have "
+                                            "one) new questions must not repeat, even reworded")
+    contamination_minhash: float = Field(0.7, gt=0, lt=1, description="character bigram similarity of a near match "
+                                         "(builders/contamination.py)")
     contamination_embedding: float = Field(0.95, gt=0, le=1, description="embedding similarity of a match")
+    contamination_paraphrase: float = Field(0.75, gt=0, lt=1, description="weight of the content words shared by "
+                                            "a question holding all the other's words, without agreeing answers")
+    contamination_same_fact: float = Field(0.5, gt=0, lt=1, description="weight of the content words shared by "
+                                           "two wordings of one fact (same entity, agreeing answers); a rewrite "
+                                           "sharing less asks it differently enough")
 
 
 class VerifySettings(_Section):

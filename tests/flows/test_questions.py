@@ -1,0 +1,82 @@
+"""zhbench questions check: one verdict line per question, a summary on stderr, clear errors for bad files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.flows.test_cli import zhbench
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "questions"
+
+
+def lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def test_real_questions_pass_and_flawed_ones_fail():
+    real = zhbench("questions", "check", str(FIXTURES / "chinese_simpleqa_sample.jsonl"))
+    assert real.returncode == 0, real.stderr
+    verdicts = lines(real.stdout)
+    sample = lines((FIXTURES / "chinese_simpleqa_sample.jsonl").read_text(encoding="utf-8"))
+    assert [v["id"] for v in verdicts] == [s["id"] for s in sample]  # one line per input, in order
+    assert sum(v["accepted"] for v in verdicts) >= 0.98 * len(verdicts)
+    assert real.stderr.startswith(f"checked {len(sample)} questions: ")
+
+    flawed = [f for f in lines((FIXTURES / "flawed.jsonl").read_text(encoding="utf-8")) if f.get("offline", True)]
+    out = zhbench("questions", "check", str(FIXTURES / "flawed.jsonl"))
+    by_line = {int(v["id"]): v for v in lines(out.stdout)}  # the flawed set has no ids: line numbers
+    rows = lines((FIXTURES / "flawed.jsonl").read_text(encoding="utf-8"))
+    for number, row in enumerate(rows, 1):
+        if row.get("offline", True):
+            assert not by_line[number]["accepted"], row["question"]
+            assert set(row["expected"]) <= set(by_line[number]["reasons"]), (row["question"], by_line[number])
+    assert flawed
+
+
+def test_contamination_lists_the_registered_questions_matched(tmp_path):
+    registered = tmp_path / "db.jsonl"
+    registered.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in [
+        {"question": "《南京条约》是在哪一年签订的？", "answer": "1842年"},
+        {"question": "鲁迅的原名是什么？", "answer": "周树人"}]) + "\n", encoding="utf-8")
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in [
+        {"id": "a", "question": "请问《南京条约》是哪年签订的？", "answer": "1842年"},  # a paraphrase
+        {"id": "b", "question": "《南京条约》是在哪一年废除的？", "answer": ""},  # another fact, question only
+        {"id": "c", "question": "秦始皇陵位于哪个省？", "answer": "陕西省"}]) + "\n", encoding="utf-8")
+    out = zhbench("questions", "check", str(mine), "--against", str(registered))
+    assert out.returncode == 0, out.stderr
+    got = {v["id"]: v for v in lines(out.stdout)}
+    assert not got["a"]["accepted"] and got["a"]["contaminated_by"][0]["question"] == "《南京条约》是在哪一年签订的？"
+    assert 0 < got["a"]["contaminated_by"][0]["similarity"] <= 1
+    assert got["b"]["contaminated_by"] == [] and got["b"]["accepted"]
+    assert got["c"]["accepted"] and got["c"]["reasons"] == []
+    assert "1 match one of 2 registered questions" in out.stderr
+
+
+def test_a_question_without_an_answer_is_checked_on_its_wording(tmp_path):
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text('{"id": "x", "question": "联合国现任秘书长是谁？", "answer": ""}\n'
+                    '{"id": "y", "question": "《红楼梦》的作者是谁？"}\n', encoding="utf-8")
+    got = {v["id"]: v for v in lines(zhbench("questions", "check", str(mine)).stdout)}
+    assert got["x"]["reasons"] == ["relative_time"] and got["y"] == {"id": "y", "accepted": True, "reasons": []}
+
+
+def test_bad_files_are_one_line_errors(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"question": "a？", "answer": "b"}\nnot json\n', encoding="utf-8")
+    out = zhbench("questions", "check", str(bad))
+    assert out.returncode == 1 and out.stdout == ""
+    assert out.stderr.strip() == f"zhbench: error: {bad}:2: not JSON (Expecting value); write one JSON object per " \
+                                 'line, e.g. {"question": "...", "answer": "..."}'
+    bad.write_text('{"answer": "b"}\n', encoding="utf-8")
+    assert f'{bad}:1: no "question" string' in zhbench("questions", "check", str(bad)).stderr
+    bad.write_text('{"id": 1, "question": "a？"}\n{"id": 1, "question": "b？"}\n', encoding="utf-8")
+    assert "id '1' is used twice" in zhbench("questions", "check", str(bad)).stderr
+    missing = zhbench("questions", "check", str(tmp_path / "none.jsonl"))
+    assert missing.returncode == 1 and "does not exist" in missing.stderr and "Traceback" not in missing.stderr
+    db = tmp_path / "db.txt"
+    db.write_text("x\n", encoding="utf-8")
+    bad.write_text('{"question": "a？", "answer": "b"}\n', encoding="utf-8")
+    wrong = zhbench("questions", "check", str(bad), "--against", str(db))
+    assert wrong.returncode == 1 and "unknown file type" in wrong.stderr
