@@ -370,7 +370,18 @@ def check_question(question: str, answer: str, relation: str = "", max_answer_ch
         failed.append("answer_in_question")
     if is_enumeration(answer) and not asks_counted_set(question) and not _ASKS_FULL_NAME.search(question):
         failed.append("multiple_answers")
-    if _relative_time_words(question) or _relative_time_words(answer):
+    return failed + _wording(question, answer, relation)
+
+
+def check_wording(question: str, relation: str = "") -> list[str]:
+    """The criteria a question's own wording decides, for a question without its answer (the codes
+    from ``relative_time`` on, in :data:`REASONS` order); [] passes, ``["empty"]`` for a blank question."""
+    return _wording(question, "", relation) if question.strip() else ["empty"]
+
+
+def _wording(question: str, answer: str, relation: str) -> list[str]:
+    failed = []
+    if _relative_time_words(question) or (answer and _relative_time_words(answer)):
         failed.append("relative_time")
     if relation and (relation in load_word_list(TIME_VARIANT_RELATIONS)
                      or _word_pattern(RELATIVE_TIME_WORDS).search(relation)):

@@ -17,10 +17,7 @@ from pathlib import Path
 from typing import Iterator
 
 from builders.contamination import NewQuestion, QuestionDatabase, read_question_file
-from builders.criteria import check_question
-
-# Codes the criteria give only when they have an answer to look at (builders.criteria).
-NEEDS_ANSWER = frozenset({"empty", "answer_too_long", "answer_in_question", "multiple_answers"})
+from builders.criteria import check_question, check_wording
 
 
 class QuestionFileError(ValueError):
@@ -91,9 +88,7 @@ def criteria_reasons(question: Question, max_answer_chars: int) -> list[str]:
     """The failed criteria of one question; without an answer, only those its wording decides."""
     if question.answer.strip():
         return check_question(question.question, question.answer, question.relation, max_answer_chars)
-    # A stand-in answer that no question contains and that lists nothing, so only the wording decides.
-    reasons = check_question(question.question, "\ue000", question.relation, max_answer_chars)
-    return [r for r in reasons if r not in NEEDS_ANSWER]
+    return check_wording(question.question, question.relation)
 
 
 def check_questions(questions: list[Question], against: list[Path], max_answer_chars: int = 20,
