@@ -1,4 +1,5 @@
-"""Entry URL canonicalisation: one spelling per entry, so each entry is fetched once."""
+"""Entry URLs: one spelling per entry, so each entry is fetched once (``canonicalize``), and the
+public site's address of an entry wherever it was fetched from (``public_url``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,14 @@ from urllib.parse import quote, unquote, urlsplit
 _SAFE = "/()_-.~,:!*'"
 _BAIDU_ITEM = re.compile(r"^/item/([^/]+)(/\d+)?/?$")
 _WIKI_VARIANT = re.compile(r"^/(?:zh-hans|zh-hant|zh-cn|zh-tw|zh-hk|zh-sg)/(.+)$")
+
+# Each site's public host and the path of its entries (after canonicalize), as the live sites
+# spell them: /item/<title>[/<id>], /v<id>.htm, /wiki/<title>.
+PUBLIC_SITES = {
+    "baidu": ("https://baike.baidu.com", _BAIDU_ITEM),
+    "sogou": ("https://baike.sogou.com", re.compile(r"^/v\d+\.htm$")),
+    "wikipedia": ("https://zh.wikipedia.org", re.compile(r"^/wiki/.+$")),
+}
 
 
 @lru_cache(maxsize=1 << 16)
@@ -31,3 +40,20 @@ def canonicalize(url: str) -> str:
         path = f"/item/{match.group(1)}{match.group(2) or ''}"
     scheme = (parts.scheme or "http").lower()
     return f"{scheme}://{parts.netloc.lower()}{path}"
+
+
+def public_url(url: str, site: str) -> str:
+    """The public site's canonical URL of an entry fetched at ``url`` (the bundled mirror on
+    127.0.0.1, a copy of the site, or the site itself): https://baike.baidu.com/item/<title>[/<id>],
+    https://baike.sogou.com/v<id>.htm or https://zh.wikipedia.org/wiki/<title>, path encoded once.
+
+    site is the site the page is from (a page record's ``source``). A URL that is not one of that
+    site's entry paths, or of another source, comes back canonicalized, its host kept.
+    """
+    canonical = canonicalize(url)
+    public = PUBLIC_SITES.get(site)
+    if public is None:
+        return canonical
+    base, entry = public
+    path = urlsplit(canonical).path
+    return base + path if entry.match(path) else canonical

@@ -6,6 +6,7 @@ import hashlib
 from functools import lru_cache
 from pathlib import Path
 
+from crawlers.urls import public_url
 from filters.clean import clean
 from filters.normalize import normalize
 from schemas import Page, Pair, Triple
@@ -74,11 +75,14 @@ def page_to_pair(page: Page, text_scope: str = "summary") -> Pair:
     text = page.summary if text_scope == "summary" else "\n".join([page.summary, *page.paragraphs]).strip()
     text = clean(text)
     triples = extract_triples(page)
+    # The public site's URL, not where it was fetched (the mirror's port): ids and releases do not
+    # depend on the fetch address.
+    url = public_url(page.canonical_url or page.url, page.source)
     return Pair(
-        pair_id=pair_id(page.canonical_url or page.url),
+        pair_id=pair_id(url),
         entity=page.title,
         sense=page.subtitle,
-        url=page.canonical_url or page.url,
+        url=url,
         source=page.source,
         text=text,
         triples=triples,

@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import textwrap
+import traceback
 from datetime import timedelta
 from pathlib import Path
 from typing import Callable, Sequence
@@ -467,13 +468,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     from warehouse.export import export
 
     directory = _release_dir(args)
-    manifest_name = directory.parent.name
-    default = {"chinese-simpleqa-jsonl": f"{manifest_name}-{directory.name}-simpleqa-{args.split}.jsonl",
-               "simple-evals-csv": f"{manifest_name}-{directory.name}-simpleqa-{args.split}.csv",
-               "jsonl": f"{manifest_name}-{directory.name}-jsonl"}[args.format]
-    out = Path(args.out) if args.out else Path(args.data_dir) / "exports" / default
-    for path, rows in export(directory, args.format, out, args.split).items():
-        print(f"{path}: {rows} rows")
+    default = Path(args.data_dir) / "exports" / f"{directory.parent.name}-{directory.name}-{args.format}"
+    for written in export(directory, args.format, Path(args.out) if args.out else default, args.split):
+        print(f"{written.path}  {written.rows} rows  split {written.split}")
     return 0
 
 
@@ -689,14 +686,17 @@ def build_parser() -> argparse.ArgumentParser:
     aud.add_argument("--json", action="store_true", help="print the report as JSON")
     _release_options(aud)
 
-    exp = _command(sub, "export", "Write a release in a harness's format.",
-                   "zhbench export 0.1.0 --format chinese-simpleqa-jsonl\n"
-                   "zhbench export 0.1.0 --format simple-evals-csv --out simpleqa.csv\n"
-                   "zhbench export 0.1.0 --format jsonl --split all --out cdtp-jsonl", cmd_export)
+    exp = _command(sub, "export", "Write a release in a harness's format, one file per split.",
+                   "zhbench export 0.1.0 --format chinese-simpleqa-jsonl --out csqa\n"
+                   "  # csqa/eval/chinese_simpleqa.jsonl, csqa/train/chinese_simpleqa.jsonl: evalscope's\n"
+                   "  # local_path and OpenCompass's path are csqa/eval\n"
+                   "zhbench export 0.1.0 --format simple-evals-csv --split eval --out simple-evals\n"
+                   "zhbench export 0.1.0 --format jsonl --out cdtp-jsonl", cmd_export)
     exp.add_argument("release", help="a version of --name, or a release directory")
     exp.add_argument("--format", required=True, choices=["chinese-simpleqa-jsonl", "simple-evals-csv", "jsonl"])
-    exp.add_argument("--split", default="eval", choices=["eval", "train", "all"], help="which split (default eval)")
-    exp.add_argument("--out", help="output file (a directory for jsonl); default under <data-dir>/exports")
+    exp.add_argument("--split", default="all", choices=["eval", "train", "all"],
+                     help="which split (default all: every split, each in its own file)")
+    exp.add_argument("--out", help="output directory (default <data-dir>/exports/<name>-<version>-<format>)")
     _release_options(exp)
 
     review = _command(sub, "review", "Queue a release's items for human review and follow the queue.",
@@ -781,6 +781,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except USER_ERRORS as exc:
         print(f"zhbench: error: {exc}", file=sys.stderr)
+        # An error raised inside the flow is still referenced at exit, and its frames hold the stage's
+        # DuckDB objects; freed only at interpreter teardown, each is reported by DuckDB's bindings as a
+        # leak on stderr, under the one-line message.
+        traceback.clear_frames(exc.__traceback__)
         return 1
     except KeyboardInterrupt:
         print("zhbench: interrupted", file=sys.stderr)

@@ -7,8 +7,12 @@
 * :class:`HTTPSearch`: any JSON search API, e.g. a self-hosted SearxNG
   (``https://searx.example/search?q={query}&format=json``): results are read from
   ``results_key`` with ``url``, ``title`` and ``content`` fields.
-* :class:`CachedSearch`: top-k results per (backend, query, k) in the catalog's
-  ``search_cache`` table (warehouse.cache), so a rerun asks nothing twice.
+* :class:`CachedSearch`: top-k results per (backend and corpus, query, k) in the
+  catalog's ``search_cache`` table (warehouse.cache), so a rerun asks nothing twice.
+  A backend's ``corpus`` says what its results depend on besides the query: for the
+  local index, a digest of the passages it indexes (URL, title and text of each, read
+  from the crawl's page shards); for a search API, its URL template and results field.
+  A run over another corpus asks again; entries cached under an older key simply miss.
 
 :class:`SearchValidator` keeps a triple when its head (or one of the head's
 aliases) and its tail occur together in at least one of the top-k results for
@@ -18,6 +22,7 @@ aliases) and its tail occur together in at least one of the top-k results for
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 import urllib.parse
@@ -44,9 +49,20 @@ class Hit:
 
 class SearchBackend(Protocol):
     name: str
+    corpus: str  # what the results depend on besides the query (part of the cache key)
 
     def search(self, query: str, k: int) -> list[Hit]:
         ...
+
+
+def corpus_digest(passages: Iterable[Hit]) -> str:
+    """What a local index holds, as a digest: every passage's URL, title and text. Fetch times, shard
+    names and the order pages came in (concurrent crawls vary it) do not count, so a crawl that found the
+    same pages again keeps its cached results, and any page added, removed or changed starts afresh."""
+    digest = hashlib.sha256()
+    for line in sorted(json.dumps([h.url, h.title, h.text], ensure_ascii=False) for h in passages):
+        digest.update(line.encode("utf-8") + b"\n")
+    return digest.hexdigest()[:16]
 
 
 def _segment(text: str) -> str:
@@ -64,6 +80,7 @@ class LocalBM25:
         from llama_index.core.schema import TextNode
         from llama_index.retrievers.bm25 import BM25Retriever
 
+        from crawlers.urls import public_url
         from schemas import Page
 
         logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
@@ -77,11 +94,16 @@ class LocalBM25:
                 if not text.strip():
                     continue
                 index = len(self.passages)
-                self.passages.append(Hit(page.canonical_url or page.url, page.title, text, 0.0))
+                # Public URLs, as pairs carry them: the source page is excluded by its pair's URL.
+                url = public_url(page.canonical_url or page.url, page.source)
+                self.passages.append(Hit(url, page.title, text, 0.0))
                 nodes.append(TextNode(id_=str(index), text=_segment(page.title + "。" + text)))
         if not nodes:
             raise SearchError("the local search index is empty: the crawl has no content pages")
         self.name = "bm25-local"
+        self.corpus = corpus_digest(self.passages)
+        # Hits cached while passages carried fetch URLs (the mirror's port) would not match pairs' public URLs.
+        self.cache_key = f"bm25-local:public-urls@{self.corpus}"
         self._retriever = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=10, skip_stemming=True,
                                                       token_pattern=r"(?u)\b\w+\b")
         self._lock = threading.Lock()
@@ -105,6 +127,8 @@ class HTTPSearch:
             raise SearchError(f"search URL {url_template!r} has no {{query}} placeholder")
         self.url_template, self.results_key, self.timeout_s = url_template, results_key, timeout_s
         self.name = f"http:{urllib.parse.urlsplit(url_template).netloc}"
+        self.corpus = hashlib.sha256(f"{url_template}\0{results_key}".encode()).hexdigest()[:16]
+        self.cache_key = f"{self.name}@{self.corpus}"
 
     def search(self, query: str, k: int) -> list[Hit]:
         url = self.url_template.replace("{query}", urllib.parse.quote(query)).replace("{k}", str(k))
@@ -127,24 +151,30 @@ class CachedSearch:
         from warehouse.cache import SEARCH_CACHE, CatalogCache
 
         self.backend, self.name = backend, backend.name
+        # the cache's backend column: what the results depend on besides the query and k
+        self.key = getattr(backend, "cache_key", None) or f"{backend.name}@{getattr(backend, 'corpus', '')}"
         self.cache = CatalogCache(catalog_path, SEARCH_CACHE)
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
     def prefetch(self, queries: Iterable[str], k: int) -> None:
         """Read the cached results of a batch of queries at once (see CatalogCache.prefetch)."""
-        self.cache.prefetch((self.name, q, k) for q in queries)
+        self.cache.prefetch((self.key, q, k) for q in queries)
 
     def search(self, query: str, k: int) -> list[Hit]:
-        cached = self.cache.get((self.name, query, k))
-        if cached is not None:
+        cached = self.cache.get((self.key, query, k))
+        try:
+            found = [Hit(**h) for h in json.loads(cached[0])] if cached is not None else None
+        except (ValueError, TypeError):
+            found = None  # an entry this code cannot read: ask again
+        if found is not None:
             with self._lock:
                 self.hits += 1
-            return [Hit(**h) for h in json.loads(cached[0])]
+            return found
         with self._lock:
             self.misses += 1
         found = self.backend.search(query, k)
-        self.cache.put((self.name, query, k), (json.dumps([h.__dict__ for h in found], ensure_ascii=False),))
+        self.cache.put((self.key, query, k), (json.dumps([h.__dict__ for h in found], ensure_ascii=False),))
         return found
 
     def close(self) -> None:

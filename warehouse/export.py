@@ -1,19 +1,30 @@
-"""Releases in the formats evaluation harnesses read.
+"""Releases in the formats evaluation harnesses read, one file per split, in the layout each loads
+unchanged (``--out`` is a directory):
 
-* ``chinese-simpleqa-jsonl``: the simpleqa config as Chinese SimpleQA's flat records
-  ``{"id", "primary_category", "secondary_category", "question", "answer", "urls"}``,
-  categories by their Chinese names as in Chinese SimpleQA's data (自然科学, 天文学 ...),
-  one JSON object per line, UTF-8: what OpenCompass's and evalscope's Chinese SimpleQA
-  loaders read. OpenCompass takes question, answer and primary_category. evalscope reads
-  split "train" of a dataset directory (a directory holding this one file loads as
-  that split), takes question and answer, keeps id and secondary_category, and groups
-  by primary_category, which must be one of the six topic names in filters/taxonomy.toml.
-* ``simple-evals-csv``: the same items as simple-evals' SimpleQA CSV, columns
-  ``metadata,problem,answer``; metadata is the Python-literal dict simple-evals ships
-  (``{'topic': ..., 'answer_type': ..., 'urls': [...]}``).
-* ``jsonl``: every config and split as ``<config>/<split>.jsonl``, all columns.
+* ``chinese-simpleqa-jsonl``: ``<out>/<split>/chinese_simpleqa.jsonl``, the simpleqa config as
+  Chinese SimpleQA's flat records ``{"id", "primary_category", "secondary_category", "question",
+  "answer", "urls"}``, categories by their Chinese names as in Chinese SimpleQA's data (自然与自然科学,
+  地理 ...), one JSON object per line, UTF-8. Each split's directory is a dataset both harnesses
+  load as it is:
 
-Rows come in the release's order (by id), so an export is the same bytes every time.
+  - evalscope (``evalscope/benchmarks/chinese_simple_qa/csimple_qa_adapter.py``, ``eval_split='train'``)
+    hands a local directory to ``datasets.load_dataset(path=<dir>, name=None, split="train")``
+    (``evalscope/api/dataset/hub.py``, ``load_dataset_from_hub``). Hugging Face infers splits from
+    file names, so the file is named without a split word: a name holding ``eval`` or ``test``
+    loads as split "test" and the request for "train" fails. It takes question and answer, keeps
+    id and secondary_category, and makes primary_category the subset, one of the six topic names
+    of filters/taxonomy.toml (other values are left out of every subset).
+  - OpenCompass (``opencompass/datasets/chinese_simpleqa.py``, ``CsimpleqaDataset.load``) opens
+    ``<path>/<name>.jsonl`` with ``name='chinese_simpleqa'``, reading id, question, answer and
+    primary_category.
+* ``simple-evals-csv``: ``<out>/<split>/simple_qa_test_set.csv``, the same items as simple-evals'
+  SimpleQA CSV (its file's name), columns ``metadata,problem,answer``; metadata is the
+  Python-literal dict simple-evals ships (``{'topic': ..., 'answer_type': ..., 'urls': [...]}``).
+* ``jsonl``: every config as ``<out>/<config>/<split>.jsonl``, all columns.
+
+``split`` "all" writes every split the release has; "eval" or "train" one (and, for ``jsonl``,
+the configs that have no splits). Rows come in the release's order (by id), so an export is the
+same bytes every time.
 """
 
 from __future__ import annotations
@@ -22,17 +33,29 @@ import csv
 import io
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 import pyarrow.parquet as pq
 
 from filters.domains import load_taxonomy
-from schemas import ReleaseManifest
+from schemas import ReleaseFile, ReleaseManifest
 from warehouse.release import ReleaseError, config_files, load_manifest
 
 FORMATS = ("chinese-simpleqa-jsonl", "simple-evals-csv", "jsonl")
 SPLITS = ("eval", "train", "all")
+# The file of one split, inside <out>/<split>/, named as the harness names its own.
+FILE_NAMES = {"chinese-simpleqa-jsonl": "chinese_simpleqa.jsonl", "simple-evals-csv": "simple_qa_test_set.csv"}
+
+
+@dataclass(frozen=True, slots=True)
+class Exported:
+    """One file an export wrote."""
+
+    path: Path
+    rows: int
+    split: str
 
 
 def _category_names(manifest: ReleaseManifest) -> tuple[dict[str, str], dict[str, str]]:
@@ -47,15 +70,18 @@ def _category_names(manifest: ReleaseManifest) -> tuple[dict[str, str], dict[str
     return topics, subtopics
 
 
-def _rows(directory: Path, manifest: ReleaseManifest, config: str, split: str) -> Iterator[dict]:
-    files = config_files(manifest, config, split)
-    if not files:
-        have = sorted({f"{f.config}/{f.split}" for f in manifest.files})
-        raise ReleaseError(f"{manifest.name} {manifest.version} has no {config} rows for split {split!r} "
-                           f"(it holds: {', '.join(have)})")
-    for f in sorted(files, key=lambda f: f.split):
-        for batch in pq.ParquetFile(directory / f.path, pre_buffer=False).iter_batches(10_000):
-            yield from batch.to_pylist()
+def _rows(directory: Path, file: ReleaseFile) -> Iterator[dict]:
+    for batch in pq.ParquetFile(directory / file.path, pre_buffer=False).iter_batches(10_000):
+        yield from batch.to_pylist()
+
+
+def _simpleqa_records(rows: Iterator[dict], topics: dict[str, str], subtopics: dict[str, str]) -> Iterator[dict]:
+    """Chinese SimpleQA's record of each item, and its answer type for simple-evals' metadata."""
+    for r in rows:
+        yield {"id": r["item_id"], "primary_category": topics.get(r["primary_category"], r["primary_category"] or ""),
+               "secondary_category": subtopics.get(r["secondary_category"], r["secondary_category"] or ""),
+               "question": r["question"], "answer": r["answer"], "urls": list(r["urls"] or []),
+               "answer_type": r.get("answer_kind") or ""}
 
 
 def _write_atomically(path: Path, lines: Iterator[str]) -> int:
@@ -74,43 +100,49 @@ def _write_atomically(path: Path, lines: Iterator[str]) -> int:
     return count
 
 
-def export(directory: Path, fmt: str, out: Path, split: str = "eval") -> dict[str, int]:
-    """Write the release in ``fmt`` to ``out`` (a file, or a directory for ``jsonl``); returns
-    rows written per file."""
+def export(directory: Path, fmt: str, out: Path, split: str = "all") -> list[Exported]:
+    """Write the release in ``fmt`` under the directory ``out``, one file per split (``split`` "all":
+    every split); returns what was written."""
     if fmt not in FORMATS:
         raise ReleaseError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if split not in SPLITS:
         raise ReleaseError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
     manifest = load_manifest(directory)
     out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise ReleaseError(f"{out} is a file; --out names the directory {fmt} is written into")
     if fmt == "jsonl":
-        written = {}
+        written = []
         for f in manifest.files:
             if split != "all" and f.split not in (split, "all"):
                 continue
             target = out / f.config / f"{f.split}.jsonl"
-            rows = (json.dumps(r, ensure_ascii=False, default=str) + "\n"
-                    for b in pq.ParquetFile(directory / f.path, pre_buffer=False).iter_batches(10_000) for r in b.to_pylist())
-            written[str(target)] = _write_atomically(target, rows)
+            rows = (json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in _rows(directory, f))
+            written.append(Exported(target, _write_atomically(target, rows), f.split))
         return written
+    files = config_files(manifest, "simpleqa", split)
+    if not files:
+        have = sorted({f"{f.config}/{f.split}" for f in manifest.files})
+        raise ReleaseError(f"{manifest.name} {manifest.version} has no simpleqa rows for split {split!r} "
+                           f"(it holds: {', '.join(have)})")
     topics, subtopics = _category_names(manifest)
-    records = ({"id": r["item_id"], "primary_category": topics.get(r["primary_category"], r["primary_category"] or ""),
-                "secondary_category": subtopics.get(r["secondary_category"], r["secondary_category"] or ""),
-                "question": r["question"], "answer": r["answer"], "urls": list(r["urls"] or []),
-                "answer_type": r.get("answer_kind") or ""}
-               for r in _rows(directory, manifest, "simpleqa", split))
-    if fmt == "chinese-simpleqa-jsonl":
-        lines = (json.dumps({k: v for k, v in rec.items() if k != "answer_type"}, ensure_ascii=False) + "\n"
-                 for rec in records)
-        return {str(out): _write_atomically(out, lines)}
+    written = []
+    for f in sorted(files, key=lambda f: f.split):
+        target = out / f.split / FILE_NAMES[fmt]
+        records = _simpleqa_records(_rows(directory, f), topics, subtopics)
+        if fmt == "chinese-simpleqa-jsonl":
+            lines = (json.dumps({k: v for k, v in rec.items() if k != "answer_type"}, ensure_ascii=False) + "\n"
+                     for rec in records)
+            written.append(Exported(target, _write_atomically(target, lines), f.split))
+        else:
+            written.append(Exported(target, _write_atomically(target, _csv_lines(records)) - 1, f.split))
+    return written
 
-    def csv_lines() -> Iterator[str]:
-        yield "metadata,problem,answer\r\n"
-        for rec in records:
-            buffer = io.StringIO()
-            metadata = {"topic": rec["primary_category"], "answer_type": rec["answer_type"], "urls": rec["urls"]}
-            csv.writer(buffer).writerow([repr(metadata), rec["question"], rec["answer"]])
-            yield buffer.getvalue()
 
-    count = _write_atomically(out, csv_lines())
-    return {str(out): count - 1}
+def _csv_lines(records: Iterator[dict]) -> Iterator[str]:
+    yield "metadata,problem,answer\r\n"
+    for rec in records:
+        buffer = io.StringIO()
+        metadata = {"topic": rec["primary_category"], "answer_type": rec["answer_type"], "urls": rec["urls"]}
+        csv.writer(buffer).writerow([repr(metadata), rec["question"], rec["answer"]])
+        yield buffer.getvalue()

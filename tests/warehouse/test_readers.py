@@ -68,44 +68,26 @@ def test_diff_counts_added_removed_and_changed_rows_with_examples(tmp_path):
 
 
 def test_chinese_simpleqa_export_has_the_flat_records_with_chinese_category_names(release, tmp_path):
-    out = tmp_path / "csqa.jsonl"
+    out = tmp_path / "csqa"
     written = export(release, "chinese-simpleqa-jsonl", out, split="all")
-    assert written == {str(out): 12}
-    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [(w.path, w.rows, w.split) for w in written] == [(out / "eval" / "chinese_simpleqa.jsonl", 3, "eval"),
+                                                            (out / "train" / "chinese_simpleqa.jsonl", 9, "train")]
+    rows = [json.loads(line) for line in written[0].path.read_text(encoding="utf-8").splitlines()]
     assert list(rows[0]) == ["id", "primary_category", "secondary_category", "question", "answer", "urls"]
     assert rows[0]["primary_category"] == "自然与自然科学" and rows[0]["secondary_category"] == "地理"
     import datasets
 
-    loaded = datasets.load_dataset("json", data_files={"test": str(out)}, cache_dir=str(tmp_path / "hf"))["test"]
-    assert loaded.num_rows == 12 and set(loaded.column_names) >= {"question", "answer", "primary_category"}
-
-
-# evalscope's Chinese SimpleQA adapter (evalscope/benchmarks/chinese_simple_qa/csimple_qa_adapter.py) reads
-# split "train" of the dataset directory, takes question and answer, keeps id and secondary_category as
-# metadata, and makes primary_category the subset key, one of these six subsets.
-EVALSCOPE_SUBSETS = {"中华文化", "人文与社会科学", "工程、技术与应用科学", "生活、艺术与文化", "社会", "自然与自然科学"}
-
-
-def test_the_chinese_simpleqa_export_in_a_directory_loads_as_evalscope_reads_it(release, tmp_path):
-    out = tmp_path / "csqa" / "chinese_simpleqa.jsonl"
-    export(release, "chinese-simpleqa-jsonl", out, split="all")
-    import datasets
-
-    loaded = datasets.load_dataset(str(out.parent), cache_dir=str(tmp_path / "hf"))
-    assert list(loaded) == ["train"]
-    train = loaded["train"]
-    assert train.num_rows == 12
-    assert all(isinstance(r["id"], str) and r["question"] and r["answer"] and r["secondary_category"]
-               for r in train)
-    assert set(train["primary_category"]) <= EVALSCOPE_SUBSETS
+    loaded = datasets.load_dataset("json", data_files={"test": str(written[0].path)},
+                                   cache_dir=str(tmp_path / "hf"))["test"]
+    assert loaded.num_rows == 3 and set(loaded.column_names) >= {"question", "answer", "primary_category"}
 
 
 def test_simple_evals_csv_has_metadata_problem_answer(release, tmp_path):
-    out = tmp_path / "simple_qa.csv"
-    export(release, "simple-evals-csv", out, split="eval")
-    with open(out, encoding="utf-8", newline="") as handle:
+    (written,) = export(release, "simple-evals-csv", tmp_path / "simple-evals", split="eval")
+    assert written.path == tmp_path / "simple-evals" / "eval" / "simple_qa_test_set.csv" and written.rows == 3
+    with open(written.path, encoding="utf-8", newline="") as handle:
         rows = list(csv.DictReader(handle))
-    assert rows and list(rows[0]) == ["metadata", "problem", "answer"]
+    assert len(rows) == 3 and list(rows[0]) == ["metadata", "problem", "answer"]
     metadata = ast.literal_eval(rows[0]["metadata"])
     assert metadata["topic"] == "自然与自然科学" and metadata["urls"][0].startswith("http://x/item/")
 
