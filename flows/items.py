@@ -147,12 +147,13 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
             writer.write_all(apply_rewrites(iter_records(raw_paths, Item), rewrites))
     report["question_database"] = len(database)
 
-    verified_by: dict[str, list[str]] = {}
+    verified_by: dict[str, list[str]] = {}  # checks that returned a verdict on the item
+    unverified_by: dict[str, list[str]] = {}  # checks that ran on it without one
     if verify is not None and verify.items:
         from flows.item_checks import verify_items
 
         report["verification"] = verify_items(writer.paths, drops, verified_by, verify, client, page_shards,
-                                              out_dir / "verification.jsonl", cache)
+                                              out_dir / "verification.jsonl", cache, unverified_by)
     if hasattr(embedder, "hits"):
         report["embedding_cache"] = {"hits": embedder.hits, "misses": embedder.misses}
     if client is not None:  # after verification, so its calls are counted too
@@ -165,6 +166,7 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     def decided() -> Iterator[Item]:
         for item in iter_records(writer.paths, Item):
             item.verified_by = verified_by.get(item.item_id, [])
+            item.unverified_by = unverified_by.get(item.item_id, [])
             found = drops.get(item.item_id)
             if found is not None and item.decision == "kept":
                 item.decision, item.reason = "dropped", found[0]

@@ -123,6 +123,11 @@ class VerifySettings(_Section):
     items: bool = Field(True, description="verify question items: safety terms always; criteria, evidence and "
                         "moderation by the LLM when llm.base_url is set; offline, retrieval support labels")
     evidence_k: int = Field(5, ge=1, le=50, description="passages the evidence check reads per question")
+    drop_unverified: list[Literal["kgc", "qa", "t2t", "cloze", "simpleqa"]] = Field(
+        default_factory=lambda: ["simpleqa"],
+        description="item kinds dropped when a check ran on them but returned no verdict (an LLM call that failed: "
+                    "reason unverified:<check>:<error>); items of the other kinds are kept and name the check in "
+                    "unverified_by")
     panel: list["PanelModel"] = Field(default_factory=list, description="answer models of the difficulty filter")
     sensitive_terms: Path | None = Field(None, description="term list; unset: verifiers/sensitive_terms.txt")
 
@@ -145,9 +150,13 @@ class LLMSection(_Section):
     max_retries: int = Field(4, ge=0)
     concurrency: int = Field(4, ge=1, le=64)
     temperature: float = Field(0.0, ge=0, le=2)
-    budget_usd: float | None = Field(None, ge=0, description="stop spending at this many dollars; unset: no cap")
+    budget_usd: float | None = Field(None, ge=0, description="most dollars one run may spend; each request reserves "
+                                     "its cost bound (prompt bytes as tokens plus max_output_tokens) before it is "
+                                     "sent, so the run stops before passing it; unset: no cap")
     usd_per_million_input: float = Field(0.0, ge=0)
     usd_per_million_output: float = Field(0.0, ge=0)
+    max_output_tokens: int = Field(1024, ge=1, le=131_072, description="sent as max_tokens with every request: "
+                                   "the longest reply, and the output part of each request's budget reservation")
 
     def client_settings(self):
         from verifiers.llm import LLMSettings
@@ -156,7 +165,8 @@ class LLMSection(_Section):
                            timeout_s=self.timeout_s, max_retries=self.max_retries, concurrency=self.concurrency,
                            temperature=self.temperature, budget_usd=self.budget_usd,
                            usd_per_million_input=self.usd_per_million_input,
-                           usd_per_million_output=self.usd_per_million_output)
+                           usd_per_million_output=self.usd_per_million_output,
+                           max_output_tokens=self.max_output_tokens)
 
 
 class ReleaseSettings(_Section):

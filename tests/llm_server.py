@@ -4,7 +4,8 @@
         client = OpenAI(base_url=llm.base_url, api_key="test")
 
 The script is a function of the parsed request body (and the call number) that
-returns an action: ``reply(content)`` (a string, or an object sent as JSON text),
+returns an action: ``reply(content)`` (a string, or an object sent as JSON text; ``None`` sends a
+null content), ``raw(body)`` (the whole response body as it is, e.g. ``{"choices": []}``),
 ``status(429, retry_after=0.1)``, ``status(500)`` or ``delay(seconds, then)``.
 Every request is recorded in ``llm.requests`` with its headers; ``max_in_flight`` is the
 most requests the server was answering at once.
@@ -13,6 +14,7 @@ most requests the server was answering at once.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -24,19 +26,25 @@ from bench.localhost import free_port
 
 @dataclass
 class Action:
-    kind: str  # reply | status | delay
-    content: str = ""
+    kind: str  # reply | raw | status | delay
+    content: str | None = ""
     code: int = 200
     retry_after: float | None = None
     seconds: float = 0.0
     then: "Action | None" = None
     prompt_tokens: int = 10
     completion_tokens: int = 5
+    finish_reason: str = "stop"  # "length": the reply was cut at max_tokens
 
 
 def reply(content: Any, prompt_tokens: int = 10, completion_tokens: int = 5) -> Action:
-    text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+    text = content if isinstance(content, str) or content is None else json.dumps(content, ensure_ascii=False)
     return Action("reply", content=text, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+
+
+def raw(body: Any) -> Action:
+    """A 200 answer whose body is exactly this (an object sent as JSON text)."""
+    return Action("raw", content=body if isinstance(body, str) else json.dumps(body, ensure_ascii=False))
 
 
 def status(code: int, retry_after: float | None = None) -> Action:
@@ -45,6 +53,15 @@ def status(code: int, retry_after: float | None = None) -> Action:
 
 def delay(seconds: float, then: Action) -> Action:
     return Action("delay", seconds=seconds, then=then)
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # room for every concurrent client: a full backlog stalls a connect for a second
+
+    def handle_error(self, request, client_address) -> None:
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return  # the client gave up waiting (a scripted timeout): nothing to report
+        super().handle_error(request, client_address)
 
 
 class ScriptedLLM:
@@ -101,21 +118,27 @@ class ScriptedLLM:
                     self.end_headers()
                     self.wfile.write(payload.encode())
                     return
+                if action.kind == "raw":
+                    self._body((action.content or "").encode("utf-8"))
+                    return
                 payload = json.dumps({
                     "id": f"chatcmpl-{len(owner.requests)}", "object": "chat.completion", "created": 0,
                     "model": model,
-                    "choices": [{"index": 0, "finish_reason": "stop",
+                    "choices": [{"index": 0, "finish_reason": action.finish_reason,
                                  "message": {"role": "assistant", "content": action.content}}],
                     "usage": {"prompt_tokens": action.prompt_tokens, "completion_tokens": action.completion_tokens,
                               "total_tokens": action.prompt_tokens + action.completion_tokens},
                 }, ensure_ascii=False).encode("utf-8")
+                self._body(payload)
+
+            def _body(self, payload: bytes) -> None:
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self._server = _Server(("127.0.0.1", self.port), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self

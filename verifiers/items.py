@@ -1,25 +1,28 @@
-"""Item verifiers: safety, criteria, evidence (RAG) and difficulty, each recording that it ran.
+"""Item verifiers: safety, criteria, evidence (RAG) and difficulty, each saying which checks gave a verdict.
 
-Each verifier looks at the kept question items (qa and simpleqa) and returns, per item,
-a :class:`Check`: whether the item stays, the reason when it does not, and the
-evidence. What runs depends on what is configured:
+Each verifier looks at the kept items and returns, per item, a :class:`Check`: whether
+the item stays, the reason when it does not, the evidence, the checks that returned a
+verdict on it (``verified``) and those that ran on it without one, with the error
+(``unverified``: an LLM call that failed after its retries). Whether an item without a
+verdict stays is decided by the flow (``verify.drop_unverified``), never here. What runs
+depends on what is configured:
 
-* **safety**: the reviewable term list ``verifiers/sensitive_terms.txt`` always;
-  with an LLM, also a moderation prompt.
-* **criteria**: with an LLM, the criteria prompt (objective, single answer, time
-  invariant, in its category); offline, the rules of :mod:`builders.criteria`
-  already applied when the item was made (recorded as ``criteria_rules``).
-* **rag**: evidence from the search backend for the question; with an LLM, a judge
-  reads the passages (llama-index nodes over the retrieved text) and the item is
-  dropped when they contradict the answer or do not support it; offline, the
-  retrieval check labels an item ``retrieval_support`` when a page other than its
-  source names the entity and contains the answer, and drops nothing.
+* **safety**: the reviewable term list ``verifiers/sensitive_terms.txt`` always
+  (``safety_terms``); with an LLM, also a moderation prompt (``safety_llm``).
+* **criteria**: the rules of :mod:`builders.criteria`, applied when the item was made
+  (``criteria_rules``: deterministic, no LLM); with an LLM, also the criteria prompt
+  (``criteria_llm``: objective, single answer, time invariant, in its category).
+* **rag**: evidence from the search backend for the question. The retrieval check labels
+  an item ``retrieval_support`` when a page other than its source names the entity and
+  contains the answer; it is a label and drops nothing. With an LLM, a judge reads the
+  passages (llama-index nodes over the retrieved text) and must quote them verbatim
+  (``rag_llm``): the item is dropped when they contradict the answer or do not support it,
+  and when the quote is not in any of its passages after normalisation (``rag:unsupported``).
 * **difficulty**: with a panel of answer models, each answers every question, a
-  grader (the LLM judge, or normalised matching offline) labels each answer
-  CORRECT / INCORRECT / NOT_ATTEMPTED, and questions every panel model answers
-  correctly are dropped.
-
-``verified_by`` on each item lists the verifiers that actually ran on it.
+  grader (the LLM judge, or normalised matching offline or when it fails) labels each
+  answer CORRECT / INCORRECT / NOT_ATTEMPTED, and questions every panel model answers
+  correctly are dropped (``difficulty_panel``). A question some panel model could not
+  answer (a failed call) while the others were right has no verdict.
 """
 
 from __future__ import annotations
@@ -40,9 +43,17 @@ GRADES = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED")
 
 @dataclass
 class Check:
+    """One verifier's outcome for one item.
+
+    ``by``: the check whose verdict dropped the item; ``verified``: the checks that returned a
+    verdict on it; ``unverified``: the checks that ran on it without one, with the error."""
+
     keep: bool = True
     reason: str = ""
     evidence: dict = field(default_factory=dict)
+    verified: list[str] = field(default_factory=list)
+    unverified: dict[str, str] = field(default_factory=dict)
+    by: str = ""
 
 
 def load_terms(path: Path = TERMS) -> list[str]:
@@ -50,17 +61,20 @@ def load_terms(path: Path = TERMS) -> list[str]:
             if line.strip() and not line.startswith("#")]
 
 
-def _bools(keys: Iterable[str]):
+def _bools(keys: Iterable[str], strings: Iterable[str] = ()):
     def validate(data: Any) -> str:
         if not isinstance(data, dict):
             return "expected a JSON object"
         missing = [k for k in keys if not isinstance(data.get(k), bool)]
-        return f"missing true/false fields {missing}" if missing else ""
+        if missing:
+            return f"missing true/false fields {missing}"
+        wrong = [k for k in strings if not isinstance(data.get(k, ""), str)]
+        return f"fields {wrong} must be strings" if wrong else ""
     return validate
 
 
 class SafetyVerifier:
-    name = "safety_terms"
+    name = "safety"
 
     def __init__(self, terms: list[str], llm: LLMClient | None = None):
         self.terms, self.llm = [normalize(t) for t in terms], llm
@@ -71,50 +85,67 @@ class SafetyVerifier:
         for item in items:
             text = normalize(item.question + "。" + item.answer)
             hit = next((t for t in self.terms if t and t in text), None)
-            out[item.item_id] = Check(False, f"safety:term:{hit}", {"term": hit}) if hit else Check()
+            out[item.item_id] = (Check(False, f"safety:term:{hit}", {"term": hit}, ["safety_terms"], by="safety_terms")
+                                 if hit else Check(verified=["safety_terms"]))
         if self.llm is not None:
             rest = [i for i in items if out[i.item_id].keep]
             results = self.llm.map("safety", [self.prompt.messages(question=i.question, answer=i.answer)
-                                              for i in rest], _bools(["flagged"]))
+                                              for i in rest], _bools(["flagged"], ["category", "reason"]))
             for item, result in zip(rest, results, strict=True):
+                check = out[item.item_id]
                 if not result.ok:
-                    out[item.item_id] = Check(True, "", {"moderation_error": result.error})
-                elif result.data["flagged"]:
-                    out[item.item_id] = Check(False, f"safety:moderation:{result.data.get('category', '')}",
-                                              {"reason": result.data.get("reason", "")})
+                    check.unverified["safety_llm"] = result.error
+                    check.evidence["moderation_error"] = result.error
+                    continue
+                check.verified.append("safety_llm")
+                if result.data["flagged"]:
+                    check.keep, check.by = False, "safety_llm"
+                    check.reason = f"safety:moderation:{result.data.get('category', '')}"
+                    check.evidence["reason"] = result.data.get("reason", "")
         return out
-
-    def ran(self) -> list[str]:
-        return ["safety_terms"] + (["safety_llm"] if self.llm is not None else [])
 
 
 class CriteriaVerifier:
+    """The criteria rules ran when each item was made (``criteria_rules``); with an LLM, the
+    criteria prompt judges each question too (``criteria_llm``)."""
+
+    name = "criteria"
+    KEYS = ("objective", "single_answer", "time_invariant", "in_category")
+
     def __init__(self, llm: LLMClient | None):
         self.llm = llm
         self.prompt = Prompt.load(PROMPTS / "criteria.txt")
 
     def check(self, items: list[Item]) -> dict[str, Check]:
+        out = {i.item_id: Check(verified=["criteria_rules"]) for i in items}
         if self.llm is None:
-            return {i.item_id: Check() for i in items}  # the rules ran when the items were made
-        keys = ("objective", "single_answer", "time_invariant", "in_category")
+            return out
         results = self.llm.map("criteria", [self.prompt.messages(
             category=f"{i.primary_category or ''}/{i.secondary_category or ''}", question=i.question, answer=i.answer)
-            for i in items], _bools(keys))
-        out = {}
+            for i in items], _bools(self.KEYS))
         for item, result in zip(items, results, strict=True):
+            check = out[item.item_id]
             if not result.ok:
-                out[item.item_id] = Check(False, f"criteria:unverified:{result.error}", {})
+                check.unverified["criteria_llm"] = result.error
+                check.evidence["error"] = result.error
                 continue
-            failed = [k for k in keys if not result.data[k]]
-            out[item.item_id] = Check(not failed, f"criteria:{','.join(failed)}" if failed else "",
-                                      {"reason": str(result.data.get("reason", ""))})
+            check.verified.append("criteria_llm")
+            failed = [k for k in self.KEYS if not result.data[k]]
+            check.evidence["reason"] = str(result.data.get("reason", ""))
+            if failed:
+                check.keep, check.reason, check.by = False, f"criteria:{','.join(failed)}", "criteria_llm"
         return out
 
-    def ran(self) -> list[str]:
-        return ["criteria_llm"] if self.llm is not None else ["criteria_rules"]
+
+def quoted_in(quote: str, passages: Iterable[str]) -> bool:
+    """Whether a non-empty quote occurs, after normalisation, in one of the passages."""
+    wanted = normalize(quote)
+    return bool(wanted) and any(wanted in normalize(p) for p in passages)
 
 
 class EvidenceVerifier:
+    name = "evidence"
+
     def __init__(self, search: SearchBackend, llm: LLMClient | None, k: int = 5, names: dict[str, list[str]] | None = None):
         self.search, self.llm, self.k = search, llm, k
         self.names = names or {}
@@ -155,30 +186,34 @@ class EvidenceVerifier:
                        and any(n in normalize(h.title + h.text) for n in names)]
             if support:
                 self.supported.add(item.item_id)
-            out[item.item_id] = Check(True, "", {"urls": support})
+            out[item.item_id] = Check(True, "", {"urls": support}, ["retrieval_support"] if support else [])
         if self.llm is None:
             return out
         results = self.llm.map("rag", [self.prompt.messages(
             question=i.question, answer=i.answer,
             evidence="\n".join(f"[{n}] {h.url}\n{h.text}" for n, h in enumerate(evidence[i.item_id])) or "（无）")
-            for i in items], _bools(["supported", "contradicted"]))
+            for i in items], _bools(["supported", "contradicted"], ["quote", "other_answer"]))
         for item, result in zip(items, results, strict=True):
-            urls = [h.url for h in evidence[item.item_id]]
+            passages = evidence[item.item_id]
+            urls = [h.url for h in passages]
+            check = out[item.item_id]
+            check.evidence = {"retrieval_support": check.evidence["urls"], "urls": urls}
             if not result.ok:
-                out[item.item_id] = Check(False, f"rag:unverified:{result.error}", {"urls": urls})
+                check.unverified["rag_llm"] = result.error
+                check.evidence["error"] = result.error
+                continue
+            check.verified.append("rag_llm")
+            quote = str(result.data.get("quote") or "")
+            check.evidence["quote"] = quote
+            claims = result.data["contradicted"] or result.data["supported"]
+            if claims and not quoted_in(quote, (h.text for h in passages)):  # a verdict the passages do not bear out
+                check.keep, check.reason, check.by = False, "rag:unsupported", "rag_llm"
             elif result.data["contradicted"]:
-                out[item.item_id] = Check(False, "rag:contradicted", {
-                    "urls": urls, "quote": result.data.get("quote", ""), "other_answer": result.data.get("other_answer", "")})
+                check.keep, check.reason, check.by = False, "rag:contradicted", "rag_llm"
+                check.evidence["other_answer"] = result.data.get("other_answer", "")
             elif not result.data["supported"]:
-                out[item.item_id] = Check(False, "rag:no_support", {"urls": urls})
-            else:
-                out[item.item_id] = Check(True, "", {"urls": urls, "quote": result.data.get("quote", "")})
+                check.keep, check.reason, check.by = False, "rag:no_support", "rag_llm"
         return out
-
-    def ran_on(self, item_id: str) -> list[str]:
-        if self.llm is not None:
-            return ["rag_llm"]
-        return ["retrieval_support"] if item_id in self.supported else []
 
 
 def match_grade(answer: str, response: str) -> str:
@@ -190,6 +225,8 @@ def match_grade(answer: str, response: str) -> str:
 
 
 class DifficultyFilter:
+    name = "difficulty"
+
     def __init__(self, panel: list[LLMClient], grader: LLMClient | None = None):
         self.panel, self.grader = panel, grader
         self.answer_prompt = Prompt.load(PROMPTS / "answer.txt")
@@ -213,9 +250,16 @@ class DifficultyFilter:
         for item in items:
             graded = {name: {**answer, "grade": grades.get((item.item_id, name), "ERROR")}
                       for name, answer in answers[item.item_id].items()}
-            all_correct = bool(graded) and all(g["grade"] == "CORRECT" for g in graded.values())
-            out[item.item_id] = Check(not all_correct, "difficulty:all_panel_models_correct" if all_correct else "",
-                                      {"answers": graded})
+            failed = [g["error"] for g in graded.values() if g["error"]]
+            answered_wrong = any(g["grade"] != "CORRECT" for g in graded.values() if not g["error"])
+            if failed and not answered_wrong:
+                # the models that answered were all right: whether every model is, nobody knows
+                out[item.item_id] = Check(True, "", {"answers": graded}, unverified={"difficulty_panel": failed[0]})
+            elif answered_wrong:
+                out[item.item_id] = Check(True, "", {"answers": graded}, ["difficulty_panel"])
+            else:
+                out[item.item_id] = Check(False, "difficulty:all_panel_models_correct", {"answers": graded},
+                                          ["difficulty_panel"], by="difficulty_panel")
         return out
 
     def _grades(self, to_grade: list[tuple[Item, str, str]]) -> list[str]:
@@ -228,6 +272,3 @@ class DifficultyFilter:
             lambda d: "" if isinstance(d, dict) and d.get("grade") in GRADES else f"grade must be one of {GRADES}")
         return [r.data["grade"] if r.ok else match_grade(item.answer, response)
                 for (item, _, response), r in zip(to_grade, results, strict=True)]
-
-    def ran(self) -> list[str]:
-        return ["difficulty_panel"] if self.panel else []

@@ -287,25 +287,86 @@ def _llm_lines(llm: dict | None) -> list[str]:
         return ["- Questions come from the templates in `builders/question_templates.tsv`; no LLM wrote or "
                 "checked any item of this release.",
                 f"- SimpleQA-style items passed {rules}."]
+    model = llm.get("model")
+    stages = llm.get("stages", {})
+    calls = sum(s.get("calls", 0) for s in stages.values())
+    hits = sum(s.get("cache_hits", 0) for s in stages.values())
+    failures = sum(s.get("failures", 0) for s in stages.values())
+    errors: dict[str, int] = {}
+    for stage in stages.values():
+        for error, count in stage.get("errors", {}).items():
+            errors[error] = errors.get(error, 0) + count
+    spent = llm.get("usd", sum(s.get("usd", 0) for s in stages.values()))
     rewrite, writer = llm.get("qa_rewrite", {}), llm.get("simpleqa_writer", {})
-    return [f"- QA questions: {rewrite.get('rewritten', 0)} rewritten by `{llm.get('model')}` from the templates in "
-            f"`builders/question_templates.tsv` (rewrites failing the rules kept the template question).",
-            f"- SimpleQA-style items: written by `{llm.get('model')}` from the pair texts, kept only when its critique "
-            f"prompt passed them, {rules} held, and the answer occurs in the text ({writer.get('kept', 0)} kept of "
-            f"{writer.get('proposed', 0)} proposed)."]
+    lines = [f"- LLM `{model}`: {calls} requests answered, {hits} replies from the cache, {failures} calls failed"
+             + (f" ({_counts(errors)})" if errors else "") + f"; ${spent:.4f} spent"
+             + (f" of a ${llm['budget_usd']:.2f} budget" if llm.get("budget_usd") is not None else "") + ".",
+             f"- QA questions: {rewrite.get('rewritten', 0)} rewritten by `{model}` from the templates in "
+             f"`builders/question_templates.tsv`; the others kept the template question (rewrites failing the "
+             f"rules {rewrite.get('kept_template', 0)}, failed calls {rewrite.get('failed', 0)})."]
+    if writer.get("kept", 0):
+        lines.append(f"- SimpleQA-style items: written by `{model}` from the pair texts, kept only when its critique "
+                     f"prompt passed them, {rules} held, and the answer occurs in the text ({writer.get('kept', 0)} "
+                     f"kept of {writer.get('proposed', 0)} proposed; {writer.get('failed_calls', 0)} calls failed).")
+    else:
+        lines.append(f"- SimpleQA-style items: `{model}` wrote none that passed ({writer.get('proposed', 0)} proposed, "
+                     f"{writer.get('failed_calls', 0)} calls failed).")
+    return lines
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+
+
+# What each item check is, in the card's words; LLM checks are the ones whose name ends in _llm or
+# that ask a panel of models.
+CHECKS = {
+    "safety_terms": "the term list `verifiers/sensitive_terms.txt`: deterministic, no LLM",
+    "safety_llm": "LLM moderation prompt",
+    "criteria_rules": "the criteria rules of `builders/criteria.py`, applied when each item was made: "
+                      "deterministic, no LLM",
+    "criteria_llm": "LLM criteria judge: objective, single answer, time invariant, in its category",
+    "retrieval_support": "a label, not a check: another retrieved page names the entity and contains the answer; "
+                         "it drops nothing",
+    "rag_llm": "LLM judge of the retrieved passages; its quote must be in one of them",
+    "difficulty_panel": "panel of answer models; questions every model answers correctly are dropped",
+}
+LLM_CHECKS = ("safety_llm", "criteria_llm", "rag_llm", "difficulty_panel")
 
 
 def _verification_lines(verification: dict | None) -> list[str]:
     if not verification:
         return ["- No item verifier ran."]
-    ran = verification.get("verifiers_ran", [])
-    lines = [f"- Verifiers that ran on items (`verified_by` on each item): {', '.join(ran) or 'none'}."]
-    for name in ("safety", "criteria", "evidence", "difficulty"):
-        if name in verification:
-            lines.append(f"  - {name}: {verification[name]['checked']} checked, {verification[name]['dropped']} dropped")
-    if not any(n.endswith("_llm") for n in ran):
-        lines.append("- No LLM judged any item: criteria are the rules, evidence is a retrieval label, "
-                     "and no difficulty panel ran.")
+    checks = verification.get("checks", {})
+    lines = ["- Item checks: `verified_by` on an item lists the checks that returned a verdict on it, "
+             "`unverified_by` those that ran on it without one."]
+    for name in [*CHECKS, *sorted(set(checks) - set(CHECKS))]:
+        if name not in checks:
+            continue
+        c = checks[name]
+        what = CHECKS.get(name, name)
+        if name == "retrieval_support":
+            lines.append(f"  - `{name}` ({what}): {c['verdicts']} of {c['checked']} questions labelled.")
+            continue
+        line = f"  - `{name}` ({what}): {c['checked']} checked, {c['verdicts']} verdicts"
+        failed = sum(c.get("failures", {}).values())
+        if failed:
+            line += f", {failed} without a verdict ({_counts(c['failures'])})"
+        line += f", {c.get('dropped', 0)} dropped by its verdicts"
+        if c.get("dropped_unverified"):
+            line += f", {c['dropped_unverified']} dropped for want of a verdict"
+        line += "."
+        if name in LLM_CHECKS and c["checked"] and not c["verdicts"]:
+            line += " No call returned a verdict: this check judged no item."
+        lines.append(line)
+    if any(sum(c.get("failures", {}).values()) for c in checks.values()):
+        dropped = verification.get("drop_unverified", [])
+        lines.append(f"- Items a check returned no verdict on were dropped from {', '.join(dropped) or 'no config'} "
+                     "(reason `unverified:<check>:<error>`) and kept in the other configs, the check named in "
+                     "their `unverified_by`.")
+    if not any(checks.get(n, {}).get("verdicts") for n in LLM_CHECKS):
+        lines.append("- No LLM returned a verdict on any item: no item was judged or moderated by an LLM, criteria "
+                     "are the rules, evidence is at most a retrieval label, and no difficulty panel decided.")
     return lines
 
 

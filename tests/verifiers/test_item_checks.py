@@ -3,6 +3,7 @@ scripted OpenAI-compatible server (criteria, evidence judge, moderation, a diffi
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 
@@ -12,8 +13,9 @@ from flows.items import items_stage
 from flows.settings import ItemsSettings, LLMSection, PanelModel, VerifySettings
 from schemas import Item
 from tests.builders.conftest import fact_pages
-from tests.llm_server import ScriptedLLM, reply
-from verifiers.items import match_grade
+from tests.builders.test_llm_items import script as writer_script
+from tests.llm_server import ScriptedLLM, delay, raw, reply, status
+from verifiers.items import match_grade, quoted_in
 from warehouse.shards import iter_records
 
 
@@ -49,6 +51,19 @@ def field(text, name):
     return match.group(1).strip() if match else ""
 
 
+def invents_its_quote(question):
+    """About one question in four, picked by its hash: the judge quotes words no passage holds."""
+    return hashlib.md5(question.encode("utf-8")).digest()[0] % 4 == 0
+
+
+def judge_quote(question, user):
+    """A piece of the first passage copied verbatim, or (for some questions) an invented one."""
+    first = re.search(r"^\[0\] \S+\n(.+)$", user, flags=re.M)
+    if invents_its_quote(question) or not first:
+        return "据记载此说并无出处"
+    return first.group(1)[:12]
+
+
 def script(body):
     system, user = body["messages"][0]["content"], body["messages"][1]["content"]
     if system.startswith("你是中文考试题的编辑"):
@@ -59,8 +74,10 @@ def script(body):
         return reply({"objective": True, "single_answer": True, "time_invariant": "逝世" not in user,
                       "in_category": True, "reason": "scripted"})
     if system.startswith("你核对中文事实问答题的答案"):
-        contradicted = "出生" in field(user, "题目")
-        return reply({"supported": True, "contradicted": contradicted, "quote": "原文", "other_answer": "别的"})
+        question = field(user, "题目")
+        contradicted = "出生" in question
+        return reply({"supported": True, "contradicted": contradicted, "quote": judge_quote(question, user),
+                      "other_answer": "别的"})
     if system.startswith("请用尽量简短的中文直接回答问题"):
         return reply({"answer": "公元前221年" if body["model"] == "panel-a" else "不知道"})
     if system.startswith("你给问答打分"):
@@ -84,9 +101,14 @@ def test_llm_verifiers_drop_with_reasons_and_evidence_and_a_rerun_is_free(kept_p
                and not i.reason.startswith(("too_few", "dedup", "answer_in_question"))}
     assert {"safety:moderation", "criteria:time_invariant", "rag:contradicted"} <= reasons
     kept = [i for i in items if i.decision == "kept"]
-    assert kept and all({"safety_terms", "safety_llm", "criteria_llm", "rag_llm", "difficulty_panel"}
-                        <= set(i.verified_by) for i in kept)
+    assert kept and all({"safety_terms", "safety_llm", "criteria_rules", "criteria_llm", "rag_llm",
+                         "difficulty_panel"} <= set(i.verified_by) and not i.unverified_by for i in kept)
+    # a judge's quote that no retrieved passage holds does not support anything
+    unsupported = [i for i in items if i.reason == "rag:unsupported"]
+    assert unsupported and all(invents_its_quote(i.question) for i in unsupported)
+    assert not any(invents_its_quote(i.question) for i in kept)
     report = [json.loads(line) for line in (tmp_path / "a" / "verification.jsonl").read_text().splitlines()]
+    assert all(r["evidence"]["quote"] == "据记载此说并无出处" for r in report if r["reason"] == "rag:unsupported")
     contradicted = [r for r in report if r["reason"] == "rag:contradicted"]
     assert contradicted and contradicted[0]["evidence"]["other_answer"] == "别的" and contradicted[0]["evidence"]["urls"]
     stages = first["report"]["llm"]["stages"]
@@ -98,3 +120,66 @@ def test_llm_verifiers_drop_with_reasons_and_evidence_and_a_rerun_is_free(kept_p
     graded = [c for c in checks if c["verifier"] == "difficulty" and c["keep"]]
     assert graded and graded[0]["evidence"]["answers"]["panel-a"]["grade"] in ("INCORRECT", "NOT_ATTEMPTED")
     assert [i.to_row() for i in items] == [i.to_row() for i in items_of(second)]
+
+
+def test_a_quote_counts_only_when_it_is_in_a_passage_after_normalisation():
+    passages = ["长江发源于唐古拉山脉各拉丹冬峰，全长6300公里。"]
+    assert quoted_in("長江發源於 唐古拉山脉", passages)  # traditional characters and a space
+    assert quoted_in("全长6300千米", passages)  # one unit word for one meaning
+    assert not quoted_in("长江发源于昆仑山", passages)
+    assert not quoted_in("", passages) and not quoted_in("长江", [])
+
+
+def failing_verifiers(body, number):
+    """Items are written (tests.builders' script); every verifier call fails, each stage its own way."""
+    system = body["messages"][0]["content"]
+    if system.startswith("你做内容安全审核"):
+        return status(429, retry_after=0.01)
+    if system.startswith("你是中文事实问答基准的质检员"):
+        return raw({"choices": []}) if number % 2 else reply(None)
+    if system.startswith("你核对中文事实问答题的答案"):
+        times_out = hashlib.md5(body["messages"][1]["content"].encode("utf-8")).digest()[0] % 8 == 0
+        return delay(3.0, reply({"supported": True})) if times_out else reply("{broken")
+    if system.startswith("请用尽量简短的中文直接回答问题"):
+        return reply("")
+    return writer_script(body)
+
+
+def test_when_every_verifier_call_fails_no_item_claims_an_llm_check(kept_pair_shards, pages, tmp_path):
+    with ScriptedLLM(failing_verifiers) as llm:
+        section = LLMSection(base_url=llm.base_url, model="judge-1", max_retries=1, timeout_s=1.0, concurrency=16)
+        verify = VerifySettings(panel=[PanelModel(base_url=llm.base_url, model="panel-a")])
+        result = items_stage(kept_pair_shards, ItemsSettings(kinds=["qa", "simpleqa"]), tmp_path / "out",
+                             llm=section, catalog_path=tmp_path / "catalog.duckdb", verify=verify, page_shards=pages)
+    items = items_of(result)
+    llm_checks = {"safety_llm", "criteria_llm", "rag_llm", "difficulty_panel"}
+    assert not any(llm_checks & set(i.verified_by) for i in items)
+    simpleqa = [i for i in items if i.kind == "simpleqa" and i.reason.startswith("unverified:")]
+    assert simpleqa and all(i.decision == "dropped" and i.reason == "unverified:safety_llm:http_429"
+                            and i.unverified_by == ["safety_llm"] for i in simpleqa)
+    assert not [i for i in items if i.kind == "simpleqa" and i.decision == "kept"]
+    qa = [i for i in items if i.kind == "qa" and i.decision == "kept"]
+    assert qa and all(i.unverified_by == ["safety_llm", "criteria_llm", "rag_llm", "difficulty_panel"]
+                      and {"safety_terms", "criteria_rules"} <= set(i.verified_by) for i in qa)
+    verification = result["report"]["verification"]
+    checks = verification["checks"]
+    assert all(checks[name]["verdicts"] == 0 and checks[name]["checked"] > 0 for name in llm_checks)
+    assert checks["safety_llm"]["failures"] == {"http_429": checks["safety_llm"]["checked"]}
+    assert checks["safety_llm"]["dropped_unverified"] == len(simpleqa)
+    assert set(checks["criteria_llm"]["failures"]) == {"empty_reply"}
+    assert set(checks["rag_llm"]["failures"]) == {"malformed_json", "timeout"}
+    assert checks["difficulty_panel"]["failures"] == {"empty_reply": len(qa)}
+    assert not llm_checks & set(verification["verifiers_ran"])
+    checks_file = [json.loads(line) for line in (tmp_path / "out" / "checks.jsonl").read_text().splitlines()]
+    assert {"safety_llm": "http_429"} in [c["unverified"] for c in checks_file]
+
+
+def test_the_kinds_dropped_without_a_verdict_are_a_setting(kept_pair_shards, pages, tmp_path):
+    with ScriptedLLM(failing_verifiers) as llm:
+        section = LLMSection(base_url=llm.base_url, model="judge-1", max_retries=0, timeout_s=1.0, concurrency=16)
+        result = items_stage(kept_pair_shards, ItemsSettings(kinds=["qa", "simpleqa"]), tmp_path / "out",
+                             llm=section, catalog_path=tmp_path / "catalog.duckdb",
+                             verify=VerifySettings(drop_unverified=["qa"]))
+    items = items_of(result)
+    assert {i.decision for i in items if i.kind == "simpleqa" and i.unverified_by} == {"kept"}
+    assert {i.reason for i in items if i.kind == "qa" and i.unverified_by} == {"unverified:safety_llm:http_429"}

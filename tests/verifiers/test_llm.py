@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.llm_server import ScriptedLLM, delay, reply, status
-from verifiers.llm import BudgetExceeded, LLMClient, LLMSettings, Prompt
+from tests.llm_server import ScriptedLLM, delay, raw, reply, status
+from verifiers.llm import (TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST, BudgetExceeded, LLMClient, LLMSettings, Prompt,
+                           cost_bound, prompt_token_bound, request_key)
 
 MESSAGES = [{"role": "user", "content": "长江的发源地在哪里？请用JSON回答。"}]
 
@@ -72,14 +73,78 @@ def test_client_errors_are_not_retried(tmp_path):
         assert (result.error, len(llm.requests)) == ("http_401", 1)
 
 
-def test_budget_stops_spending_with_a_clear_message(tmp_path):
-    with ScriptedLLM(lambda body: reply({"ok": True}, prompt_tokens=1_000_000, completion_tokens=0)) as llm:
-        c = client(llm, tmp_path, budget_usd=1.0, usd_per_million_input=0.6)
-        assert c.complete_json("s", [{"role": "user", "content": "一"}]).ok
-        assert c.complete_json("s", [{"role": "user", "content": "二"}]).ok  # $0.60 spent: under the cap
-        with pytest.raises(BudgetExceeded, match=r"\$1.00 reached \(\$1.2000 spent\)"):
-            c.complete_json("s", [{"role": "user", "content": "三"}])
-        assert len(llm.requests) == 2
+def test_replies_without_choices_or_content_are_retried_then_recorded_never_raised(tmp_path):
+    answers = {"none": raw({"choices": []}), "null": reply(None), "blank": reply(" "), "body": raw("不是JSON"),
+               "nothing": raw("null")}
+    with ScriptedLLM(lambda body: answers[body["messages"][0]["content"]]) as llm:
+        c = client(llm, tmp_path, json_retries=1, max_retries=1)
+        results = c.map("rag", [[{"role": "user", "content": name}] for name in answers])
+        errors = {name: r.error for name, r in zip(answers, results)}
+        assert errors == {"none": "empty_reply", "null": "empty_reply", "blank": "empty_reply",
+                          "body": "bad_response", "nothing": "empty_reply"}
+        assert not any(r.ok or r.data is not None for r in results)
+        # empty replies are asked again (json_retries), broken bodies retried as transport errors (max_retries)
+        assert len(llm.requests) == 4 * 2 + 1 * 2
+        assert c.report()["stages"]["rag"]["errors"] == {"bad_response": 1, "empty_reply": 4}
+        assert not c.complete_json("rag", [{"role": "user", "content": "none"}]).cached  # failures are not cached
+
+
+def test_a_reply_cut_at_max_output_tokens_is_truncated_and_every_request_sends_the_limit(tmp_path):
+    def cut(body):
+        action = reply('{"answer": "唐古拉')
+        action.finish_reason = "length"
+        return action
+
+    with ScriptedLLM(cut) as llm:
+        result = client(llm, tmp_path, json_retries=0, max_output_tokens=7).complete_json("s", MESSAGES)
+        assert result.error == "truncated" and llm.requests[0]["max_tokens"] == 7
+
+
+def test_the_cost_bound_counts_prompt_bytes_and_max_output_tokens():
+    settings = LLMSettings(base_url="http://x/v1", model="m", usd_per_million_input=2.0, usd_per_million_output=8.0,
+                           max_output_tokens=100)
+    messages = [{"role": "system", "content": "你好"}, {"role": "user", "content": "abc"}]
+    assert prompt_token_bound(messages) == TOKENS_PER_REQUEST + 2 * TOKENS_PER_MESSAGE + 6 + 3
+    assert cost_bound(settings, messages) == pytest.approx((prompt_token_bound(messages) * 2.0 + 100 * 8.0) / 1e6)
+
+
+def dime_a_call(body):
+    """A reply that costs exactly $0.10 at $20,000 per million output tokens: its bound too."""
+    return delay(0.05, reply({"echo": body["messages"][0]["content"]}, prompt_tokens=10, completion_tokens=5))
+
+
+def test_budget_is_reserved_before_each_request_and_never_exceeded_with_concurrency(tmp_path):
+    requests = [[{"role": "user", "content": f"问题{i}"}] for i in range(40)]
+    priced = {"budget_usd": 0.5, "usd_per_million_output": 20_000.0, "max_output_tokens": 5, "concurrency": 16}
+    with ScriptedLLM(dime_a_call) as llm:
+        c = client(llm, tmp_path, **priced)
+        with pytest.raises(BudgetExceeded) as stop:
+            c.map("qa_rewrite", requests)
+        assert len(llm.requests) == 5 and c.spent() <= 0.5 + 1e-9
+        assert llm.max_in_flight <= 5
+        message = str(stop.value)
+        assert "$0.5000 of llm.budget_usd $0.50 spent on 5 requests" in message
+        assert "rerun to go on (cached replies cost nothing)" in message and "raise llm.budget_usd" in message
+        c.close()
+        # A rerun with the same budget: the five replies come from the cache, five more are bought.
+        rerun = client(llm, tmp_path, **priced)
+        with pytest.raises(BudgetExceeded):
+            rerun.map("qa_rewrite", requests)
+        assert len(llm.requests) == 10 and rerun.report()["stages"]["qa_rewrite"]["cache_hits"] == 5
+        sent = [r["messages"][0]["content"] for r in llm.requests]
+        assert len(set(sent)) == 10  # nothing was paid for twice
+        rerun.close()
+        # With room for all of them, the rest is bought and nothing twice.
+        done = client(llm, tmp_path, **{**priced, "budget_usd": 10.0}).map("qa_rewrite", requests)
+        assert [r.data["echo"] for r in done] == [f"问题{i}" for i in range(40)] and len(llm.requests) == 40
+
+
+def test_a_request_whose_cost_is_unknown_stays_at_its_bound(tmp_path):
+    with ScriptedLLM(lambda body: delay(1.0, reply({"ok": True}))) as llm:
+        c = client(llm, tmp_path, timeout_s=0.2, max_retries=0, usd_per_million_output=20_000.0, max_output_tokens=5)
+        assert c.complete_json("s", MESSAGES).error == "timeout"
+        assert c.spent() == pytest.approx(0.1)  # it may have been billed
+        assert c.report()["stages"]["s"]["usd_unconfirmed"] == pytest.approx(0.1)
 
 
 def test_map_runs_concurrently_in_order_and_the_key_stays_secret(tmp_path, monkeypatch):
@@ -107,3 +172,21 @@ def test_identical_requests_in_one_batch_are_paid_once(tmp_path):
     with ScriptedLLM(lambda body: reply({"ok": True})) as llm:
         results = client(llm, tmp_path, concurrency=4).map("s", [MESSAGES] * 6)
         assert len(llm.requests) == 1 and all(r.data == {"ok": True} for r in results)
+
+
+def test_the_cache_key_holds_the_prompt_version_and_old_entries_simply_miss(tmp_path):
+    path = tmp_path / "judge.txt"
+    path.write_text("你是评审。\n---user---\n问题：{question}\n", encoding="utf-8")
+    first = Prompt.load(path)
+    path.write_text("你是评审。\n---user---\n问题：{question}\n\n", encoding="utf-8")  # same messages, new file
+    second = Prompt.load(path)
+    one, two = first.messages(question="长江有多长？"), second.messages(question="长江有多长？")
+    assert one == two and first.version != second.version and first.version.startswith("judge:")
+    with ScriptedLLM(lambda body: reply({"ok": True})) as llm:
+        c = client(llm, tmp_path)
+        # an entry under the key scheme without the prompt version, and one that no longer parses
+        c.cache.put((request_key("judge-1", one, 0.0, True),), ("judge-1", "s", '{"ok": false}', 1, 1))
+        c.cache.put((request_key("judge-1", two, 0.0, True, second.version),), ("judge-1", "s", "{broken", 1, 1))
+        assert c.complete_json("s", one).data == {"ok": True} and len(llm.requests) == 1
+        assert c.complete_json("s", two).data == {"ok": True} and len(llm.requests) == 2
+        assert c.complete_json("s", one).cached and c.complete_json("s", two).cached

@@ -84,3 +84,59 @@ def test_http_search_errors_say_what_to_fix(tmp_path):
             HTTPSearch(f"http://127.0.0.1:{server.server_port}/?q={{query}}").search("长江", 10)
     finally:
         server.shutdown()
+
+
+def test_the_cache_key_holds_the_corpus_and_older_or_unreadable_entries_miss(bm25, tmp_path):
+    seen = []
+
+    def results(path):
+        seen.append(path)
+        return {"results": [{"url": "https://example.org/1", "title": "长江", "content": "长江注入东海。"}]}
+
+    server = serve(results)
+    try:
+        base = f"http://127.0.0.1:{server.server_port}"
+        one, other = HTTPSearch(base + "/search?q={query}"), HTTPSearch(base + "/other?q={query}")
+        assert one.name == other.name and one.corpus != other.corpus
+        CachedSearch(one, tmp_path / "c.duckdb").search("长江", 5)
+        cached = CachedSearch(other, tmp_path / "c.duckdb")
+        cached.search("长江", 5)
+        assert (cached.hits, cached.misses, len(seen)) == (0, 1, 2)  # another API: asked again
+        # an entry under the key without the corpus, and one this code cannot read, are misses
+        local = CachedSearch(bm25, tmp_path / "c.duckdb")
+        local.cache.put(("bm25-local", "长江", 5), (json.dumps([{"url": "x", "title": "x", "text": "x", "score": 1}]),))
+        local.cache.put((local.key, "黄河", 5), ("[{\"no\": 1}]",))
+        assert local.search("长江", 5) == bm25.search("长江", 5) and local.search("黄河", 5) == bm25.search("黄河", 5)
+        assert (local.hits, local.misses) == (0, 2)
+    finally:
+        server.shutdown()
+
+
+def test_the_local_corpus_is_what_the_index_holds_not_when_it_was_fetched(tmp_path):
+    from datetime import datetime, timezone
+
+    from schemas import Page
+    from warehouse.shards import ShardWriter, iter_records
+
+    pages = fact_pages(tmp_path / "a")
+
+    def rewritten(name, change):
+        with ShardWriter(tmp_path / name, "pages", Page) as writer:
+            writer.write_all(change(list(iter_records(pages, Page))))
+        return writer.paths
+
+    def refetched(found):
+        for page in found:
+            page.fetched_at = datetime(2026, 6, 1, tzinfo=timezone.utc)
+        return found
+
+    again = rewritten("again", lambda found: refetched(found[::-1]))  # fetched later, in another order
+    assert again[0].name != pages[0].name
+    assert LocalBM25(again).corpus == LocalBM25(pages).corpus
+    assert LocalBM25(rewritten("fewer", lambda found: found[1:])).corpus != LocalBM25(pages).corpus
+
+    def edited(found):
+        found[0].summary += "又名某某。"
+        return found
+
+    assert LocalBM25(rewritten("edited", edited)).corpus != LocalBM25(pages).corpus
