@@ -31,6 +31,7 @@ import hashlib
 import json
 import math
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -44,7 +45,7 @@ from builders.formats import value_format
 from builders.graph import Graph, Query
 from builders.templates import Templates, question_for
 from builders.types import FORMAT_KINDS, ValueTyper
-from filters.normalize import is_cjk, value_key
+from filters.normalize import is_cjk, normalize, value_key
 from filters.triples import NAME_RELATIONS
 from schemas import Item, Pair, Triple
 
@@ -236,7 +237,7 @@ class ItemBuilder:
         sense shares with another gold is dropped later (flows.items.question_conflicts)."""
         pair, t, q = ask.pair, ask.triple, ask.query
         sense = self._sense(pair)
-        if sense and value_key(q.gold) in value_key(sense):
+        if sense and holds(sense, q.gold):
             sense = ""
         shown = self._shown(pair)
         head = f"{shown}（{sense}）" if sense else shown
@@ -304,9 +305,9 @@ class ItemBuilder:
     @staticmethod
     def _gives_away(ask: _Ask, question: str) -> bool:
         """The question holds the gold, or a head-asking question's value holds the head (郑和 for 郑和下西洋)."""
-        gold, text = value_key(ask.query.gold), value_key(question)
-        if gold and gold in text:
+        if holds(question, ask.query.gold):
             return True
+        gold = value_key(ask.query.gold)
         return ask.asked == "head" and bool(value_key(ask.triple.tail)) and (
             value_key(ask.triple.tail) in gold or gold in value_key(ask.triple.tail))
 
@@ -453,10 +454,22 @@ def open_relation(relation: str) -> bool:
     return any(fnmatch.fnmatchcase(relation, pattern) for pattern in load_word_list(OPEN_RELATIONS))
 
 
+def holds(text: str, value: str) -> bool:
+    """Whether the text holds the value, as written or as a value key (明代 in 明代长篇神魔小说: its key
+    明朝 is not in the text's key, which keeps 明代 inside a longer word)."""
+    key, written = value_key(value), _bare(value)
+    return bool(key and key in value_key(text)) or bool(written and written in _bare(text))
+
+
+def _bare(text: str) -> str:
+    return "".join(ch for ch in normalize(text) if not unicodedata.category(ch).startswith(("P", "Z")))
+
+
 def _shares_two_chars(context: str, answer: str) -> bool:
-    """Whether two consecutive characters of the answer occur in the context (both as value keys)."""
-    context, answer = value_key(context), value_key(answer)
-    return any(answer[i:i + 2] in context for i in range(len(answer) - 1))
+    """Whether two consecutive characters of the answer occur in the context (as value keys, or as written)."""
+    return any(answer[i:i + 2] in context for context, answer in ((value_key(context), value_key(answer)),
+                                                                  (_bare(context), _bare(answer)))
+               for i in range(len(answer) - 1))
 
 
 def several_values(rows: list[tuple[str, str, str]]) -> bool:

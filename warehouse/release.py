@@ -281,12 +281,15 @@ def verify(release_dir: Path) -> list[str]:
 
 def _llm_lines(llm: dict | None) -> list[str]:
     """What the card says about LLM use: only what the run's counts show."""
-    rules = ("the criteria rules can decide (one answer, no relative time words, answer not in the question, "
-             "answer length budget)")
+    rules = ("the criteria rules of `builders/criteria.py` (answer length, the answer not in the question, one "
+             "answer asked, no relative time, not subjective, a named referent)")
     if not llm:
         return ["- Questions come from the templates in `builders/question_templates.tsv`; no LLM wrote or "
                 "checked any item of this release.",
-                f"- SimpleQA-style items passed {rules}."]
+                "- SimpleQA-style items ask only where the crawl gives the entity one value for the relation on "
+                "every page and in every sense, about a fact (not a selection or a judgement), with an answer that "
+                "is not the relation's usual value, naming a shared title or a work with versions by its sense; "
+                f"and they passed {rules}."]
     model = llm.get("model")
     stages = llm.get("stages", {})
     calls = sum(s.get("calls", 0) for s in stages.values())

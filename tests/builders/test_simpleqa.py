@@ -168,3 +168,10 @@ def test_no_short_answer_is_the_relations_usual_value(run):
         total = len(set().union(*by_value.values()))
         assert not (total >= 5 and len(by_value[item.answer]) >= 0.5 * total), (item.question, item.answer)
     assert report["items_dropped"].get("simpleqa:guessable", 0) > 0
+
+
+def test_a_dynasty_in_a_sense_is_the_answer_given_away():
+    from builders.items import holds
+
+    assert holds("《西游记》（明代长篇神魔小说）创作于什么年代？", "明代")  # its key 明朝 is not in the text's key
+    assert holds("明朝的都城在哪里？", "明代") and not holds("《西游记》创作于什么年代？", "明代")
