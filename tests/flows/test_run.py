@@ -172,3 +172,26 @@ def test_a_release_of_the_realistic_profile_keeps_every_promise(tmp_path):
     report = json.loads(audit.stdout)
     assert audit.returncode == 0 and report["ok"], audit.stdout[-3000:]
     assert all(report["configs"][c]["rows"] > 0 for c in ("cdtp_pairs", "t2t", "kgc", "qa", "cloze", "simpleqa"))
+
+
+@pytest.mark.slow
+def test_a_second_run_in_one_data_dir_validates_as_a_fresh_one(tmp_path):
+    """Two runs of the mirror on different ports into one data directory, and a run over the realistic
+    profile into it: each search validation drops what it drops in a fresh data directory (results cached
+    for another fetch address or another corpus answer nothing; results of the same corpus are reused)."""
+    def run(data: str, *args: str) -> str:
+        result = zhbench("run", "--data-dir", str(tmp_path / data), "--mirror-port", str(free_port()), "--readmit",
+                         *args, cwd=tmp_path)
+        assert result.returncode == 0, result.stderr[-2000:]
+        return result.stdout
+
+    def search_drops(out: str) -> int:
+        found = re.search(r"search:no_cooccurrence (\d+)", out)
+        return int(found.group(1)) if found else 0
+
+    first = run("shared")
+    again = run("shared")  # another port: the same public URLs, the same corpus
+    assert search_drops(first) > 0 and search_drops(again) == search_drops(first)
+    other = run("shared", "--profile", "realistic", "--mirror-size", "300")
+    fresh = run("fresh", "--profile", "realistic", "--mirror-size", "300")
+    assert search_drops(fresh) > 0 and search_drops(other) == search_drops(fresh)
