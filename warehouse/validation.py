@@ -128,7 +128,12 @@ def _frames(directory: Path, files: list[ReleaseFile], rules: GateRules) -> list
             else:
                 query = f"SELECT * FROM {source}"
             splits = sorted({e.split for e in entries})
-            checks.append(_Check(f"zhbench.{config}", f"{config} ({'+'.join(splits)})", con.sql(query).df(),
+            frame = con.sql(query).df()
+            if config in ITEM_CONFIGS:  # the answer's length as the criteria measure it: its Chinese core,
+                from builders.criteria import answer_length  # bracketed glosses left out, a Latin word one unit
+
+                frame["answer_chars"] = [answer_length(a or "") for a in frame["answer"]]
+            checks.append(_Check(f"zhbench.{config}", f"{config} ({'+'.join(splits)})", frame,
                                  _expectations(config, splits, rules)))
         # No question in two configs: one row per (config, question) must leave questions unique.
         item_files = [f for f in files if f.config in ITEM_CONFIGS]
