@@ -29,7 +29,8 @@ class _Section(BaseModel):
 class CrawlSettings(_Section):
     site: Literal["baidu", "sogou", "wikipedia"] = "baidu"
     base_url: str | None = Field(None, description="site to crawl; unset: the bundled mirror, started by the run")
-    # A fixed port keeps the mirror's entry URLs, and so pair ids and releases, the same from run to run.
+    # A fixed port keeps the crawl's fetch URLs the same from run to run (resume, recrawl); pairs, ids and
+    # releases carry the public sites' URLs (crawlers.urls.public_url) whatever the port.
     mirror_port: int = Field(8800, ge=0, le=65535, description="port of the bundled mirror (0: any free port)")
     mirror_profile: Literal["demo", "realistic"] = Field(
         "demo", description="the bundled mirror's entries: the small hand-written facts table (demo) or generated "
