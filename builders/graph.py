@@ -192,15 +192,19 @@ class Graph:
             found[(head, relation)].append((sense, tail, raw))
         return found
 
-    def majority_values(self, share: float = 0.5, min_heads: int = 5) -> set[tuple[str, str]]:
-        """(relation, value) where the value is what at least ``share`` of the titles with the relation
-        have, among at least ``min_heads`` titles: 国籍 中国 in a Chinese encyclopedia. A question whose
-        answer is one of these is answered by the prior alone."""
+    def majority_values(self, share: float = 0.5, min_heads: int = 5, few: int = 3,
+                        few_heads: int = 10) -> set[tuple[str, str]]:
+        """(relation, value) that a question answers by the prior alone: the value is what at least
+        ``share`` of the titles with the relation have, among at least ``min_heads`` titles (国籍 中国 in
+        a Chinese encyclopedia), or the relation takes at most ``few`` values over at least ``few_heads``
+        titles (界: 植物界 or 动物界; 文学体裁: 词, 诗 or 曲), so a guess among them is right often."""
         rows = self.con.sql(f"""
             WITH per AS (SELECT relation, tail, count(DISTINCT head) AS n FROM facts GROUP BY 1, 2),
-                 total AS (SELECT relation, count(DISTINCT head) AS heads FROM facts GROUP BY 1)
+                 total AS (SELECT relation, count(DISTINCT head) AS heads, count(DISTINCT tail) AS tails
+                           FROM facts GROUP BY 1)
             SELECT p.relation, p.tail FROM per p JOIN total t USING (relation)
-            WHERE t.heads >= {int(min_heads)} AND p.n >= {float(share)} * t.heads""").fetchall()
+            WHERE (t.heads >= {int(min_heads)} AND p.n >= {float(share)} * t.heads)
+               OR (t.heads >= {int(few_heads)} AND t.tails <= {int(few)})""").fetchall()
         return {(relation, tail) for relation, tail in rows}
 
     def adapted(self) -> set[str]:

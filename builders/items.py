@@ -11,10 +11,10 @@
   where one answer is right: the crawl gives one value for (title, relation) on every page and in
   every sense, no row lists several (``several_values``); the relation names a fact, not a selection
   or a judgement (``not_one_fact``, ``builders/open_relations.txt``); the answer is not what most
-  titles with the relation have (``guessable``: 国籍 中国); a shared title or a work with versions is
-  named with the context its sense gives (``ambiguous_title``, ``needs_version``), and that context
-  does not hold the answer (``context_gives_answer``); and the criteria rules pass
-  (:mod:`builders.criteria`).
+  titles with the relation have, nor one of its few values (``guessable``: 国籍 中国, 界 植物界); a
+  shared title or a work with versions is named with the context its sense gives
+  (``ambiguous_title``, ``needs_version``), and that context does not hold the answer
+  (``context_gives_answer``); and the criteria rules pass (:mod:`builders.criteria`).
 
 One question, one gold: a head with several values of a relation gets one item for it (the
 first kept value is the gold, the others are never options), a value shared by several heads

@@ -116,6 +116,7 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     facts = {i.item_id: Asked(i.item_id, i.kind, i.question, i.answer, i.head, i.relation, i.tail, i.asked)
              for i in iter_records(writer.paths, Item) if i.decision == "kept" and i.kind in FACT_OWNERS}
     drops.update(question_conflicts([k for k in kept if k[0] not in drops], settings.kinds, facts))
+    drops.update(reworded_conflicts([f for f in facts.values() if f.item_id not in drops], _kind_rank(settings.kinds)))
 
     # The contamination check of natural-language questions.
     from builders.contamination import ContaminationRewriter, NewQuestion, apply_rewrites
@@ -284,6 +285,39 @@ def _related(a: str, b: str) -> bool:
 def _grams(text: str) -> set[str]:
     text = value_key(text)
     return {text[i:i + 3] for i in range(max(len(text) - 2, 1))}
+
+
+def reworded_conflicts(items: list[Asked], rank) -> dict[str, tuple[str, dict]]:
+    """Questions one reader would take for one question, worded apart (仁铜大学坐落在哪里？ and 仁铜大学坐落在
+    什么地方？, from the templates of 校址 and 所在地), found as the contamination check finds a reworded
+    question (:class:`builders.contamination.QuestionDatabase`, the items registered against each other).
+    With two answers neither question has one gold: both go (``criteria:several_answers``); with one,
+    the question is asked once (``dedup:same_fact_in_<kind>``, the best-ranked kind kept)."""
+    from builders.contamination import NewQuestion, QuestionDatabase
+
+    if len(items) < 2:
+        return {}
+    database = QuestionDatabase(None)
+    database.add(NewQuestion(i.item_id, i.question, i.answer) for i in items)
+    by_id = {i.item_id: i for i in items}
+    drops: dict[str, tuple[str, dict]] = {}
+    found = database.matches([NewQuestion(i.item_id, i.question, i.answer) for i in items], limit=5)
+    for item_id, matches in sorted(found.items()):
+        for match in matches:
+            other = by_id.get(match.matched_id)
+            if other is None or other.item_id == item_id or match.kind not in ("exact", "near", "paraphrase"):
+                continue
+            item = by_id[item_id]
+            if value_key(item.answer) != value_key(other.answer):
+                for one, two in ((item, other), (other, item)):
+                    drops[one.item_id] = ("criteria:several_answers", {"reworded_as": two.question,
+                                                                       "other_answer": two.answer})
+            else:
+                keep, lose = sorted((item, other), key=lambda i: (rank(i.kind), i.item_id))
+                if lose.item_id not in drops:
+                    drops[lose.item_id] = (f"dedup:same_fact_in_{keep.kind}",
+                                           {"kept": keep.item_id, "kept_question": keep.question})
+    return drops
 
 
 def same_fact_drops(items: list[Asked], rank) -> dict[str, tuple[str, dict]]:

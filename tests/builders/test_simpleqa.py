@@ -175,3 +175,19 @@ def test_a_dynasty_in_a_sense_is_the_answer_given_away():
 
     assert holds("《西游记》（明代长篇神魔小说）创作于什么年代？", "明代")  # its key 明朝 is not in the text's key
     assert holds("明朝的都城在哪里？", "明代") and not holds("《西游记》创作于什么年代？", "明代")
+
+
+def test_questions_worded_apart_are_one_question():
+    from flows.items import reworded_conflicts
+
+    rank = _kind_rank(("kgc", "qa", "simpleqa"))
+    items = [Asked("a", "simpleqa", "仁铜大学坐落在哪里？", "桥泰区会关路10号", "仁铜大学", "校址"),
+             Asked("b", "simpleqa", "仁铜大学坐落在什么地方？", "吉林省东虎市", "仁铜大学", "所在地"),
+             Asked("c", "simpleqa", "仁铜大学创立于什么时候？", "1966年", "仁铜大学", "创立时间"),
+             Asked("d", "qa", "仁铜大学是什么时候创立的？", "1966年", "仁铜大学", "创立时间"),
+             Asked("e", "simpleqa", "安马科技大学坐落在什么地方？", "南鹿市", "安马科技大学", "所在地")]
+    drops = reworded_conflicts(items, rank)
+    # two golds for what a reader takes for one question: neither has one gold
+    assert drops["a"][0] == drops["b"][0] == "criteria:several_answers"
+    assert drops["d"] == ("dedup:same_fact_in_simpleqa", {"kept": "c", "kept_question": "仁铜大学创立于什么时候？"})
+    assert set(drops) == {"a", "b", "d"}  # another university, and the kept wording, stay
