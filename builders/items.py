@@ -305,7 +305,8 @@ class ItemBuilder:
     @staticmethod
     def _gives_away(ask: _Ask, question: str) -> bool:
         """The question holds the gold, or a head-asking question's value holds the head (郑和 for 郑和下西洋)."""
-        if holds(question, ask.query.gold):
+        if holds(question, ask.query.gold) or (ask.asked != "head"
+                                                 and names_taxon(ask.query.head, question, ask.query.gold)):
             return True
         gold = value_key(ask.query.gold)
         return ask.asked == "head" and bool(value_key(ask.triple.tail)) and (
@@ -408,6 +409,8 @@ class ItemBuilder:
                 failed.append("context_gives_answer")  # 安神类矿物中药朱砂属于哪一类？安神药
             question = question_for(subject or self._shown(pair), t.relation, self.templates, pick=base["item_id"])
             failed += check_question(question, t.tail, t.relation, self.settings.max_answer_chars)
+            if "answer_in_question" not in failed and names_taxon(pair.entity, question, t.tail):
+                failed.append("answer_in_question")
             if failed:
                 for reason in failed:
                     self.stats.dropped[f"simpleqa:{reason}"] += 1
@@ -463,6 +466,15 @@ def holds(text: str, value: str) -> bool:
 
 def _bare(text: str) -> str:
     return "".join(ch for ch in normalize(text) if not unicodedata.category(ch).startswith(("P", "Z")))
+
+
+_RANK_SUFFIX = "界门纲目科属种族类"  # 鼯鼠属: the rank word after the name of a taxon
+
+
+def names_taxon(entity: str, text: str, answer: str) -> bool:
+    """Whether the answer is a taxon the entity's name already says: 鼯鼠属 for 城安鼯鼠, 麂属 for 北平麂."""
+    stem = answer.strip()[:-1] if answer.strip()[-1:] in _RANK_SUFFIX else ""
+    return bool(stem) and (entity.endswith(stem) or (len(stem) >= 2 and stem in text))
 
 
 def _shares_two_chars(context: str, answer: str) -> bool:

@@ -191,3 +191,13 @@ def test_questions_worded_apart_are_one_question():
     assert drops["a"][0] == drops["b"][0] == "criteria:several_answers"
     assert drops["d"] == ("dedup:same_fact_in_simpleqa", {"kept": "c", "kept_question": "仁铜大学创立于什么时候？"})
     assert set(drops) == {"a", "b", "d"}  # another university, and the kept wording, stay
+
+
+def test_a_taxon_the_name_says_is_the_answer_given_away():
+    from builders.items import names_taxon
+
+    assert names_taxon("城安鼯鼠", "城安鼯鼠在生物分类上属于哪个属？", "鼯鼠属")
+    assert names_taxon("北平麂", "北平麂属于哪一属？", "麂属")
+    assert names_taxon("银杏", "银杏属于哪一科？", "银杏科")  # the family named after the plant: given away too
+    assert not names_taxon("德黄竹鼠", "德黄竹鼠属于哪一门？", "脊索动物门")
+    assert not names_taxon("鲁迅", "鲁迅出生在哪里？", "绍兴")
