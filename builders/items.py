@@ -52,10 +52,10 @@ from schemas import Item, Pair, Triple
 BLANK = "＿＿＿"
 # Relations a short-answer question does not ask: their value is a selection or a judgement, not one fact.
 OPEN_RELATIONS = Path(__file__).with_name("open_relations.txt")
-SENSE_DESCRIPTOR_CHARS = 16
+SENSE_DESCRIPTOR_CHARS = 16  # the longest sense put before a title to say which one is meant
 # One fact is asked by one question: where a fact could be asked in several configs, the first of these
 # keeps it (short-answer questions pass stricter criteria than multiple choice, and are scarcer).
-FACT_OWNERS = ("simpleqa", "qa")  # the longest sense put before a title to say which one is meant
+FACT_OWNERS = ("simpleqa", "qa")
 # Relations whose values are names of the entity itself: as questions they have many right answers.
 NO_MCQ_RELATIONS = frozenset({"中文名"})
 # One triple in HEAD_SHARE, chosen by hash, is asked by its head where the relation allows it.
@@ -468,7 +468,7 @@ def _bare(text: str) -> str:
     return "".join(ch for ch in normalize(text) if not unicodedata.category(ch).startswith(("P", "Z")))
 
 
-_RANK_SUFFIX = "界门纲目科属种族类"  # 鼯鼠属: the rank word after the name of a taxon
+_RANK_SUFFIX = "界门纲目科属"  # 鼯鼠属: the rank word after the name of a taxon
 
 
 def names_taxon(entity: str, text: str, answer: str) -> bool:
@@ -479,9 +479,11 @@ def names_taxon(entity: str, text: str, answer: str) -> bool:
 
 def _shares_two_chars(context: str, answer: str) -> bool:
     """Whether two consecutive characters of the answer occur in the context (as value keys, or as written)."""
-    return any(answer[i:i + 2] in context for context, answer in ((value_key(context), value_key(answer)),
-                                                                  (_bare(context), _bare(answer)))
-               for i in range(len(answer) - 1))
+    for form in (value_key, _bare):
+        text, value = form(context), form(answer)
+        if any(value[i:i + 2] in text for i in range(len(value) - 1)):
+            return True
+    return False
 
 
 def several_values(rows: list[tuple[str, str, str]]) -> bool:
