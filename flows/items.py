@@ -116,7 +116,8 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     facts = {i.item_id: Asked(i.item_id, i.kind, i.question, i.answer, i.head, i.relation, i.tail, i.asked)
              for i in iter_records(writer.paths, Item) if i.decision == "kept" and i.kind in FACT_OWNERS}
     drops.update(question_conflicts([k for k in kept if k[0] not in drops], settings.kinds, facts))
-    drops.update(reworded_conflicts([f for f in facts.values() if f.item_id not in drops], _kind_rank(settings.kinds)))
+    drops.update(reworded_conflicts([f for f in facts.values() if f.item_id not in drops],
+                                    _kind_rank(settings.kinds)))
 
     # The contamination check of natural-language questions.
     from builders.contamination import ContaminationRewriter, NewQuestion, apply_rewrites
