@@ -720,7 +720,8 @@ def build_parser() -> argparse.ArgumentParser:
     questions = _command(sub, "questions", "Check question files against the short-answer criteria and "
                                            "registered benchmark questions.",
                          "zhbench questions check mine.jsonl\n"
-                         "zhbench questions check mine.jsonl --against chinese_simpleqa.jsonl", lambda a: _help(questions))
+                         "zhbench questions check mine.jsonl --against chinese_simpleqa.jsonl",
+                         lambda a: _help(questions))
     questions_sub = questions.add_subparsers(dest="questions_command", metavar="COMMAND", parser_class=_Parser)
     qcheck = _command(questions_sub, "check", "Check each question of a JSON-lines file ({\"question\", \"answer\", "
                                               "\"id\"?}; the answer may be empty): one JSON line per question on "
