@@ -486,6 +486,12 @@ def _shares_two_chars(context: str, answer: str) -> bool:
     return False
 
 
+def one_relation(a: str, b: str) -> bool:
+    """Whether two relations of one entity and value ask one fact: the same, or one's name holds the
+    other's (作者 and 原著作者)."""
+    return a == b or bool(a and b and (a in b or b in a))
+
+
 def several_values(rows: list[tuple[str, str, str]]) -> bool:
     """Whether (sense, tail, raw row value) rows give more than one answer: two values that are not one
     value written alike (:func:`filters.normalize.value_key`), or one infobox row that lists several

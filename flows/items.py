@@ -17,7 +17,7 @@ from builders.contamination import QuestionDatabase, read_question_file
 from builders.difficulty import DESCRIPTION as DIFFICULTY_PROXY, DifficultyProxy
 from builders.distractors import DistractorPicker, DistractorSettings
 from builders.graph import Graph
-from builders.items import FACT_OWNERS, ItemBuilder, ItemSettings, stated_by
+from builders.items import FACT_OWNERS, ItemBuilder, ItemSettings, one_relation, stated_by
 from builders.splits import assign_splits, unit_of
 from builders.templates import load_templates
 from filters.dedup import FieldDeduplicator, field_key
@@ -279,10 +279,6 @@ def _fact_value(item: Asked) -> str:
     return value_key(item.tail or item.answer)
 
 
-def _related(a: str, b: str) -> bool:
-    return a == b or bool(a and b and (a in b or b in a))
-
-
 def _grams(text: str) -> set[str]:
     text = value_key(text)
     return {text[i:i + 3] for i in range(max(len(text) - 2, 1))}
@@ -345,7 +341,7 @@ def same_fact_drops(items: list[Asked], rank) -> dict[str, tuple[str, dict]]:
     for group in by_fact.values():
         for n, a in enumerate(group):
             for b in group[n + 1:]:
-                if _related(a.relation, b.relation):
+                if one_relation(a.relation, b.relation):
                     union(a.item_id, b.item_id)
     for group in by_gold.values():
         grams = [_grams(i.question) for i in group]

@@ -33,7 +33,7 @@ from typing import Any, Iterable, Iterator
 
 import pyarrow.parquet as pq
 
-from builders.items import BLANK, FACT_OWNERS, several_values
+from builders.items import BLANK, FACT_OWNERS, one_relation, several_values
 from filters.align import AlignmentRules
 from filters.base import Funnel, apply_filters
 from filters.normalize import normalize, value_key
@@ -435,8 +435,7 @@ def _audit_same_fact(items: dict[str, list[dict]], report: AuditReport) -> None:
     for group in by_fact.values():
         for n, (kind, a) in enumerate(group):
             for other_kind, b in group[n + 1:]:
-                ra, rb = a["relation"], b["relation"]
-                if ra == rb or (ra and rb and (ra in rb or rb in ra)):
+                if one_relation(a["relation"], b["relation"]):
                     report.config(other_kind).add("question.same_fact",
                                                   f"{b['question']} ({other_kind}) and {a['question']} ({kind})")
 
