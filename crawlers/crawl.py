@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 
 import pyarrow.parquet as pq
 
-from crawlers.fetchlog import FetchLog, ResumeState, record_hash
+from crawlers.fetchlog import STORED_STATUSES, FetchLog, ResumeState, record_hash
 from crawlers.parsers import parse
 from crawlers.rawstore import RawStore
 from crawlers.urls import canonicalize
@@ -87,14 +87,24 @@ class CrawlResult:
     changes: dict[str, int]
 
 
+class _KeepRedirects(urllib.request.HTTPRedirectHandler):
+    """A redirect is an answer: the probe never follows it to another host."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+_NO_REDIRECTS = urllib.request.build_opener(_KeepRedirects)
+
+
 def check_reachable(url: str, timeout: float = 5.0) -> None:
     """Fail fast, with a clear message, when the site does not answer at all."""
     parts = urlsplit(url)
     probe = f"{parts.scheme}://{parts.netloc}/robots.txt"
     try:
-        urllib.request.urlopen(urllib.request.Request(probe, method="GET"), timeout=timeout).close()
+        _NO_REDIRECTS.open(urllib.request.Request(probe, method="GET"), timeout=timeout).close()
     except urllib.error.HTTPError:
-        return  # the site answered; a missing robots.txt is not our problem here
+        return  # the site answered (a redirect, which is not followed, or a missing robots.txt)
     except (urllib.error.URLError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         raise CrawlError(
@@ -190,6 +200,8 @@ class CrawlPipeline:
                 "fetched_at": now, "follow": [],
             })
             return item
+        if "failed" in item:
+            return self._failed(item, now)
         page: Page = item["page"]
         digest = self.raw.put(item["body"])
         rhash = record_hash(page)
@@ -204,6 +216,24 @@ class CrawlPipeline:
             "title": page.title, "change": change, "follow": item["follow"],
         })
         self.writer.write(page)
+        return item
+
+    def _failed(self, item: dict, now: str) -> dict:
+        """A request that produced no page record (refused, failed in transfer, unparsable): one line
+        with its status and reason, so no fetch is lost silently. A parse error keeps the raw HTML,
+        so ``zhbench reparse`` can read it once the parser is fixed."""
+        request_url = item["request_url"]
+        entry = {
+            "url": request_url, "canonical_url": _safe_canonical(request_url),
+            "request_url": request_url, "request_canonical": _safe_canonical(request_url),
+            "page_status": item["status"], "reason": item["reason"], "http_status": item["http_status"],
+            "change": "failed", "depth": item["depth"], "fetched_at": now, "follow": [],
+            "content_hash": self.raw.put(item["body"]) if item.get("body") else "", "record_hash": "",
+            "etag": "", "last_modified": "", "encoding": item.get("encoding") or "",
+        }
+        if item["failed"] != request_url:
+            entry["final_url"] = item["failed"]
+        self.log.append(entry)
         return item
 
     def close_spider(self, spider=None):
@@ -285,8 +315,11 @@ def scrapy_settings(config: CrawlConfig) -> dict:
         "RETRY_ENABLED": True,
         "RETRY_TIMES": 2,
         "RETRY_HTTP_CODES": [500, 502, 503, 504, 522, 524, 408],
-        "DOWNLOADER_MIDDLEWARES": {"crawlers.middleware.BlockBackoffMiddleware": 650,
+        # The allowlist runs first: before robots.txt is asked for, and on every redirect.
+        "DOWNLOADER_MIDDLEWARES": {"crawlers.middleware.AllowlistMiddleware": 50,
+                                   "crawlers.middleware.BlockBackoffMiddleware": 650,
                                    "crawlers.middleware.DoneFilterMiddleware": 640},
+        "ZHBENCH_ALLOWED_HOSTS": config.allowed_hosts or sorted({urlsplit(u).netloc for u in config.start_urls}),
         "ZHBENCH_BACKOFF_BASE": config.backoff_base_s,
         "ZHBENCH_BACKOFF_MAX": config.backoff_max_s,
         "ZHBENCH_BLOCK_TRIES": config.max_block_retries,
@@ -318,7 +351,7 @@ def recover_shards(config: CrawlConfig) -> int:
         in_shards.update(pq.read_table(path, columns=["canonical_url"]).column(0).to_pylist())
     raw = RawStore(config.raw_root)
     missing = [e for e in FetchLog(out / "fetched.jsonl").entries()
-               if e["page_status"] != "unchanged" and e["canonical_url"] not in in_shards]
+               if e["page_status"] in STORED_STATUSES and e["canonical_url"] not in in_shards]
     if not missing:
         return 0
     with ShardWriter(pages_dir, "pages", Page, rows_per_shard=config.rows_per_shard,
@@ -326,6 +359,13 @@ def recover_shards(config: CrawlConfig) -> int:
         for entry in missing:
             writer.write(_page_from_log(entry, raw, config.backend))
     return len(missing)
+
+
+def _safe_canonical(url: str) -> str:
+    try:
+        return canonicalize(url)
+    except ValueError:
+        return url
 
 
 def _page_from_log(entry: dict, raw: RawStore, backend: str) -> Page:
@@ -336,10 +376,12 @@ def _page_from_log(entry: dict, raw: RawStore, backend: str) -> Page:
 
 
 def reparse(crawl_dir: Path, raw_dir: Path | None = None, backend: str = "lxml",
-            rows_per_shard: int = 5_000) -> list[Path]:
+            rows_per_shard: int = 5_000, unreadable: list[str] | None = None) -> list[Path]:
     """Rebuild every page record of a crawl from its stored HTML (after a parser change); no network.
 
-    The new shards replace the old ones only once all are written.
+    Pages the crawl could not parse (``parse_error``) are tried again; the URLs that still fail are
+    appended to ``unreadable`` when a list is given. The new shards replace the old ones only once
+    all are written.
     """
     crawl_dir = Path(crawl_dir)
     log = FetchLog(crawl_dir / "fetched.jsonl")
@@ -350,12 +392,17 @@ def reparse(crawl_dir: Path, raw_dir: Path | None = None, backend: str = "lxml",
     try:
         with ShardWriter(staging, "pages", Page, rows_per_shard=rows_per_shard) as writer:
             for entry in log.entries():
-                if entry["page_status"] == "unchanged":
+                if entry["page_status"] not in STORED_STATUSES + ("parse_error",) or not entry.get("content_hash"):
                     continue
                 try:
                     writer.write(_page_from_log(entry, raw, backend))
                 except KeyError as exc:
                     raise CrawlError(f"cannot re-parse {entry['url']}: {exc.args[0]}") from None
+                except Exception:  # noqa: BLE001 - still unreadable: named, not fatal
+                    if entry["page_status"] != "parse_error":
+                        raise
+                    if unreadable is not None:
+                        unreadable.append(entry["url"])
         old = crawl_dir / "pages"
         retired = crawl_dir / f".pages-old-{os.getpid()}"
         if old.exists():

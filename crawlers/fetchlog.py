@@ -17,6 +17,10 @@ from typing import Iterator
 from schemas import Page
 
 STORED_STATUSES = ("ok", "disambiguation", "not_found", "blocked", "truncated")
+# Lines of requests that gave no page record; each carries a ``reason`` ("kind: detail"):
+# refused (the host policy or robots.txt), failed (HTTP 5xx after retries, timeout, reset, short
+# body, redirect loop or invalid redirect), parse_error (the parser raised; the HTML is stored).
+FAILED_STATUSES = ("refused", "failed", "parse_error")
 
 
 def record_hash(page: Page) -> str:
@@ -72,6 +76,8 @@ class ResumeState:
         discovered: dict[str, int] = {}
         for entry in log.entries():
             state.entries += 1
+            if entry.get("page_status") in FAILED_STATUSES:
+                continue  # tried again by a resumed crawl
             state.done.add(entry["canonical_url"])
             state.done.add(entry["request_canonical"])
             if entry.get("page_status") == "ok":

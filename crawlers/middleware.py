@@ -15,8 +15,56 @@ from urllib.parse import urljoin, urlsplit
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.asyncio import sleep
 
+from crawlers.allowlist import HostPolicy
 from crawlers.parsers.detect import block_kind, page_title
 from crawlers.urls import canonicalize
+
+
+class RefusedRequest(IgnoreRequest):
+    """A request the host policy refused; the spider records it with ``kind`` and the reason."""
+
+    def __init__(self, kind: str, reason: str):
+        super().__init__(reason)
+        self.kind = kind
+        self.reason = reason
+
+
+class AlreadyFetched(IgnoreRequest):
+    """A request for an entry the crawl already holds: skipped on purpose, not a failure."""
+
+
+REFUSALS_KEPT = 200  # refusals listed in the crawl stats (all are counted)
+
+
+class AllowlistMiddleware:
+    """Refuse, before anything is sent, every request outside the site's hosts.
+
+    It sits first in the downloader chain, so it sees the requests the spider yields, the
+    requests a redirect turns into, and the robots.txt requests of the robots middleware.
+    """
+
+    def __init__(self, stats, policy: HostPolicy):
+        self.stats = stats
+        self.policy = policy
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        hosts = crawler.settings.getlist("ZHBENCH_ALLOWED_HOSTS")
+        return cls(crawler.stats, HostPolicy(hosts))
+
+    def process_request(self, request, spider=None):
+        refused = self.policy.refusal(request.url)
+        if refused is None:
+            return None
+        robots = request.url.endswith("/robots.txt") and request.meta.get("dont_obey_robotstxt")
+        self.stats.inc_value(f"zhbench/refused/{refused.kind}")
+        listed = self.stats.get_value("zhbench/refusals") or []
+        if len(listed) < REFUSALS_KEPT:
+            came_from = (request.meta.get("redirect_urls") or [None])[0]
+            listed.append({"url": request.url[:500], "kind": refused.kind, "reason": str(refused),
+                           "redirected_from": came_from, "robots_txt": bool(robots)})
+            self.stats.set_value("zhbench/refusals", listed)
+        raise RefusedRequest(refused.kind, str(refused))
 
 
 class BlockBackoffMiddleware:
@@ -102,13 +150,24 @@ class DoneFilterMiddleware:
             return None
         if canonicalize(request.url) in self._done():
             self.stats.inc_value("zhbench/skipped_done")
-            raise IgnoreRequest(f"already fetched: {request.url}")
+            raise AlreadyFetched(f"already fetched: {request.url}")
         return None
 
     def process_response(self, request, response, spider=None):
         if 300 <= response.status < 400:
             location = response.headers.get(b"Location", b"").decode("latin-1")
-            if location and canonicalize(urljoin(request.url, location)) in self._done():
+            if not location:
+                return response
+            try:
+                target = canonicalize(urljoin(request.url, location))
+            except ValueError as exc:
+                raise IgnoreRequest(f"invalid redirect Location {location[:200]!r} ({exc})") from None
+            if target in self._done():
                 self.stats.inc_value("zhbench/skipped_done")
-                raise IgnoreRequest(f"already fetched: {location}")
+                raise AlreadyFetched(f"already fetched: {location}")
+            # A redirect back to a URL of the chain would otherwise be dropped by the scheduler's
+            # duplicate filter without a word: it is a loop, recorded as such.
+            chain = [*request.meta.get("redirect_urls", []), request.url]
+            if target in {canonicalize(u) for u in chain}:
+                raise IgnoreRequest(f"redirect loop: {' -> '.join(chain + [target])[:400]}")
         return response

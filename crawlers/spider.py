@@ -13,10 +13,50 @@ from datetime import datetime, timezone
 from urllib.parse import urlsplit
 
 import scrapy
-from scrapy.exceptions import CloseSpider
+from scrapy.exceptions import CloseSpider, IgnoreRequest
+from scrapy.spidermiddlewares.httperror import HttpError
 
+from crawlers.allowlist import HostPolicy
+from crawlers.middleware import AlreadyFetched, RefusedRequest
 from crawlers.parsers import parse
 from crawlers.urls import canonicalize
+
+
+def failure_reason(failure) -> tuple[str, str, int]:
+    """(status, reason, http_status) of a request that produced no page: ``refused`` for the host
+    policy and robots.txt, ``failed`` for everything the network or the server did."""
+    exc = failure.value
+    if isinstance(exc, RefusedRequest):
+        return "refused", f"{exc.kind}: {exc.reason}", 0
+    if isinstance(exc, HttpError):
+        status = exc.response.status
+        return "failed", f"http_{status}: the server answered HTTP {status} (after retries)", status
+    if isinstance(exc, IgnoreRequest):
+        message = str(exc) or "ignored"
+        if "robots.txt" in message:
+            return "refused", f"robots_txt: {message}", 0
+        if "redirect" in message:
+            return "failed", f"redirect: {message}", 0
+        return "failed", f"ignored: {message}", 0
+    kind = type(exc).__name__
+    detail = str(exc)
+    label = _FAILURES.get(kind, "error")
+    if label == "error" and kind == "DownloadFailedError":
+        # Scrapy wraps Twisted's reasons: a lost or refused connection, a response never received.
+        label = next((name for marker, name in _FAILURES.items() if marker in detail), "error")
+    return "failed", f"{label}: {kind}: {detail[:300]}", 0
+
+
+# Exception names (Scrapy's and Twisted's) -> the reason a failed fetch is recorded under.
+_FAILURES = {
+    "DownloadTimeoutError": "timeout", "TimeoutError": "timeout", "TCPTimedOutError": "timeout",
+    "CannotResolveHostError": "dns", "DNSLookupError": "dns",
+    "DownloadConnectionRefusedError": "connection_refused", "ConnectionRefusedError": "connection_refused",
+    "ConnectionLost": "connection_lost", "ConnectionDone": "connection_lost", "ResponseNeverReceived": "connection_lost",
+    "ResponseFailed": "connection_lost", "ConnectionResetError": "connection_lost",
+    "ResponseDataLossError": "short_body", "PotentialDataLoss": "short_body", "_DataLoss": "short_body",
+    "ValueError": "invalid_url",
+}
 
 
 class BaikeSpider(scrapy.Spider):
@@ -32,6 +72,7 @@ class BaikeSpider(scrapy.Spider):
         super().__init__(**kwargs)
         self.start_urls = list(start_urls)
         self.allowed_hosts = set(allowed_hosts or {urlsplit(u).netloc for u in self.start_urls})
+        self.policy = HostPolicy(sorted(self.allowed_hosts))
         self.max_depth = max_depth
         self.max_pages = max_pages
         self.max_truncated_retries = max_truncated_retries
@@ -50,7 +91,7 @@ class BaikeSpider(scrapy.Spider):
                 headers["If-None-Match"] = previous["etag"]
             if previous.get("last_modified"):
                 headers["If-Modified-Since"] = previous["last_modified"]
-        return scrapy.Request(url, callback=self.parse, headers=headers, priority=priority,
+        return scrapy.Request(url, callback=self.parse, errback=self.failed, headers=headers, priority=priority,
                               meta={"zh_depth": depth, **meta})
 
     async def start(self):
@@ -77,8 +118,16 @@ class BaikeSpider(scrapy.Spider):
                    "request_url": response.request.url}
             return
         encoding = getattr(response, "encoding", None)
-        page = parse(response.body, response.url, http_status=response.status, encoding=encoding,
-                     fetched_at=datetime.now(timezone.utc), depth=depth, backend=self.backend)
+        try:
+            page = parse(response.body, response.url, http_status=response.status, encoding=encoding,
+                         fetched_at=datetime.now(timezone.utc), depth=depth, backend=self.backend)
+        except Exception as exc:  # noqa: BLE001 - a page the parser cannot read is recorded, never lost
+            stats.inc_value("zhbench/status/parse_error")
+            yield {"failed": response.url, "status": "parse_error", "depth": depth,
+                   "reason": f"parse_error: {type(exc).__name__}: {str(exc)[:300]}",
+                   "http_status": response.status, "body": response.body, "encoding": encoding,
+                   "request_url": (response.meta.get("redirect_urls") or [response.request.url])[0]}
+            return
         if page.status == "truncated":
             tries = response.meta.get("zh_truncated_tries", 0) + 1
             if tries <= self.max_truncated_retries:
@@ -101,7 +150,7 @@ class BaikeSpider(scrapy.Spider):
         if depth < self.max_depth:
             for target in [link["url"] for link in page.links] + [sense["url"] for sense in page.senses]:
                 url = canonicalize(target)
-                if urlsplit(url).netloc not in self.allowed_hosts:
+                if self.policy.refusal(url) is not None:
                     stats.inc_value("zhbench/offsite")
                 elif url in self.done or (not self.follow_known and url in self.known):
                     continue
@@ -117,3 +166,15 @@ class BaikeSpider(scrapy.Spider):
         # Reversed for the LIFO scheduler: the first link on the page is expanded first.
         for url in reversed(follow):
             yield self._request(url, depth + 1)
+
+    def failed(self, failure):
+        """A request that gave no response to parse: recorded in the fetch log with its reason."""
+        if failure.check(AlreadyFetched):
+            return
+        request = failure.request
+        status, reason, http_status = failure_reason(failure)
+        self.crawler.stats.inc_value(f"zhbench/status/{status}")
+        self.crawler.stats.inc_value(f"zhbench/{status}/{reason.split(':', 1)[0]}")
+        yield {"failed": request.url, "status": status, "reason": reason, "http_status": http_status,
+               "depth": request.meta.get("zh_depth", 0),
+               "request_url": (request.meta.get("redirect_urls") or [request.url])[0]}

@@ -58,7 +58,10 @@ def test_robots_txt_is_obeyed(mini_mirror, tmp_path):
     config.start_urls.append(mini_mirror.url + "/wiki/Special:随机页面")
     result = run_crawl(config)
     assert result.stats.get("robotstxt/forbidden", 0) == 1
-    assert result.by_status == {"ok": 1}
+    # The forbidden page is not fetched, and says why in the fetch log.
+    assert result.by_status == {"ok": 1, "refused": 1}
+    refused = [e for e in FetchLog(tmp_path / "fetched.jsonl").entries() if e["page_status"] == "refused"]
+    assert refused[0]["reason"].startswith("robots_txt:")
 
 
 @pytest.fixture(scope="module")
