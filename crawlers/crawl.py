@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 
 import pyarrow.parquet as pq
 
-from crawlers.fetchlog import STORED_STATUSES, FetchLog, ResumeState, record_hash
+from crawlers.fetchlog import FAILED_STATUSES, STORED_STATUSES, FetchLog, ResumeState, record_hash
 from crawlers.parsers import parse
 from crawlers.rawstore import RawStore
 from crawlers.urls import canonicalize
@@ -85,6 +85,7 @@ class CrawlResult:
     stats: dict
     by_status: dict[str, int]
     changes: dict[str, int]
+    failures: dict[str, int] = field(default_factory=dict)  # "status/reason" -> count, for the lines with no page
 
 
 class _KeepRedirects(urllib.request.HTTPRedirectHandler):
@@ -161,11 +162,16 @@ def run_crawl(config: CrawlConfig, progress: Callable[[dict], None] | None = Non
 def collect(out: Path, stats: dict) -> CrawlResult:
     by_status: dict[str, int] = {}
     changes: dict[str, int] = {}
+    failures: dict[str, int] = {}
     for entry in FetchLog(out / "fetched.jsonl").entries():
         by_status[entry["page_status"]] = by_status.get(entry["page_status"], 0) + 1
         changes[entry["change"]] = changes.get(entry["change"], 0) + 1
+        if entry["page_status"] in FAILED_STATUSES:
+            key = f"{entry['page_status']}/{entry.get('reason', '').split(':', 1)[0] or 'unknown'}"
+            failures[key] = failures.get(key, 0) + 1
     shards = sorted((out / "pages").glob("pages-*.parquet"))
-    return CrawlResult(out, shards, stats, dict(sorted(by_status.items())), dict(sorted(changes.items())))
+    return CrawlResult(out, shards, stats, dict(sorted(by_status.items())), dict(sorted(changes.items())),
+                       dict(sorted(failures.items())))
 
 
 # --- the child process -------------------------------------------------------------------
@@ -289,7 +295,11 @@ class ProgressExtension:
             "queue": queue, "requests": int(stats.get("downloader/request_count", 0)),
             "blocked": sum(int(v) for k, v in stats.items() if k.startswith("zhbench/blocked/")),
             "ok": int(stats.get("zhbench/status/ok", 0)), "finished": finished,
+            "not_kept": sum(int(stats.get(f"zhbench/status/{s}", 0)) for s in FAILED_STATUSES),
         }
+        waiting = stats.get("zhbench/backoff/waiting")
+        if waiting and waiting["until"] > time.time() and not finished:
+            data["waiting"] = dict(waiting, seconds=round(waiting["until"] - time.time(), 1))
         tmp = self.path.with_name(".progress.json.tmp")
         tmp.write_text(json.dumps(data), encoding="utf-8")
         os.replace(tmp, self.path)

@@ -76,6 +76,7 @@ class BlockBackoffMiddleware:
         self.max_delay = max_delay
         self.max_tries = max_tries
         self.paused_until: dict[str, float] = {}
+        self.paused_at: dict[str, float] = {}
         self.strikes: dict[str, int] = {}
 
     @classmethod
@@ -90,6 +91,7 @@ class BlockBackoffMiddleware:
         if wait > 0:
             self.stats.inc_value("zhbench/backoff/waits")
             await sleep(wait)
+        request.meta["zh_sent_at"] = time.monotonic()
         return None
 
     def process_response(self, request, response, spider=None):
@@ -102,7 +104,14 @@ class BlockBackoffMiddleware:
             self.strikes[domain] = 0
             return response
         self.stats.inc_value(f"zhbench/blocked/{kind}")
-        strikes = self.strikes.get(domain, 0) + 1
+        # Requests already in flight when the domain was paused come back blocked together: that
+        # is one push-back, not one per request, so only a request sent after the pause began
+        # makes the next pause longer.
+        strikes = self.strikes.get(domain, 0)
+        if request.meta.get("zh_sent_at", time.monotonic()) >= self.paused_at.get(domain, float("-inf")):
+            strikes += 1
+            self.paused_at[domain] = time.monotonic()
+        strikes = max(strikes, 1)
         self.strikes[domain] = strikes
         delay = min(self.max_delay, self.base_delay * 2 ** (strikes - 1))
         retry_after = headers.get("retry-after", "")
@@ -110,6 +119,11 @@ class BlockBackoffMiddleware:
             delay = min(self.max_delay, max(delay, float(retry_after)))
         self.paused_until[domain] = max(self.paused_until.get(domain, 0.0), time.monotonic() + delay)
         self.stats.max_value("zhbench/backoff/max_delay_s", delay)
+        # What the crawl is waiting for, shown on the progress line: wall-clock end, cause, cap.
+        self.stats.set_value("zhbench/backoff/waiting", {
+            "host": domain, "until": time.time() + (self.paused_until[domain] - time.monotonic()),
+            "reason": kind, "strikes": strikes, "cap_s": self.max_delay,
+            "retry_after": retry_after if retry_after.isdigit() else ""})
         tries = request.meta.get("zh_block_tries", 0) + 1
         if tries > self.max_tries:
             self.stats.inc_value(f"zhbench/gave_up/{kind}")

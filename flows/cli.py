@@ -146,14 +146,21 @@ class ProgressLine:
         import time
 
         text = (f"crawl: {p.get('pages', 0)} pages ({p.get('ok', 0)} ok)  {p.get('pages_per_s', 0):.1f} pages/s  "
-                f"queue {p.get('queue', 0)}  blocked {p.get('blocked', 0)}  {p.get('elapsed_s', 0):.0f} s")
+                f"queue {p.get('queue', 0)}  blocked {p.get('blocked', 0)}  not kept {p.get('not_kept', 0)}  "
+                f"{p.get('elapsed_s', 0):.0f} s")
+        waiting = p.get("waiting")
+        if waiting:
+            cause = (f"Retry-After {waiting['retry_after']} s" if waiting.get("retry_after")
+                     else f"backoff, cap {waiting['cap_s']:.0f} s")
+            text += (f"  | waiting {waiting['seconds']:.0f} s: {waiting['host']} answered {waiting['reason']} "
+                     f"{waiting['strikes']}x in a row ({cause})")
         if self.tty:
             self.stream.write("\r" + text.ljust(100))
             self.stream.flush()
             self.shown = True
-        elif p.get("finished") != self.finished_shown and (
-                p.get("finished") or time.monotonic() - self.last_line >= 10):
+        elif not self.finished_shown and (p.get("finished") or time.monotonic() - self.last_line >= 10):
             self.stream.write(text + "\n")
+            self.stream.flush()
             self.last_line = time.monotonic()
             self.finished_shown = bool(p.get("finished"))
 
@@ -237,6 +244,8 @@ def cmd_crawl(args: argparse.Namespace) -> int:
     print("  by status  " + (", ".join(f"{k} {v}" for k, v in result.by_status.items()) or "none"))
     print("  changes    " + (", ".join(f"{k} {v}" for k, v in result.changes.items()) or "none"))
     print("  blocked    " + (", ".join(f"{k} {v}" for k, v in sorted(blocked.items())) or "none"))
+    print("  not kept   " + (", ".join(f"{k} {v}" for k, v in result.failures.items()) or "none")
+          + (f"  (reasons in {result.out_dir / 'fetched.jsonl'})" if result.failures else ""))
     print(f"  shards     {len(result.shards)} in {result.out_dir / 'pages'}")
     return 0
 

@@ -206,3 +206,30 @@ def test_a_page_the_parser_cannot_read_is_recorded_with_its_html(monkeypatch, tm
     (item,) = list(spider.parse(response))
     assert item["status"] == "parse_error" and "XML compatible" in item["reason"]
     assert item["body"] == body
+
+
+def test_a_burst_of_blocked_requests_is_one_strike_and_the_wait_is_shown():
+    import asyncio
+
+    from scrapy.http import Request, Response
+    from scrapy.statscollectors import MemoryStatsCollector
+
+    from crawlers.middleware import BlockBackoffMiddleware
+
+    from scrapy.settings import Settings
+
+    stats = MemoryStatsCollector(type("Crawler", (), {"settings": Settings()})())
+    backoff = BlockBackoffMiddleware(stats, base_delay=0.01, max_delay=60.0, max_tries=5)
+    requests = [Request(f"http://127.0.0.1:1/item/{n}") for n in range(8)]
+    for request in requests:  # eight requests in flight together
+        asyncio.run(backoff.process_request(request))
+    for request in requests:  # ... all answered 429 together
+        backoff.process_response(request, Response(request.url, status=429))
+    assert backoff.strikes["127.0.0.1:1"] == 1
+    waiting = stats.get_value("zhbench/backoff/waiting")
+    assert waiting["reason"] == "http_429" and waiting["strikes"] == 1 and waiting["cap_s"] == 60.0
+    time.sleep(0.02)
+    again = Request("http://127.0.0.1:1/item/9")
+    asyncio.run(backoff.process_request(again))  # sent after the pause: blocked again, a second strike
+    backoff.process_response(again, Response(again.url, status=429))
+    assert backoff.strikes["127.0.0.1:1"] == 2

@@ -45,3 +45,25 @@ def test_crawl_mistakes_are_one_line(tmp_path):
         lines = result.stderr.strip().splitlines()
         assert result.returncode != 0 and len(lines) == 1, (args, result.stderr)
         assert lines[0].startswith("zhbench: error:") and message in lines[0], (args, lines[0])
+
+
+def test_the_progress_line_prints_without_a_terminal(monkeypatch):
+    import io
+    import time
+
+    from flows.cli import ProgressLine
+
+    clock = [1000.0]
+    monkeypatch.setattr(time, "monotonic", lambda: clock[0])
+    stream = io.StringIO()
+    line = ProgressLine(stream)
+    for second in range(25):
+        clock[0] = 1000.0 + second
+        line({"pages": second, "ok": second, "elapsed_s": second,
+              "waiting": {"seconds": 30, "host": "h:1", "reason": "http_429", "strikes": 2, "cap_s": 300,
+                          "retry_after": ""}})
+    line({"pages": 25, "ok": 25, "elapsed_s": 25, "finished": True})
+    printed = stream.getvalue().splitlines()
+    assert len(printed) == 4  # at 0 s, 10 s, 20 s and the end
+    assert "waiting 30 s: h:1 answered http_429 2x in a row (backoff, cap 300 s)" in printed[0]
+    assert printed[-1].startswith("crawl: 25 pages")
