@@ -136,7 +136,8 @@ def run_crawl(config: CrawlConfig, progress: Callable[[dict], None] | None = Non
     stderr_path = out / "crawl-stderr.log"
     with open(stderr_path, "w", encoding="utf-8") as stderr:
         proc = subprocess.Popen([sys.executable, "-m", "crawlers.crawl", str(config_path)],
-                                stdout=subprocess.DEVNULL, stderr=stderr)
+                                stdout=subprocess.DEVNULL, stderr=stderr,
+                                env={**os.environ, "ZHBENCH_PARENT_PID": str(os.getpid())})
         try:
             while proc.poll() is None:
                 if progress is not None:
@@ -435,6 +436,31 @@ def _raw_dir_of(crawl_dir: Path) -> Path:
     return crawl_dir / "raw"
 
 
+def _stop_when_orphaned(crawler, parent: int) -> None:
+    """Close the crawl (files flushed, as on Ctrl-C) if the process that started it goes away
+    without stopping it (killed with SIGKILL, or a thread of it that cannot forward a signal)."""
+    if not parent:
+        return
+    from scrapy import signals
+
+    def check() -> None:
+        if os.getppid() != parent and crawler.crawling:
+            from scrapy.utils.defer import deferred_from_coro
+
+            crawler.stats.set_value("zhbench/stopped", "parent process gone")
+            deferred_from_coro(crawler.stop_async())
+
+    def opened(spider=None) -> None:
+        from twisted.internet import task  # after Scrapy has installed its reactor
+
+        loop = task.LoopingCall(check)
+        loop.start(1.0, now=False)
+        crawler.signals.connect(lambda spider=None, reason=None: loop.running and loop.stop(),
+                                signal=signals.spider_closed, weak=False)
+
+    crawler.signals.connect(opened, signal=signals.spider_opened, weak=False)
+
+
 def _child(config_path: str) -> int:
     from scrapy.crawler import CrawlerProcess
 
@@ -448,6 +474,7 @@ def _child(config_path: str) -> int:
         state = ResumeState.read(FetchLog(Path(config.out_dir) / "fetched.jsonl"))
     process = CrawlerProcess(settings=scrapy_settings(config))
     crawler = process.create_crawler(BaikeSpider)
+    _stop_when_orphaned(crawler, int(os.environ.get("ZHBENCH_PARENT_PID", "0")))
     process.crawl(crawler, start_urls=config.start_urls, allowed_hosts=config.allowed_hosts or None,
                   max_depth=config.max_depth, max_pages=config.max_pages, done=state.done | set(config.skip_urls),
                   frontier=state.frontier, known=config.known, follow_known=config.follow_known,

@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import textwrap
+import threading
 import traceback
 from datetime import timedelta
 from pathlib import Path
@@ -252,16 +254,18 @@ def cmd_crawl(args: argparse.Namespace) -> int:
 
 def cmd_reparse(args: argparse.Namespace) -> int:
     from crawlers.crawl import CrawlError, reparse
-    from flows.crawling import crawls_root, latest_crawl
+    from flows.crawling import crawl_dir_of, latest_crawl
 
     data_dir = Path(args.data_dir)
-    name = args.crawl or latest_crawl(data_dir)
-    crawl_dir = Path(name) if Path(name, "fetched.jsonl").exists() else crawls_root(data_dir) / name
+    crawl_dir = crawl_dir_of(data_dir, args.crawl or latest_crawl(data_dir))
     if not (crawl_dir / "fetched.jsonl").exists():
         raise CrawlError(f"{crawl_dir} is not a crawl directory (no fetched.jsonl)")
+    unreadable: list[str] = []
     shards = reparse(crawl_dir, raw_dir=data_dir / "raw" if (data_dir / "raw").exists() else None,
-                     backend=args.backend)
+                     backend=args.backend, unreadable=unreadable)
     print(f"re-parsed {crawl_dir} from stored HTML into {len(shards)} shards")
+    if unreadable:
+        print(f"  still unreadable: {len(unreadable)} pages, e.g. {unreadable[0]}")
     return 0
 
 
@@ -775,8 +779,18 @@ def _help(parser: argparse.ArgumentParser) -> int:
     return 0
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (cron, systemd, a supervisor): unwinds like Ctrl-C, so children are stopped and files closed."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
@@ -796,6 +810,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # leak on stderr, under the one-line message.
         traceback.clear_frames(exc.__traceback__)
         return 1
+    except Terminated:
+        print("zhbench: terminated (SIGTERM); what was finished is kept", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("zhbench: interrupted", file=sys.stderr)
         return 130

@@ -6,6 +6,7 @@ Shared by ``zhbench crawl`` and the crawl stage of the ``cdtp`` flow.
 from __future__ import annotations
 
 import contextlib
+import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable, Iterator
@@ -78,6 +79,29 @@ def crawls_root(data_dir: Path) -> Path:
     return Path(data_dir) / "crawls"
 
 
+_CRAWL_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
+def check_crawl_name(name: str) -> str:
+    """A crawl name is one directory under DATA_DIR/crawls: never a path, never '..'."""
+    if not _CRAWL_NAME.fullmatch(name) or ".." in name:
+        raise CrawlError(f"crawl name {name!r}: use letters, digits, '.', '_' and '-' (at most 100, "
+                         "starting with a letter or digit); it names a directory under DATA_DIR/crawls")
+    return name
+
+
+def crawl_dir_of(data_dir: Path, name: str) -> Path:
+    """The directory of a crawl given by name, or by a path to a crawl directory inside DATA_DIR/crawls."""
+    root = crawls_root(data_dir).resolve()
+    given = Path(name)
+    if len(given.parts) > 1 or given.is_absolute():
+        resolved = given.resolve()
+        if resolved.parent != root:
+            raise CrawlError(f"{name} is not a crawl of {data_dir}: give a crawl name, or a directory in {root}")
+        return resolved
+    return crawls_root(data_dir) / check_crawl_name(name)
+
+
 def latest_crawl(data_dir: Path) -> str:
     root = crawls_root(data_dir)
     names = sorted(p.name for p in root.iterdir() if (p / "fetched.jsonl").exists()) if root.is_dir() else []
@@ -91,12 +115,17 @@ def crawl_job(crawl: CrawlSettings, data_dir: Path, name: str | None = None, res
               progress: Callable[[dict], None] | None = None) -> CrawlResult:
     """Crawl (or resume, or recrawl) into ``<data_dir>/crawls/<name>`` and register it in the catalog."""
     data_dir = Path(data_dir)
+    if name is not None:
+        check_crawl_name(name)
     if resume:
         name = name or latest_crawl(data_dir)
         if not (crawls_root(data_dir) / name / "fetched.jsonl").exists():
             raise CrawlError(f"nothing to resume: {crawls_root(data_dir) / name} holds no crawl")
     name = name or datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out_dir = crawls_root(data_dir) / name
+    if not resume and (out_dir / "fetched.jsonl").exists():
+        raise CrawlError(f"crawl {name} already exists in {out_dir}; continue it with --resume, "
+                         "or choose another --name")
     catalog = Catalog(data_dir / "catalog.duckdb")
     extra: dict = {"resume": resume, "redis_url": redis_url}
     with site_for(crawl, mirror_port) as base_url:

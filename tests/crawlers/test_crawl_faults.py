@@ -233,3 +233,100 @@ def test_a_burst_of_blocked_requests_is_one_strike_and_the_wait_is_shown():
     asyncio.run(backoff.process_request(again))  # sent after the pause: blocked again, a second strike
     backoff.process_response(again, Response(again.url, status=429))
     assert backoff.strikes["127.0.0.1:1"] == 2
+
+
+@pytest.fixture()
+def slow_site():
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802
+            if self.path != "/robots.txt":
+                time.sleep(1.0)
+            body = entry_page("慢", ["慢一", "慢二", "慢三"])
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    class Server(http.server.ThreadingHTTPServer):
+        daemon_threads = True
+
+        def handle_error(self, request, client_address):
+            pass
+
+    server = Server(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def _crawl_command(base: str, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    seeds = tmp_path / "seeds.txt"
+    seeds.write_text("慢\n", encoding="utf-8")
+    return subprocess.Popen([sys.executable, "-m", "flows.cli", "crawl", "--site", "baidu", "--base-url", base,
+                             "--seeds", str(seeds), "--data-dir", str(tmp_path / "data"), "--name", "slow"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+
+
+def _crawler_child(parent: int, timeout: float = 20.0) -> int:
+    import subprocess
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = subprocess.run(["pgrep", "-P", str(parent), "-f", "crawlers.crawl"], capture_output=True, text=True)
+        if found.stdout.split():
+            return int(found.stdout.split()[0])
+        time.sleep(0.2)
+    raise AssertionError("the crawler child never started")
+
+
+def _gone(pid: int, timeout: float = 30.0) -> bool:
+    import os
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+            with open(f"/proc/{pid}/stat") as stat:
+                if stat.read().split()[2] == "Z":
+                    return True
+        except (ProcessLookupError, FileNotFoundError):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_sigterm_stops_the_crawler_child(slow_site, tmp_path):
+    import signal
+
+    command = _crawl_command(slow_site, tmp_path)
+    child = _crawler_child(command.pid)
+    time.sleep(1.5)
+    command.send_signal(signal.SIGTERM)
+    _, err = command.communicate(timeout=60)
+    assert command.returncode == 143
+    assert "terminated (SIGTERM)" in err and "Traceback" not in err
+    assert _gone(child)
+
+
+def test_a_crawler_whose_parent_is_killed_stops_and_keeps_what_it_fetched(slow_site, tmp_path):
+    import json
+    import signal
+
+    command = _crawl_command(slow_site, tmp_path)
+    child = _crawler_child(command.pid)
+    time.sleep(2.5)
+    command.send_signal(signal.SIGKILL)
+    command.communicate(timeout=30)
+    assert _gone(child)
+    stats = json.loads((tmp_path / "data" / "crawls" / "slow" / "crawl-stats.json").read_text(encoding="utf-8"))
+    assert stats["zhbench/stopped"] == "parent process gone"

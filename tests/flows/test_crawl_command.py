@@ -15,6 +15,12 @@ def test_crawl_resume_recrawl_and_reparse_on_the_mirror(tmp_path):
     assert "ok 40" in first.stdout
     assert "crawl: " in first.stderr  # the progress display (one line every 10 s when not a terminal)
 
+    twice = zhbench("crawl", "--site", "mirror", "--max-pages", "40", "--name", "c1", "--data-dir", data,
+                    "--mirror-port", port)
+    assert twice.returncode == 1
+    assert twice.stderr.strip() == (f"zhbench: error: crawl c1 already exists in {data}/crawls/c1; "
+                                    "continue it with --resume, or choose another --name")
+
     resumed = zhbench("crawl", "--site", "mirror", "--max-pages", "60", "--name", "c1", "--resume",
                       "--data-dir", data, "--mirror-port", port)
     assert resumed.returncode == 0, resumed.stderr
@@ -39,6 +45,9 @@ def test_crawl_mistakes_are_one_line(tmp_path):
         (["crawl", "--site", "mirror", "--recrawl-after", "soon", "--data-dir", data], "--recrawl-after 'soon'"),
         (["crawl", "--site", "bing"], "argument --site: invalid choice"),
         (["reparse", "--data-dir", data], "no crawl to resume"),
+        (["crawl", "--site", "mirror", "--name", "../../x", "--data-dir", data], "crawl name '../../x': use letters"),
+        (["crawl", "--site", "mirror", "--name", str(tmp_path / "abs"), "--data-dir", data], "names a directory"),
+        (["reparse", str(tmp_path), "--data-dir", data], "is not a crawl of"),
     ]
     for args, message in cases:
         result = zhbench(*args)
