@@ -71,8 +71,16 @@ def crawl_config(crawl: CrawlSettings, base_url: str, out_dir: Path, raw_dir: Pa
         obey_robots=crawl.obey_robots, user_agent=crawl.user_agent, timeout_s=crawl.timeout_s,
         max_block_retries=crawl.max_block_retries, backoff_base_s=crawl.backoff_base_s,
         backoff_max_s=crawl.backoff_max_s, backend=crawl.parser_backend,
-        allowed_hosts=[urlsplit(base_url).netloc], **extra,
+        allowed_hosts=site_hosts(base_url), **extra,
     )
+
+
+def site_hosts(base_url: str) -> list[str]:
+    """The hosts a crawl of ``base_url`` may request: its own, and the one its entry links are
+    canonicalised to (a seed on wapbaike.baidu.com links to baike.baidu.com)."""
+    from crawlers.urls import canonicalize
+
+    return sorted({urlsplit(base_url).netloc, urlsplit(canonicalize(base_url.rstrip("/") + "/item/x")).netloc})
 
 
 def crawls_root(data_dir: Path) -> Path:
