@@ -4,13 +4,24 @@ Each function takes the document root and the page URL and returns the fields of
 a :class:`schemas.Page`; :func:`crawlers.parsers.parse` adds status, hashes and
 timestamps. Selectors never rely on Baidu's hashed class suffixes: they match the
 stable ``J-*`` classes, ``data-tag`` attributes or class-name prefixes.
+
+What every layout does alike:
+
+* Paragraphs are the body's text blocks in document order. A table in the body gives one
+  paragraph per row, its cells' texts joined by `` | `` (the cell boundary, not punctuation
+  of the site's); entry links inside table cells count like any other.
+* Image captions (Baidu's ``lemma-picture``/``lemmaPicture`` boxes, Sogou's ``text_img``) are
+  taken out before any text is read: they are no part of the sentence they are placed in.
+* An infobox value keeps the site's own separation: lines the site breaks with ``<br>`` are
+  joined with "\\n" in ``value``, and ``values`` holds the lines, each split further where it
+  lists several values itself (``、``, ``，``, ``/`` …, see :func:`text.split_values`).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
-from urllib.parse import unquote, urljoin, urlsplit
+from typing import Any, Callable
+from urllib.parse import parse_qs, unquote, urljoin, urlsplit
 
 from crawlers.parsers.text import CONTROL_WORDS, clean_name, clean_text, split_values
 from crawlers.parsers.tree import Node
@@ -19,19 +30,46 @@ from schemas import InfoboxEntry
 
 BAIDU_ENTRY = re.compile(r"^/item/([^/?#]+)(?:/(\d+))?/?$")
 SOGOU_ENTRY = re.compile(r"^/v(\d+)\.htm$")
+# Sogou's in-text links go through a redirect that names the entry by id: the id is the one in the
+# entry's own address (/v<id>.htm), as the page's own script builds it from lemmaData.lemmaId.
+SOGOU_INNER_LINK = "/lemma/ShowInnerLink.htm"
 WIKI_ENTRY = re.compile(r"^/(?:wiki|zh-hans|zh-hant|zh-cn|zh-tw|zh-hk|zh-sg)/([^?#]+)$")
 _SUBTITLE_BRACKETS = "（）()"
 NOISE_TAGS = ("script", "style", "sup", "noscript")
 NOISE_CLASS_PREFIXES = ("sup-anchor", "edit", "mw-editsection", "audio", "lemma-audio", "reference")
 WIKI_NOISE_CLASSES = ("navbox", "hatnote", "reflist", "references", "toc", "mw-references-wrap",
                       "sistersitebox", "metadata")
+# Image boxes with their captions: Baidu's older layout (lemma-picture … <span class="description">),
+# its current layout (lemmaPicture_x, lemmaAlbum_x) and Sogou's inline pictures (text_img).
+CAPTION_CLASSES = ("lemma-picture", "lemma-album", "text_img")
+CAPTION_PREFIXES = ("lemmaPicture", "lemmaAlbum")
+CELL_SEPARATOR = " | "
+
+
+def _split(url: str):
+    try:
+        return urlsplit(url)
+    except ValueError:  # a malformed href ("http://[::1") links nowhere
+        return None
+
+
+def _target(base_url: str, href: str) -> str | None:
+    """The canonical URL an href points to; None for a malformed one ("http://[::1", a 5,000-digit id)."""
+    try:
+        return canonicalize(urljoin(base_url, href))
+    except ValueError:
+        return None
 
 
 def _strip_noise(root: Node) -> None:
-    """Remove citation marks, edit controls and scripts before reading text."""
+    """Remove citation marks, edit controls, scripts and image captions before reading text."""
     for el in root.all(tag=NOISE_TAGS):
         el.remove()
     for el in root.all(prefix=NOISE_CLASS_PREFIXES):
+        el.remove()
+    for el in root.all(cls=CAPTION_CLASSES):
+        el.remove()
+    for el in root.all(prefix=CAPTION_PREFIXES):
         el.remove()
     for el in root.all(tag="a"):
         if el.text().strip() in CONTROL_WORDS:
@@ -47,7 +85,66 @@ def _texts(nodes: list[Node]) -> list[str]:
     return [t for t in (_text(n) for n in nodes) if t]
 
 
-def _entry_links(roots: list[Node], base_url: str, pattern: re.Pattern, title_from_url: bool) -> list[dict]:
+def _cells(row: Node) -> list[Node]:
+    return [c for c in row.children() if c.name in ("th", "td")]
+
+
+def _row_text(row: Node) -> str:
+    """A table row as one line: its own cells' texts; a cell holding a table is read row by row."""
+    texts = [_text(c) for c in _cells(row) if not c.first(tag="table")]
+    return CELL_SEPARATOR.join(t for t in texts if t)
+
+
+def _outermost(nodes: list[Node]) -> list[Node]:
+    return [n for n in nodes if not any(n.within(o) for o in nodes)]
+
+
+def _blocks(container: Node, is_para: Callable[[Node], bool], para_tags: tuple[str, ...],
+            exclude: tuple[Node, ...] = ()) -> tuple[list[str], list[Node]]:
+    """The text blocks of a body in document order: paragraph elements, and each row of each table.
+
+    Returns the texts and the elements they came from (the roots in which to look for links).
+    Paragraph elements inside a table are read as part of its rows.
+    """
+    tables = _outermost([t for t in container.all(tag="table")
+                         if not any(t.within(x) for x in exclude)])
+    texts: list[str] = []
+    roots: list[Node] = []
+    for el in container.all(tag=("table",) + para_tags):
+        if any(el.within(x) for x in exclude):
+            continue
+        if el.name == "table":
+            if any(el.within(t) for t in tables):
+                continue
+            roots.append(el)
+            texts += [t for t in (_row_text(tr) for tr in el.all(tag="tr")) if t]
+        elif is_para(el) and not el.first(tag="table") and not any(el.within(t) for t in tables):
+            text = _text(el)
+            if text:
+                roots.append(el)
+                texts.append(text)
+    return texts, roots
+
+
+# The hosts of each site's entries besides the page's own (a page served by the bundled mirror links
+# to entries under its own host; a real page may link to the site's other hosts).
+SITE_HOSTS = {
+    "baidu": ("baike.baidu.com", "wapbaike.baidu.com", "m.baike.baidu.com", "baike.baidu.hk"),
+    "sogou": ("baike.sogou.com", "m.baike.sogou.com"),
+    "wikipedia": ("zh.wikipedia.org", "zh.m.wikipedia.org"),
+}
+
+
+def _entry_links(roots: list[Node], base_url: str, site: str, entry: Callable[[str], tuple[str, str] | None],
+                 title_of: Callable[[Node, str], str]) -> list[dict]:
+    """Links to entries of the page's site, first mention first, each URL once.
+
+    entry(absolute URL) gives (entry URL, the title the URL names) for an entry link, else None;
+    title_of(a, url title) gives the link's title. Links to other hosts (Wikisource's /wiki/ pages,
+    other language editions) are no entries of the site.
+    """
+    base = _split(base_url)
+    hosts = {base.netloc.lower() if base else "", *SITE_HOSTS[site]}
     links: list[dict] = []
     seen: set[str] = set()
     for root in roots:
@@ -55,19 +152,25 @@ def _entry_links(roots: list[Node], base_url: str, pattern: re.Pattern, title_fr
             href = a.get("href")
             if not href:
                 continue
-            absolute = urljoin(base_url, href.strip())
-            match = pattern.match(urlsplit(absolute).path)
-            if not match:
+            try:
+                absolute = urljoin(base_url, href.strip())
+            except ValueError:
                 continue
-            url = canonicalize(absolute)
+            parts = _split(absolute)
+            if parts is None or parts.netloc.lower() not in hosts:
+                continue
+            found = entry(absolute)
+            if found is None:
+                continue
+            try:
+                url = canonicalize(found[0])
+            except ValueError:  # an id too long to read (5,000 digits)
+                continue
             if url in seen:
                 continue
-            if title_from_url:
-                title = unquote(match.group(1)).replace("_", " ")
-            else:
-                title = a.get("title") or _text(a)
-            if ":" in title or "：" in title or not title:
-                continue  # namespaced wiki pages (Category:, File:) are not entries
+            title = title_of(a, found[1])
+            if not title:
+                continue
             seen.add(url)
             links.append({"title": title, "url": url})
     return links
@@ -77,11 +180,19 @@ def _infobox_entry(name_el: Node, value_el: Node) -> InfoboxEntry | None:
     name = clean_name(name_el.text())
     if not name:
         return None
-    link_texts = [_text(a) for a in value_el.all(tag="a")]
+    anchors = value_el.all(tag="a")
+    # Links that only whitespace parts are separate values (Baidu writes 「<a>A</a>\n<a>B</a>」);
+    # links that touch are pieces of one value (「<a>+</a><a>86</a> (0)0312」).
+    spaced = len(anchors) > 1 and re.fullmatch(
+        r"\s*" + r"\s+".join(re.escape(a.text().strip()) for a in anchors) + r"\s*", value_el.text())
+    link_texts = [_text(a) for a in anchors] if spaced else None
     value_el.breaks_to_newlines()
-    raw = value_el.text()
-    lines = [line for line in (clean_text(part) for part in raw.split("\n")) if line]
-    value = "、".join(lines) if len(lines) > 1 else clean_text(raw)
+    lines = [line for line in (clean_text(part) for part in value_el.text().split("\n")) if line]
+    if len(lines) > 1:
+        # Lines broken by the site: "\n" keeps them apart without inventing punctuation.
+        return InfoboxEntry(name=name, value="\n".join(lines),
+                            values=[v for line in lines for v in split_values(line)])
+    value = lines[0] if lines else ""
     return InfoboxEntry(name=name, value=value, values=split_values(value, link_texts))
 
 
@@ -95,7 +206,9 @@ def _senses(container: Node, url: str) -> list[dict]:
         a = next((a for a in li.all(tag="a") if a.get("href")), None)
         label = _text(li).lstrip("▪•· ").strip()
         if a is not None:
-            senses.append({"label": label, "url": canonicalize(urljoin(url, a.get("href")))})
+            target = _target(url, a.get("href"))
+            if target is not None:
+                senses.append({"label": label, "url": target})
         elif label:
             senses.append({"label": label, "url": canonicalize(url)})
     return senses
@@ -122,10 +235,41 @@ def _dl_infobox(container: Node | None, name_tag: str, name_cls: str | None) -> 
     return entries
 
 
-# --- Baidu Baike, current layout -------------------------------------------------------
+def _table_infobox(tables: list[Node]) -> list[InfoboxEntry]:
+    """Rows of name (th) and value (td) cells, nested tables included, each row its own entry.
+
+    A row whose value cell holds another table stands for that table: its rows are read instead,
+    never the whole table as one value. A row with a header cell only is a section heading.
+    """
+    entries = []
+    for table in tables:
+        for tr in table.all(tag="tr"):
+            cells = _cells(tr)
+            th = next((c for c in cells if c.name == "th"), None)
+            td = next((c for c in cells if c.name == "td"), None)
+            if th is None or td is None or td.first(tag="table"):
+                continue
+            entry = _infobox_entry(th, td)
+            if entry:
+                entries.append(entry)
+    return entries
+
+
+# --- Baidu Baike ----------------------------------------------------------------------------
+
+
+def _baidu_entry(url: str) -> tuple[str, str] | None:
+    match = BAIDU_ENTRY.match(urlsplit(url).path)
+    return (url, unquote(match.group(1)).replace("_", " ")) if match else None
+
+
+def _baidu_title(a: Node, url_title: str) -> str:
+    # The /item/<title> path is the entry's own title; 百度百科：… pages are the site's own.
+    return "" if ":" in url_title or "：" in url_title else url_title
 
 
 def baidu(root: Node, url: str) -> dict[str, Any]:
+    """The current layout (2021-): hashed class names beside stable J-* hooks and data-tag blocks."""
     found = root.select({
         "title": dict(cls="J-lemma-title"), "summary": dict(cls="J-summary"), "info": dict(cls="J-basic-info"),
         "content": dict(cls="J-lemma-content"), "poly": dict(prefix="polysemantList"),
@@ -133,35 +277,44 @@ def baidu(root: Node, url: str) -> dict[str, Any]:
     })
     title_box, summary_el, info_el, content_el, poly = (
         (found[k] or [None])[0] for k in ("title", "summary", "info", "content", "poly"))
-    title = _text(title_box.first(tag="h1")) if title_box else ""
-    subtitle = _subtitle(title_box.first(prefix="lemmaDesc") or title_box.first(tag="h2")) if title_box else ""
-    roots = [el for el in (summary_el, info_el, content_el) if el is not None]
-    for el in roots:
-        _strip_noise(el)
-    links = _entry_links(roots, url, BAIDU_ENTRY, title_from_url=True)
+    # J-lemma-title sits on the <h1> itself (2024 pages) or on a box holding it (earlier ones).
+    title_el = title_box if title_box is not None and title_box.name == "h1" else (
+        title_box.first(tag="h1") if title_box is not None else None)
+    title = _text(title_el)
+    desc = None
+    if title_box is not None and title_box.name != "h1":
+        desc = title_box.first(prefix="lemmaDesc") or title_box.first(tag="h2")
+    if desc is None and title_box is not None:
+        desc = root.first(id="lemmaDesc") or root.first(prefix="lemmaDesc")
+    subtitle = _subtitle(desc)
+    for el in (summary_el, info_el, content_el):
+        if el is not None:
+            _strip_noise(el)
     summary = ""
     if summary_el is not None:
         summary = " ".join(_texts(summary_el.all(attr=("data-tag", "paragraph")))) or _text(summary_el)
-    paragraphs = _texts(content_el.all(attr=("data-tag", "paragraph"))) if content_el else []
+    paragraphs, blocks = [], []
+    if content_el is not None:
+        paragraphs, blocks = _blocks(content_el, lambda el: el.get("data-tag") == "paragraph", ("div",))
+    roots = [el for el in (summary_el, info_el) if el is not None] + blocks
+    links = _entry_links(roots, url, "baidu", _baidu_entry, _baidu_title)
     tags = [_text(a) for box in found["tags"] for a in box.all(tag="a")]
     return _fields(title, subtitle, summary, paragraphs, _dl_infobox(info_el, "dt", None), links,
                    _senses(poly, url) if poly else [], tags)
 
 
-# --- Baidu Baike, older layout ----------------------------------------------------------
-
-
 def baidu_legacy(root: Node, url: str) -> dict[str, Any]:
+    """The older layout (until 2021): lemmaWgt-* title, lemma-summary, basic-info, div.para blocks."""
     title_el = root.first(cls="lemmaWgt-lemmaTitle-title")
     title = _text(title_el.first(tag="h1")) if title_el else ""
     if root.first(cls="lemmaWgt-subLemmaListTitle"):
         senses = []
         for ul in root.all(tag="ul", cls="custom_dot"):
             for a in ul.all(tag="a"):
-                if a.get("href"):
+                target = _target(url, a.get("href")) if a.get("href") else None
+                if target is not None:
                     label = _text(a)
-                    senses.append({"label": label.split("：", 1)[1] if "：" in label else label,
-                                   "url": canonicalize(urljoin(url, a.get("href")))})
+                    senses.append({"label": label.split("：", 1)[1] if "：" in label else label, "url": target})
         return _fields(title, senses=senses, status="disambiguation")
     subtitle = _subtitle(title_el.first(tag="h2")) if title_el else ""
     summary_el = root.first(cls="lemma-summary")
@@ -171,41 +324,57 @@ def baidu_legacy(root: Node, url: str) -> dict[str, Any]:
         if el is not None:
             _strip_noise(el)
     summary = " ".join(_texts(summary_el.all(cls="para"))) if summary_el else ""
-    body_paras = [p for p in content_el.all(tag="div", cls="para")
-                  if summary_el is None or not p.within(summary_el)]
-    roots = [el for el in (summary_el, info_el) if el is not None] + body_paras
-    links = _entry_links(roots, url, BAIDU_ENTRY, title_from_url=True)
+    exclude = tuple(el for el in (summary_el, info_el) if el is not None)
+    paragraphs, blocks = _blocks(content_el, lambda el: "para" in el.classes(), ("div",), exclude)
+    roots = list(exclude) + blocks
+    links = _entry_links(roots, url, "baidu", _baidu_entry, _baidu_title)
     poly = root.first(cls="polysemantList-wrapper")
     tag_box = root.first(id="open-tag-item")
     tags = [_text(t) for t in tag_box.all(cls="taglist")] if tag_box else []
-    return _fields(title, subtitle, summary, _texts(body_paras), _dl_infobox(info_el, "dt", "name"), links,
+    return _fields(title, subtitle, summary, paragraphs, _dl_infobox(info_el, "dt", "name"), links,
                    _senses(poly, url) if poly else [], tags)
 
 
 # --- Sogou Baike ----------------------------------------------------------------------------
 
 
+def _sogou_entry(url: str) -> tuple[str, str] | None:
+    parts = urlsplit(url)
+    if SOGOU_ENTRY.match(parts.path):
+        return url, ""
+    if parts.path == SOGOU_INNER_LINK:
+        lemma_id = (parse_qs(parts.query).get("lemmaId") or [""])[0]
+        if lemma_id.isdigit():
+            return f"{parts.scheme}://{parts.netloc}/v{lemma_id}.htm", ""
+    return None
+
+
+def _link_title(a: Node, url_title: str) -> str:
+    # The page's own name for the target: the title attribute where the site writes one, else the text.
+    return (a.get("title") or "").strip() or _text(a)
+
+
 def sogou(root: Node, url: str) -> dict[str, Any]:
+    """Sogou Baike, every generation seen: the 2014-2018 pages (abstract_tbl of abstract_list tables,
+    text in lemma_content_wrap sections, links through ShowInnerLink.htm), the 2019- pages
+    (base-info-card cells) and the bundled mirror's pages (lemma_content, /v<id>.htm links)."""
     title = _text(root.first(tag="h1", id="title") or root.first(tag="h1"))
     subtitle = _subtitle(root.first(cls=("lemma_subtitle", "polysemy_title")))
     summary_el = root.first(cls="abstract")
     table = root.first(tag="table", cls="abstract_tbl")
-    content_el = root.first(id="lemma_content") or root.first(cls="lemma_content")
-    roots = [el for el in (summary_el, table, content_el) if el is not None]
-    for el in roots:
-        _strip_noise(el)
+    content_el = root.first(id="lemma_content") or root.first(cls=("lemma_content_wrap", "lemma_content"))
+    for el in (summary_el, table, content_el):
+        if el is not None:
+            _strip_noise(el)
     summary = ""
     if summary_el is not None:
         summary = " ".join(_texts(summary_el.all(tag="p"))) or _text(summary_el)
-    infobox = []
-    if table is not None:
-        for th in table.all(cls="base-info-card-title"):
-            td = th.next_sibling(cls="base-info-card-value")
-            entry = _infobox_entry(th, td) if td is not None else None
-            if entry:
-                infobox.append(entry)
-    paragraphs = _texts(content_el.all(tag="p")) if content_el else []
-    links = _entry_links(roots, url, SOGOU_ENTRY, title_from_url=False)
+    infobox = _table_infobox([table]) if table is not None else []
+    paragraphs, blocks = [], []
+    if content_el is not None:
+        paragraphs, blocks = _blocks(content_el, lambda el: True, ("p",))
+    roots = [el for el in (summary_el, table) if el is not None] + blocks
+    links = _entry_links(roots, url, "sogou", _sogou_entry, _link_title)
     tags = [_text(a) for box in root.all(cls=("lemma_tags", "tag_list")) for a in box.all(tag="a")]
     return _fields(title, subtitle, summary, paragraphs, infobox, links, [], tags)
 
@@ -215,30 +384,43 @@ def sogou(root: Node, url: str) -> dict[str, Any]:
 _WIKI_TITLE = re.compile(r"^(.*?)\s*[（(]([^()（）]+)[)）]$")
 
 
+def _wiki_entry(url: str) -> tuple[str, str] | None:
+    match = WIKI_ENTRY.match(urlsplit(url).path)
+    if not match:
+        return None
+    name = unquote(match.group(1))
+    # Namespaced pages (Category:, File:, Wikipedia:) are no entries; article titles use "：".
+    return None if ":" in name else (url, name.replace("_", " "))
+
+
+def _wiki_body(root: Node) -> Node | None:
+    # The article's own mw-parser-output: site notices above the heading carry that class too.
+    content = root.first(id="mw-content-text")
+    return (content.first(cls="mw-parser-output") if content is not None else None) or root.first(
+        cls="mw-parser-output")
+
+
 def wikipedia(root: Node, url: str) -> dict[str, Any]:
-    heading = _text(root.first(id="firstHeading"))
+    heading_el = root.first(id="firstHeading")
+    if heading_el is not None:
+        for el in heading_el.all(cls="mw-editsection"):
+            el.remove()
+    heading = _text(heading_el)
     title, subtitle = heading, ""
     match = _WIKI_TITLE.match(heading)
     if match:
         title, subtitle = match.group(1), match.group(2)
     catlinks = root.first(id="catlinks")
     tags = [_text(a) for li in catlinks.all(tag="li") for a in li.all(tag="a")] if catlinks else []
-    body = root.first(cls="mw-parser-output")
+    body = _wiki_body(root)
     if body is None:
         return _fields(title, subtitle, tags=tags)
     disambiguation = bool(root.first(id="disambigbox") or root.first(cls="disambig")) or subtitle == "消歧义"
     for el in body.all(cls=WIKI_NOISE_CLASSES):
         el.remove()
     _strip_noise(body)
-    infobox = []
-    box = body.first(tag="table", cls="infobox")
-    if box is not None:
-        for tr in box.all(tag="tr"):
-            th, td = tr.first(tag="th"), tr.first(tag="td")
-            if th is not None and td is not None:
-                entry = _infobox_entry(th, td)
-                if entry:
-                    infobox.append(entry)
+    boxes = _outermost(body.all(tag="table", cls="infobox"))
+    infobox = _table_infobox(boxes)
     if disambiguation:
         senses = []
         for li in body.all(tag="li"):
@@ -247,10 +429,12 @@ def wikipedia(root: Node, url: str) -> dict[str, Any]:
                 continue
             shown = _text(a)
             label = _text(li).replace(shown, "", 1).strip("，,：: ") or shown
-            senses.append({"label": label, "url": canonicalize(urljoin(url, a.get("href")))})
+            target = _target(url, a.get("href"))
+            if target is not None:
+                senses.append({"label": label, "url": target})
         return _fields(title, infobox=infobox, senses=senses, tags=tags, status="disambiguation")
-    links = _entry_links([body], url, WIKI_ENTRY, title_from_url=True)
-    if box is not None:
+    links = _entry_links([body], url, "wikipedia", _wiki_entry, _link_title)
+    for box in boxes:
         box.remove()
     summary_parts: list[str] = []
     paragraphs: list[str] = []

@@ -26,9 +26,14 @@ def clean_text(text: str) -> str:
 _SPACE_NOT_BETWEEN_LATIN = re.compile(r"(?<![A-Za-z0-9]) | (?![A-Za-z0-9])")
 
 
+# Marks that open a sub-row of an infobox (zh-Wikipedia's " • 行政机构" under 政府).
+_NAME_BULLETS = "•·・▪◦‧"
+
+
 def clean_name(text: str) -> str:
-    """An infobox name without padding: '中 文 名' -> '中文名', while 'Python 3发布时间' keeps its space."""
-    text = SPACES.sub(" ", CITATION.sub("", text)).strip()
+    """An infobox name without padding: '中 文 名' -> '中文名', while 'Python 3发布时间' keeps its space;
+    a sub-row's bullet goes too: ' • 行政机构' -> '行政机构'."""
+    text = SPACES.sub(" ", CITATION.sub("", text)).strip().lstrip(_NAME_BULLETS).strip()
     return _SPACE_NOT_BETWEEN_LATIN.sub("", text).rstrip("：:")
 
 
