@@ -16,7 +16,7 @@ from typing import Iterator
 
 from schemas import Page
 
-STORED_STATUSES = ("ok", "disambiguation", "not_found", "blocked", "truncated")
+STORED_STATUSES = ("ok", "disambiguation", "not_found", "blocked", "truncated", "unparsable")
 # Lines of requests that gave no page record; each carries a ``reason`` ("kind: detail"):
 # refused (the host policy or robots.txt), failed (HTTP 5xx after retries, timeout, reset, short
 # body, redirect loop or invalid redirect), parse_error (the parser raised; the HTML is stored).

@@ -16,7 +16,9 @@ from typing import Any, ClassVar, Iterable, Iterator
 
 import pyarrow as pa
 
-PAGE_STATUSES = ("ok", "blocked", "not_found", "disambiguation", "truncated")
+# unparsable: the body is no HTML page (empty, binary, not_html) or the parser failed on it
+# (parser_error:<exception>); Page.reason says which.
+PAGE_STATUSES = ("ok", "blocked", "not_found", "disambiguation", "truncated", "unparsable")
 SOURCES = ("baidu", "sogou", "wikipedia", "other")
 ITEM_KINDS = ("kgc", "qa", "t2t", "cloze", "simpleqa")
 SPLITS = ("train", "eval", "all")
@@ -121,10 +123,11 @@ PAGE_SCHEMA = _with_version(
             ("depth", pa.int32()),
             ("fetched_at", pa.timestamp("ms", tz="UTC")),
             ("content_hash", pa.string()),
+            ("reason", pa.string()),  # why an unparsable page could not be read ("" otherwise)
         ]
     ),
     "page",
-    "1.0.0",
+    "1.1.0",
 )
 
 
@@ -140,7 +143,7 @@ class Page(Record):
     """One fetched encyclopedia page, parsed."""
 
     SCHEMA: ClassVar[pa.Schema] = PAGE_SCHEMA
-    VERSION: ClassVar[str] = "1.0.0"
+    VERSION: ClassVar[str] = "1.1.0"
 
     url: str
     canonical_url: str = ""
@@ -159,6 +162,7 @@ class Page(Record):
     depth: int = 0
     fetched_at: datetime | None = None
     content_hash: str = ""
+    reason: str = ""
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> "Page":

@@ -4,20 +4,57 @@ The layout extractors (:mod:`crawlers.parsers.layouts`) are written once against
 :class:`Node`; ``BS4Node`` runs them on BeautifulSoup (lxml tree builder), the
 product's reference parser, and ``LxmlNode`` on lxml directly with compiled
 XPath, several times faster. Both build their tree with libxml2's HTML parser,
-so they see the same tree, and a test holds their records identical on every
-fixture and every mirror page.
+so they see the same tree, and tests hold their records identical on every
+fixture, every mirror page and generated pages (``tests/fuzz``).
+
+Where libxml2's own tree builder gives up, the ``lxml`` backend reads the page
+through BeautifulSoup instead, so the records stay the same: a page nested deeper
+than 2,048 elements (libxml2's limit even with ``huge_tree``; 256 without it).
+BeautifulSoup builds its tree from the parser's events and has no depth limit; its
+tree walks are iterative, so 100,000 levels raise no RecursionError.
+
+Readable text. Every string a node gives out (``text()``, ``get()``) is passed
+through :func:`readable`: the C0 and C1 control characters other than tab, line
+feed and carriage return, the Unicode noncharacters (U+FDD0..U+FDEF, U+xFFFE,
+U+xFFFF) and unpaired surrogates are removed, and vertical tab, form feed and
+next line (U+0085), which Unicode counts as white space, read as a space. A page's
+text never legitimately holds them; they come from broken exports (``\\x0b`` is
+Word's line break) or from character references such as ``&#1;``, which the parser
+expands after decoding, so the cleaning is done where text leaves the tree, the
+same in both backends. NUL is removed before parsing (libxml2 would read it as
+U+FFFD); the references ``&#0;``, to a surrogate or past U+10FFFF read as U+FFFD,
+as HTML defines them.
 """
 
 from __future__ import annotations
 
+import re
+import warnings
 from functools import lru_cache
 from typing import Sequence
 
-import lxml.html
-from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, NavigableString, Tag, XMLParsedAsHTMLWarning
+from bs4.builder import ParserRejectedMarkup
 from lxml import etree
 
 Names = str | Sequence[str] | None
+
+_UNREADABLE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
+    + "".join(f"{chr(plane << 16 | 0xFFFE)}{chr(plane << 16 | 0xFFFF)}" for plane in range(1, 17))
+    + "]"
+)
+_AS_SPACE = frozenset("\x0b\x0c\x85")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _unreadable(match: re.Match) -> str:
+    return " " if match.group() in _AS_SPACE else ""
+
+
+def readable(text: str) -> str:
+    """``text`` without control characters, noncharacters and unpaired surrogates (module docstring)."""
+    return _UNREADABLE.sub(_unreadable, text)
 
 
 def _as_tuple(value: Names) -> tuple[str, ...]:
@@ -107,26 +144,30 @@ class BS4Node(Node):
     def name(self) -> str:
         return self.el.name
 
+    # Walks the tree directly rather than through find_all(function): the same elements in the
+    # same order, without bs4's filter machinery around each test (several times faster).
     def all(self, tag=None, cls=None, prefix=None, id=None, attr=None):  # noqa: A002
         match = _bs4_match(_as_tuple(tag), _as_tuple(cls), _as_tuple(prefix), id, attr)
-        return [BS4Node(el) for el in self.el.find_all(match)]
+        return [BS4Node(el) for el in self.el.descendants if isinstance(el, Tag) and match(el)]
 
     def children(self):
         return [BS4Node(el) for el in self.el.children if isinstance(el, Tag)]
 
     def next_sibling(self, tag=None, cls=None):
         match = _bs4_match(_as_tuple(tag), _as_tuple(cls), (), None, None)
-        found = self.el.find_next_sibling(match)
-        return BS4Node(found) if found is not None else None
+        for el in self.el.next_siblings:
+            if isinstance(el, Tag) and match(el):
+                return BS4Node(el)
+        return None
 
     def text(self) -> str:
-        return self.el.get_text("")
+        return readable(self.el.get_text(""))
 
     def get(self, name):
         value = self.el.get(name)
         if isinstance(value, list):
-            return " ".join(value)
-        return value
+            value = " ".join(value)
+        return readable(value) if value is not None else None
 
     def remove(self) -> None:
         self.el.decompose()
@@ -139,8 +180,27 @@ class BS4Node(Node):
             br.replace_with(NavigableString("\n"))
 
 
-def bs4_root(html: str) -> BS4Node:
-    return BS4Node(BeautifulSoup(html, "lxml"))
+def bs4_root(html: str) -> Node:
+    with warnings.catch_warnings():
+        # A body that looks like a file name or an XML document is still parsed as the HTML it claims to be.
+        warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        try:
+            return BS4Node(BeautifulSoup(_parser_input(html)[0], "lxml"))
+        except ParserRejectedMarkup:
+            return _Empty()
+
+
+def _parser_input(html: str) -> tuple[str, bytes]:
+    """The text the parser gets, and its UTF-8: without NUL (which libxml2 reads as U+FFFD) and
+    without unpaired surrogates (which UTF-8 cannot carry)."""
+    if "\x00" in html:
+        html = html.replace("\x00", "")
+    try:
+        return html, html.encode("utf-8")
+    except UnicodeEncodeError:
+        html = _SURROGATES.sub("", html)
+        return html, html.encode("utf-8")
 
 
 # --- lxml ----------------------------------------------------------------------------------
@@ -241,23 +301,47 @@ class LxmlNode(Node):
     def text(self) -> str:
         # Text nodes only, like BeautifulSoup's get_text: comments and processing
         # instructions contribute nothing.
-        return "".join(_TEXT(self.el))
+        return readable("".join(_TEXT(self.el)))
 
     def get(self, name):
-        return self.el.get(name)
+        value = self.el.get(name)
+        return readable(value) if value is not None else None
 
     def remove(self) -> None:
-        self.el.drop_tree()
+        _drop(self.el, self.el.tail)
 
     def within(self, other) -> bool:
         return any(parent is other.el for parent in self.el.iterancestors())
 
     def breaks_to_newlines(self) -> None:
-        for br in self.el.iter("br"):
-            br.tail = "\n" + (br.tail or "")
+        # As BeautifulSoup's replace_with: the <br> goes, a line feed takes its place.
+        for br in list(self.el.iterdescendants("br")):
+            _drop(br, "\n" + (br.tail or ""))
 
 
 _TEXT = etree.XPath("descendant-or-self::text()")
+
+
+def _drop(el, tail: str | None) -> None:
+    """Take ``el`` out of the tree and put ``tail`` where it stood (lxml keeps text after an element in it)."""
+    parent = el.getparent()
+    if parent is None:
+        return
+    if tail:
+        previous = el.getprevious()
+        if previous is None:
+            _set(parent, "text", (parent.text or "") + tail)
+        else:
+            _set(previous, "tail", (previous.tail or "") + tail)
+    parent.remove(el)
+
+
+def _set(el, attribute: str, value: str) -> None:
+    # lxml refuses to store what XML cannot hold (a control character from &#1;); text() would drop it anyway.
+    try:
+        setattr(el, attribute, value)
+    except ValueError:
+        setattr(el, attribute, readable(value))
 
 
 class _Empty(Node):
@@ -276,20 +360,23 @@ class _Empty(Node):
         return None
 
 
-_UTF8_PARSER = lxml.html.HTMLParser(encoding="utf-8")
+# The text is handed over as UTF-8 bytes with the encoding named, so a <meta charset> or an
+# <?xml encoding=...?> declaration left in the page cannot change how it is read; huge_tree lifts
+# the limits on a text node's size (10 MB) and, to 2,048, on nesting (256).
+_PARSER = etree.HTMLParser(encoding="utf-8", huge_tree=True)
 
 
 def lxml_root(html: str) -> Node:
+    html, data = _parser_input(html)
     try:
-        return LxmlNode(lxml.html.document_fromstring(html))
-    except ValueError:
-        # lxml refuses text that still carries an <?xml encoding=...?> declaration.
-        try:
-            return LxmlNode(lxml.html.document_fromstring(html.encode("utf-8"), parser=_UTF8_PARSER))
-        except etree.ParserError:
-            return _Empty()
-    except etree.ParserError:
-        return _Empty()
+        root = etree.fromstring(data, _PARSER)
+    except etree.LxmlError:
+        return bs4_root(html)
+    if _PARSER.error_log.filter_from_fatals():
+        # libxml2 stopped building the tree part way (nesting past its limit): BeautifulSoup's
+        # tree, built from the same parser's events, holds the whole page.
+        return bs4_root(html)
+    return LxmlNode(root) if root is not None else _Empty()
 
 
 BACKENDS = {"lxml": lxml_root, "bs4": bs4_root}

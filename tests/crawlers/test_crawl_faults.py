@@ -241,7 +241,8 @@ def slow_site():
         def do_GET(self):  # noqa: N802
             if self.path != "/robots.txt":
                 time.sleep(1.0)
-            body = entry_page("慢", ["慢一", "慢二", "慢三"])
+            # Forty linked pages of a second each: the crawl lasts well past the signal.
+            body = entry_page("慢", [f"慢{n}" for n in range(40)])
             self.send_response(200)
             self.send_header("Content-Type", "text/html; charset=utf-8")
             self.send_header("Content-Length", str(len(body)))
