@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from array import array
 from collections import Counter
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
+from urllib.parse import urlsplit
 
 import numpy as np
 import pyarrow as pa
@@ -36,9 +38,10 @@ from flows.items import item_tables, items_stage
 from flows.verify import verify_stage
 from flows.crawling import crawl_config, register_crawl, site_for
 from flows.settings import AlignSettings, CrawlSettings, DedupSettings, ReleaseSettings, Settings
-from schemas import DROPPED_TRIPLE_SCHEMA, PAIR_SCHEMA, RELATION_SCHEMA, Page, Pair
+from schemas import DROPPED_TRIPLE_SCHEMA, PAGE_SCHEMA, PAIR_SCHEMA, RELATION_SCHEMA, Page, Pair
 from warehouse import release as releases
 from warehouse.catalog import Catalog
+from warehouse.lock import data_dir_lock
 from warehouse.hierarchy import Labels, load_hierarchy
 from warehouse.validation import GateFailed, GateRules
 from warehouse.shards import ShardWriter, bounded_duck, duck, iter_records, sql_path_list
@@ -66,12 +69,72 @@ class RunSummary:
     seconds: float = 0.0
     note: str = ""
     blocked: bool = False  # the validation gate failed: nothing was published
+    repaired: list[str] = field(default_factory=list)  # what killed runs had left, settled at the start
+
+
+@dataclass
+class Snapshot:
+    shards: list[Path]
+    digest: str  # of the pages' content: what the release names as its source crawl
 
 
 def crawl_stage(crawl: CrawlSettings, base_url: str, out_dir: Path, data_dir: Path) -> CrawlResult:
     result = run_crawl(crawl_config(crawl, base_url, out_dir, data_dir / "raw"))
     register_crawl(data_dir, f"run-{out_dir.parent.name}", out_dir)
     return result
+
+
+# Pages in the order of their URL's path (the fetch address's host and port left out), so that every later
+# stage reads them in one order however the concurrent crawl met them.
+PAGES_QUERY = """
+SELECT * FROM read_parquet($paths)
+ORDER BY regexp_replace(coalesce(canonical_url, url), '^[a-z]+://[^/]*', ''), canonical_url, url, status,
+         content_hash, fetched_at
+"""
+# What a page's content leaves out: when and how deep the crawl met it.
+FETCH_FIELDS = ("fetched_at", "depth")
+
+
+def crawl_digest(pages: Path, origin: str = "") -> str:
+    """sha256 of the pages' records in their order, without FETCH_FIELDS and with ``origin`` (the fetch
+    address, e.g. the mirror's http://127.0.0.1:<port>) cut out of every URL: the same pages found
+    again, at another time, port or order, give the same digest; any page added, removed or parsed
+    differently gives another."""
+    digest = hashlib.sha256()
+    columns = [name for name in PAGE_SCHEMA.names if name not in FETCH_FIELDS]
+    for batch in pq.ParquetFile(pages, pre_buffer=False).iter_batches(1_000, columns=columns):
+        for row in batch.to_pylist():
+            line = json.dumps(row, ensure_ascii=False, sort_keys=True, default=str)
+            digest.update((line.replace(origin, "") if origin else line).encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
+def snapshot_stage(page_shards: list[Path], data_dir: Path, base_url: str = "") -> Snapshot:
+    """The crawl as the later stages and the release see it: its pages in PAGES_QUERY's order, in
+    ``<data_dir>/snapshots/crawl-<digest>/pages.parquet``, named by ``crawl_digest``. A crawl that found
+    the same pages as an earlier one reuses its snapshot, so releases built from either name one crawl
+    by one path, and the snapshot outlives the run directory it came from."""
+    if not page_shards:
+        return Snapshot([], "")
+    root = Path(data_dir) / "snapshots"
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = root / f".tmp-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        releases.write_table(releases.TableSpec("pages", "all", PAGE_SCHEMA, PAGES_QUERY, page_shards),
+                             tmp / "pages.parquet")
+        parts = urlsplit(base_url)
+        digest = crawl_digest(tmp / "pages.parquet", f"{parts.scheme}://{parts.netloc}" if parts.netloc else "")[:16]
+        final = root / f"crawl-{digest}"
+        if (final / "pages.parquet").is_file():
+            shutil.rmtree(tmp)
+        else:
+            os.rename(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return Snapshot([final / "pages.parquet"], digest)
 
 
 def relation_counts(page_shards: list[Path], aliases: dict[str, str], memory_limit: str = "64MB") -> dict[str, int]:
@@ -257,10 +320,11 @@ def publish_stage(pair_shards: list[Path], release: ReleaseSettings, data_dir: P
                   item_tables: list[releases.TableSpec] | None = None,
                   hierarchy: dict[str, Labels] | None = None, gate_rules: GateRules | None = None,
                   validation_dir: Path | None = None, relations: Path | None = None,
-                  page_shards: list[Path] | None = None) -> Path:
+                  page_shards: list[Path] | None = None, run_id: str | None = None) -> Path:
     """Write the release; with gate_rules, the validation suites and the audit must pass first (their
     results and Data Docs go to validation_dir). ``relations``: the alignment stage's relation table;
-    ``page_shards``: the crawl, recorded in the manifest (relative to data_dir) for audits."""
+    ``page_shards``: the crawl (its snapshot: ``snapshot_stage``), recorded in the manifest (relative to
+    data_dir) for audits. ``run_id`` and ``flow_run_id`` are recorded in the catalog."""
     sources = {"crawl": [_relative(p, data_dir) for p in page_shards or []]}
     gate = None
     if gate_rules is not None:
@@ -279,7 +343,7 @@ def publish_stage(pair_shards: list[Path], release: ReleaseSettings, data_dir: P
                             version=release.version, source_snapshot=source_snapshot,
                             flow_run_id=flow_run_id, code_version=CODE_VERSION,
                             hierarchy={c: labels.as_dict() for c, labels in (hierarchy or {}).items()}, gate=gate,
-                            sources=sources)
+                            sources=sources, run_id=run_id)
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -299,6 +363,7 @@ def publish_checked(*args, **kwargs) -> tuple[Path | None, str]:
 
 
 crawl_task = task(crawl_stage, name="crawl")
+snapshot_task = task(snapshot_stage, name="snapshot")
 align_task = task(align_stage, name="align")
 dedup_task = task(dedup_stage, name="dedup")
 verify_task = task(verify_stage, name="verify")
@@ -308,38 +373,64 @@ publish_task = task(publish_checked, name="publish")
 
 @flow(name="cdtp", log_prints=False)
 def cdtp_flow(settings: Settings) -> RunSummary:
+    """The whole run, holding the data directory's lock (taken before by ``zhbench run``, which can
+    wait for it; taken here when the flow is called on its own)."""
+    with data_dir_lock(Path(settings.data_dir)):
+        return _cdtp(settings)
+
+
+def _cdtp(settings: Settings) -> RunSummary:
     from prefect.runtime import flow_run
 
+    data_dir = Path(settings.data_dir)
+    releases.release_time()  # a malformed SOURCE_DATE_EPOCH stops the run here, not after the crawl
+    repaired = releases.repair(data_dir)
     started = time.monotonic()
     started_at = datetime.now(timezone.utc)
     stamp = started_at.strftime("%Y%m%dT%H%M%SZ")
-    run_dir = Path(settings.data_dir) / "runs" / f"{stamp}-{uuid.uuid4().hex[:6]}"
+    run_dir = data_dir / "runs" / f"{stamp}-{uuid.uuid4().hex[:6]}"
+    flow_run_id = str(flow_run.id) if flow_run.id else None
+    # The run's own settings go to the catalog; the release's leave out where this run fetched from.
+    run_config = settings.model_dump(mode="json", exclude={"data_dir"})
+    config = settings.model_dump(mode="json", exclude={"data_dir": True, "crawl": {"mirror_port"}})
+    catalog = Catalog(data_dir / "catalog.duckdb")
+    catalog.start_run({"run_id": run_dir.name, "flow_run_id": flow_run_id, "started_at": started_at,
+                       "release_name": settings.release.name, "settings": run_config})
+    try:
+        return _stages(settings, data_dir, run_dir, flow_run_id, started, started_at, config, run_config, repaired)
+    except BaseException as exc:
+        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+        catalog.set_run_status(run_dir.name, status, str(exc) or type(exc).__name__)
+        raise
+
+
+def _stages(settings: Settings, data_dir: Path, run_dir: Path, flow_run_id: str | None, started: float,
+            started_at: datetime, config: dict, run_config: dict, repaired: list[str]) -> RunSummary:
     with site_for(settings.crawl, settings.crawl.mirror_port) as base_url:
-        crawled = crawl_task(settings.crawl, base_url, run_dir / "crawl", Path(settings.data_dir))
-    aligned = align_task(crawled.shards, settings.align, run_dir / "pairs", Path(settings.data_dir) / "cache")
+        crawled = crawl_task(settings.crawl, base_url, run_dir / "crawl", data_dir)
+    pages = snapshot_task(crawled.shards, data_dir, base_url)
+    aligned = align_task(pages.shards, settings.align, run_dir / "pairs", data_dir / "cache")
     dedup_out = dedup_task(aligned.shards, settings.dedup, aligned.funnel, run_dir / "pairs-dedup",
-                           Path(settings.data_dir), settings.release.name)
-    deduped = verify_task(dedup_out["shards"], crawled.shards, settings.verify, dedup_out["funnel"],
-                          run_dir / "pairs-verified", Path(settings.data_dir) / "catalog.duckdb", aligned.rules)
+                           data_dir, settings.release.name)
+    deduped = verify_task(dedup_out["shards"], pages.shards, settings.verify, dedup_out["funnel"],
+                          run_dir / "pairs-verified", data_dir / "catalog.duckdb", aligned.rules)
     deduped["funnel"]["domains"] = kept_distribution(deduped["shards"])
     items = {"shards": [], "report": {}}
     if deduped["funnel"]["pairs_kept"] > 0:
-        items = items_task(deduped["shards"], settings.items, run_dir / "items", Path(settings.data_dir) / "cache",
-                           Path(settings.data_dir) if settings.dedup.against_releases else None,
+        items = items_task(deduped["shards"], settings.items, run_dir / "items", data_dir / "cache",
+                           data_dir if settings.dedup.against_releases else None,
                            settings.release.name, settings.llm,
-                           Path(settings.data_dir) / "catalog.duckdb", settings.verify, crawled.shards)
+                           data_dir / "catalog.duckdb", settings.verify, pages.shards)
     deduped["funnel"]["items"] = items["report"]
-    counts = {"pages": aligned.pages_by_status, **deduped["funnel"]}
-    snapshot = _snapshot_id(crawled.shards)
-    config = settings.model_dump(mode="json", exclude={"data_dir"})
+    counts = release_counts({"pages": aligned.pages_by_status, **deduped["funnel"]})
     release_dir, note, blocked = None, "", ""
     if deduped["funnel"]["pairs_kept"] > 0:
         hierarchy = load_hierarchy(settings.release.name, settings.release.hierarchy)
-        release_dir, blocked = publish_task(deduped["shards"], settings.release, Path(settings.data_dir), config, counts,
-                                   snapshot, str(flow_run.id) if flow_run.id else None,
-                                   item_tables(items["shards"], settings.items, hierarchy), hierarchy,
-                                   gate_rules(settings, hierarchy) if settings.release.gate else None,
-                                   run_dir / "validation", aligned.relations, crawled.shards)
+        release_dir, blocked = publish_task(deduped["shards"], settings.release, data_dir, config, counts,
+                                            pages.digest, flow_run_id,
+                                            item_tables(items["shards"], settings.items, hierarchy), hierarchy,
+                                            gate_rules(settings, hierarchy) if settings.release.gate else None,
+                                            run_dir / "validation", aligned.relations, pages.shards, run_dir.name)
         note = blocked
     else:
         note = no_release_note(deduped["funnel"], settings.release.name)
@@ -347,21 +438,32 @@ def cdtp_flow(settings: Settings) -> RunSummary:
               "pages": aligned.pages_by_status, "funnel": deduped["funnel"]}
     (run_dir / "report.json").write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
     status = "published" if release_dir else ("blocked" if blocked else "nothing_new")
-    catalog = Catalog(Path(settings.data_dir) / "catalog.duckdb")
-    catalog.record_run({
-        "run_id": run_dir.name, "flow_run_id": str(flow_run.id) if flow_run.id else None, "started_at": started_at,
+    Catalog(data_dir / "catalog.duckdb").record_run({
+        "run_id": run_dir.name, "flow_run_id": flow_run_id, "started_at": started_at,
         "finished_at": datetime.now(timezone.utc), "status": status, "release_name": settings.release.name,
-        "release_version": release_dir.name if release_dir else None, "note": note, "settings": config,
+        "release_version": release_dir.name if release_dir else None, "note": note, "settings": run_config,
         "funnel": deduped["funnel"]},
         {"crawl": crawled.shards, "align": aligned.shards, "dedup": dedup_out["shards"], "verify": deduped["shards"],
          "items": items["shards"]},
-        Path(settings.data_dir))
-    if release_dir is not None:
-        catalog.register_release(release_dir, run_dir.name, Path(settings.data_dir))
+        data_dir)
     return RunSummary(release_dir=release_dir, run_dir=run_dir, pages=aligned.pages_by_status,
                       funnel=deduped["funnel"], crawl_stats=crawled.stats,
                       problems=releases.verify(release_dir) if release_dir else [],
-                      seconds=time.monotonic() - started, note=note, blocked=bool(blocked))
+                      seconds=time.monotonic() - started, note=note, blocked=bool(blocked), repaired=repaired)
+
+
+# What a run's caches answered: it tells how much this run had to compute, not what the release holds, and
+# differs between a run in a fresh data directory and one after it; the catalog keeps it with the run.
+RUN_ONLY_COUNTS = (("search", "cache_hits"), ("search", "cache_misses"), ("items", "embedding_cache"))
+
+
+def release_counts(funnel: dict) -> dict:
+    """The run's funnel as the release records it: without RUN_ONLY_COUNTS."""
+    counts = json.loads(json.dumps(funnel))
+    for section, key in RUN_ONLY_COUNTS:
+        if isinstance(counts.get(section), dict):
+            counts[section].pop(key, None)
+    return counts
 
 
 def gate_rules(settings: Settings, hierarchy: dict[str, Labels]) -> GateRules:
@@ -398,7 +500,3 @@ def no_release_note(funnel: dict, name: str) -> str:
                 f"{name} releases (zhbench run --readmit publishes them again)")
     return "none published: no pair passed the filters"
 
-
-def _snapshot_id(shards: list[Path]) -> str:
-    """The crawl snapshot a release came from: the content hashes in its shard names."""
-    return ",".join(p.stem.rsplit("-", 1)[-1] for p in shards)

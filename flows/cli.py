@@ -76,9 +76,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         "dedup.against_releases": False if args.readmit else None,
     })
     check_inputs(settings)
-    from flows.cdtp import cdtp_flow
+    from warehouse.lock import data_dir_lock, describe
 
-    summary = cdtp_flow(settings)
+    def waiting(holder: dict) -> None:
+        print(f"zhbench: {settings.data_dir} is in use by {describe(holder)}; waiting for it to finish",
+              file=sys.stderr, flush=True)
+
+    with data_dir_lock(Path(settings.data_dir), wait=args.wait, waiting=waiting):
+        from flows.cdtp import cdtp_flow
+
+        summary = cdtp_flow(settings)
     print(format_summary(summary))
     return 1 if summary.problems or summary.blocked else 0
 
@@ -97,6 +104,7 @@ def format_summary(summary) -> str:
         detail += "; refetched after " + ", ".join(f"{k} {v}" for k, v in sorted(retried.items()))
     lines = [
         f"zhbench run finished in {summary.seconds:.1f} s",
+        *(f"  repaired        {line}" for line in summary.repaired),
         f"  pages crawled   {total} ({detail})",
         f"  pairs kept      {funnel['pairs_kept']} of {funnel['pairs_in']} (dropped: {pair_drops})",
         f"  triples kept    {funnel['triples_kept']} of {funnel['triples_in']}",
@@ -482,7 +490,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     directory = _release_dir(args)
     default = Path(args.data_dir) / "exports" / f"{directory.parent.name}-{directory.name}-{args.format}"
-    for written in export(directory, args.format, Path(args.out) if args.out else default, args.split):
+    for written in export(directory, args.format, Path(args.out) if args.out else default, args.split, args.force):
         print(f"{written.path}  {written.rows} rows  split {written.split}")
     return 0
 
@@ -567,7 +575,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = _command(sub, "run", "Crawl, align and release: the CDTP flow, end to end.",
                    "zhbench run --max-pages 200\n"
-                   "zhbench run --config zhbench.toml --seeds seeds.tsv --base-url https://baike.baidu.com",
+                   "zhbench run --config zhbench.toml --seeds seeds.tsv --base-url https://baike.baidu.com\n"
+                   "zhbench run --wait          # after the run that is using the data directory now\n"
+                   "SOURCE_DATE_EPOCH=1767225600 zhbench run   # created_at fixed: a rebuild is the same bytes",
                    cmd_run)
     run.add_argument("--config", type=Path, help="TOML settings file (sections: crawl, align, dedup, items, release)")
     run.add_argument("--data-dir", type=Path, help="where runs and releases go (default ./zhbench-data)")
@@ -585,6 +595,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--readmit", action="store_true",
                      help="publish pairs even when an earlier release of the same name holds them")
     run.add_argument("--verbose", action="store_true", help="show Prefect's run log")
+    run.add_argument("--wait", action="store_true",
+                     help="when another run is using the data directory, wait for it to finish instead of refusing")
 
     crawl = _command(sub, "crawl", "Crawl Baike pages depth-first from seed lists into a crawl directory.",
                      "zhbench crawl --site mirror --max-pages 100\n"
@@ -704,12 +716,17 @@ def build_parser() -> argparse.ArgumentParser:
                    "  # csqa/eval/chinese_simpleqa.jsonl, csqa/train/chinese_simpleqa.jsonl: evalscope's\n"
                    "  # local_path and OpenCompass's path are csqa/eval\n"
                    "zhbench export 0.1.0 --format simple-evals-csv --split eval --out simple-evals\n"
-                   "zhbench export 0.1.0 --format jsonl --out cdtp-jsonl", cmd_export)
+                   "zhbench export 0.1.0 --format jsonl --out cdtp-jsonl\n"
+                   "zhbench export 0.1.0 --format jsonl --out cdtp-jsonl --force   # again, over the last one",
+                   cmd_export)
     exp.add_argument("release", help="a version of --name, or a release directory")
     exp.add_argument("--format", required=True, choices=["chinese-simpleqa-jsonl", "simple-evals-csv", "jsonl"])
     exp.add_argument("--split", default="all", choices=["eval", "train", "all"],
                      help="which split (default all: every split, each in its own file)")
-    exp.add_argument("--out", help="output directory (default <data-dir>/exports/<name>-<version>-<format>)")
+    exp.add_argument("--out", help="output directory, new or empty (default <data-dir>/exports/<name>-<version>-"
+                                   "<format>)")
+    exp.add_argument("--force", action="store_true",
+                     help="write into a non-empty --out, replacing the files of the same names (or a file there)")
     _release_options(exp)
 
     review = _command(sub, "review", "Queue a release's items for human review and follow the queue.",

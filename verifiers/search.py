@@ -86,37 +86,48 @@ class LocalBM25:
         logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
 
         self.passages: list[Hit] = []
-        nodes = []
         for page in iter_records(page_shards, Page):
             if page.status != "ok":
                 continue
             for text in [page.summary, *page.paragraphs][:max_passages_per_page]:
                 if not text.strip():
                     continue
-                index = len(self.passages)
                 # Public URLs, as pairs carry them: the source page is excluded by its pair's URL.
                 url = public_url(page.canonical_url or page.url, page.source)
                 self.passages.append(Hit(url, page.title, text, 0.0))
-                nodes.append(TextNode(id_=str(index), text=_segment(page.title + "。" + text)))
-        if not nodes:
+        if not self.passages:
             raise SearchError("the local search index is empty: the crawl has no content pages")
+        # Indexed in one order whatever order the crawl met the pages in: passages of equal score come
+        # back in this order (see search), so the results depend on the corpus only.
+        self.passages.sort(key=lambda h: (h.url, h.text, h.title))
+        nodes = [TextNode(id_=str(index), text=_segment(h.title + "。" + h.text))
+                 for index, h in enumerate(self.passages)]
         self.name = "bm25-local"
         self.corpus = corpus_digest(self.passages)
-        # Hits cached while passages carried fetch URLs (the mirror's port) would not match pairs' public URLs.
-        self.cache_key = f"bm25-local:public-urls@{self.corpus}"
+        # Hits cached while passages carried fetch URLs (the mirror's port) would not match pairs' public URLs;
+        # hits cached before ties were ordered came in the order of the crawl.
+        self.cache_key = f"bm25-local:public-urls:ties-by-url@{self.corpus}"
         self._retriever = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=10, skip_stemming=True,
                                                       token_pattern=r"(?u)\b\w+\b")
         self._lock = threading.Lock()
 
     def search(self, query: str, k: int) -> list[Hit]:
+        if k < 1:
+            return []
+        tokens, want = _segment(query), min(k, len(self.passages))
         with self._lock:
-            self._retriever.similarity_top_k = min(k, len(self.passages))
-            found = self._retriever.retrieve(_segment(query))
-        hits = []
-        for node in found:
-            passage = self.passages[int(node.node.node_id)]
-            hits.append(Hit(passage.url, passage.title, passage.text, round(float(node.score or 0.0), 6)))
-        return hits
+            while True:
+                self._retriever.similarity_top_k = want
+                found = self._retriever.retrieve(tokens)
+                scores = sorted((float(node.score or 0.0) for node in found), reverse=True)
+                # Which of the passages tied with the k-th BM25 returns is its own choice: ask for more until
+                # every one of them is in (the scores drop below it), then break the tie by passage order.
+                if want == len(self.passages) or len(scores) < want or scores[-1] < scores[k - 1] or not scores[-1]:
+                    break
+                want = min(2 * want, len(self.passages))
+        ranked = sorted((-float(node.score or 0.0), int(node.node.node_id)) for node in found)[:k]
+        return [Hit(self.passages[index].url, self.passages[index].title, self.passages[index].text,
+                    round(-score, 6)) for score, index in ranked]
 
 
 class HTTPSearch:

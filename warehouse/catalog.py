@@ -5,7 +5,8 @@ wrote (Parquet shards by content hash), the LLM and search caches, review state
 DuckDB allows one writing process at a time. Every operation opens the file,
 does its work in one transaction and closes it; a process that finds the file
 locked waits and tries again, so two zhbench processes can share a data
-directory and readers never see half-written state.
+directory and readers never see half-written state. (A run holds the whole data
+directory besides, from its start to its end: ``warehouse.lock``.)
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ CREATE TABLE IF NOT EXISTS runs (
     flow_run_id VARCHAR,
     started_at TIMESTAMPTZ,
     finished_at TIMESTAMPTZ,
-    status VARCHAR,           -- published | nothing_new | blocked
+    status VARCHAR,           -- running | published | nothing_new | blocked | failed | interrupted
     release_name VARCHAR,
     release_version VARCHAR,
     note VARCHAR,
@@ -71,6 +72,9 @@ CREATE TABLE IF NOT EXISTS releases (
     validation_passed BOOLEAN,
     PRIMARY KEY (name, version)
 );
+-- Columns added after the first catalogs were written: earlier rows are published releases.
+ALTER TABLE releases ADD COLUMN IF NOT EXISTS state VARCHAR DEFAULT 'published';  -- pending | published
+ALTER TABLE releases ADD COLUMN IF NOT EXISTS published_at TIMESTAMPTZ;
 CREATE TABLE IF NOT EXISTS llm_cache (
     key VARCHAR PRIMARY KEY,  -- sha256 of model, messages, temperature and JSON mode
     model VARCHAR NOT NULL,
@@ -216,24 +220,53 @@ class Catalog:
 
         self.transaction(work)
 
-    def register_release(self, release_dir: Path, run_id: str | None, data_dir: Path) -> None:
-        """Add a published release to the registry (its manifest is the source of truth)."""
+    def start_run(self, run: dict) -> None:
+        """Record a run as ``running`` when it starts: one killed before its end stays so until the next
+        start in the data directory marks it (``warehouse.release.repair``)."""
+        self.record_run({**run, "status": "running"}, {}, Path("."))
+
+    def set_run_status(self, run_id: str, status: str, note: str, release_version: str | None = None) -> None:
+        self.transaction(lambda con: con.execute(
+            "UPDATE runs SET status = ?, note = ?, release_version = coalesce(?, release_version) WHERE run_id = ?",
+            [status, note, release_version, run_id]))
+
+    def register_release(self, release_dir: Path, run_id: str | None, data_dir: Path,
+                         flow_run_id: str | None = None, state: str = "published", final: Path | None = None) -> None:
+        """Add a release to the registry (its manifest is the source of truth).
+
+        ``state`` "pending": the release is written at ``release_dir`` (a temporary directory) and about
+        to be renamed to ``final``; the publisher sets it "published" after the rename, and the next
+        start in the data directory settles a pending row a kill left behind."""
         import hashlib
 
         from warehouse.release import load_manifest
 
+        if state not in ("pending", "published"):
+            raise ValueError(f"state must be pending or published, got {state!r}")
         manifest = load_manifest(release_dir)
         digest = hashlib.sha256((Path(release_dir) / "manifest.json").read_bytes()).hexdigest()
-        row = [manifest.name, manifest.version, _relative(Path(release_dir), data_dir), manifest.created_at,
-               manifest.parent, run_id, manifest.flow_run_id, digest, len(manifest.files),
+        row = [manifest.name, manifest.version, _relative(Path(final or release_dir), data_dir), manifest.created_at,
+               manifest.parent, run_id, flow_run_id or manifest.flow_run_id, digest, len(manifest.files),
                sum(f.rows for f in manifest.files), bool(manifest.validation.get("passed")) if manifest.validation
-               else None]
+               else None, state, datetime.now(timezone.utc) if state == "published" else None]
 
         def work(con):
             con.execute("DELETE FROM releases WHERE name = ? AND version = ?", row[:2])
-            con.execute("INSERT INTO releases VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+            con.execute("INSERT INTO releases (name, version, path, created_at, parent, run_id, flow_run_id, "
+                        "manifest_sha256, files, rows, validation_passed, state, published_at) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
 
         self.transaction(work)
+
+    def set_published(self, name: str, version: str) -> None:
+        """A pending release was renamed into place."""
+        self.transaction(lambda con: con.execute(
+            "UPDATE releases SET state = 'published', published_at = ? WHERE name = ? AND version = ?",
+            [datetime.now(timezone.utc), name, version]))
+
+    def forget_release(self, name: str, version: str) -> None:
+        self.transaction(lambda con: con.execute("DELETE FROM releases WHERE name = ? AND version = ?",
+                                                 [name, version]))
 
     def cache_get(self, table: str, key: tuple[str, ...], values: tuple[str, ...], keys: list[tuple]) -> dict:
         """{key tuple: value tuple} for the keys of ``keys`` that ``table`` holds, in one read."""
@@ -294,17 +327,27 @@ class Catalog:
 
         return self._run(work)
 
-    def runs(self) -> list[dict]:
+    def runs(self, status: str | None = None) -> list[dict]:
+        where, args = ("WHERE status = ?", [status]) if status else ("", [])
         return self._dicts("SELECT run_id, flow_run_id, started_at, finished_at, status, release_name, "
-                           "release_version, note FROM runs ORDER BY started_at, run_id")
+                           f"release_version, note FROM runs {where} ORDER BY started_at, run_id", args)
+
+    def funnel(self, run_id: str) -> dict:
+        """A run's whole funnel, with what only the run had (its caches' hits and misses)."""
+        rows = self._run(lambda con: con.execute("SELECT funnel FROM runs WHERE run_id = ?", [run_id]).fetchall())
+        return json.loads(rows[0][0]) if rows and rows[0][0] else {}
 
     def stage_outputs(self, run_id: str) -> list[dict]:
         return self._dicts("SELECT stage, path, content_hash, rows, bytes FROM stage_outputs WHERE run_id = ? "
                            "ORDER BY stage, path", [run_id])
 
-    def releases(self, name: str | None = None) -> list[dict]:
-        where, args = ("WHERE name = ?", [name]) if name else ("", [])
-        return self._dicts(f"SELECT * FROM releases {where} ORDER BY name, created_at, version", args)
+    def releases(self, name: str | None = None, state: str = "published") -> list[dict]:
+        """Releases of ``name`` (default: every name) in ``state``, by name and version number."""
+        where, args = "WHERE state = ?", [state]
+        if name:
+            where, args = where + " AND name = ?", args + [name]
+        found = self._dicts(f"SELECT * FROM releases {where}", args)
+        return sorted(found, key=lambda r: (r["name"], _version_key(r["version"])))
 
 
 def process_alive(pid: int) -> bool:
@@ -315,6 +358,12 @@ def process_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _version_key(version: str) -> tuple:
+    """MAJOR.MINOR.PATCH in number order (0.10.0 after 0.9.0); anything else after, by its text."""
+    parts = version.split(".")
+    return (0, *map(int, parts)) if all(p.isdigit() for p in parts) else (1, version)
 
 
 def _relative(path: Path, data_dir: Path) -> str:

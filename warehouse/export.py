@@ -25,14 +25,21 @@ unchanged (``--out`` is a directory):
 ``split`` "all" writes every split the release has; "eval" or "train" one (and, for ``jsonl``,
 the configs that have no splits). Rows come in the release's order (by id), so an export is the
 same bytes every time.
+
+An export never replaces what is there unless asked: ``out`` must be new or an empty directory;
+with ``force`` it may be a non-empty directory (the files of the export's names are replaced, others
+are left) or a file (replaced by the directory). A new ``out`` is written beside its place and moved
+there with one rename, so a reader never sees half an export.
 """
 
 from __future__ import annotations
 
 import csv
+import errno
 import io
 import json
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
@@ -100,9 +107,10 @@ def _write_atomically(path: Path, lines: Iterator[str]) -> int:
     return count
 
 
-def export(directory: Path, fmt: str, out: Path, split: str = "all") -> list[Exported]:
+def export(directory: Path, fmt: str, out: Path, split: str = "all", force: bool = False) -> list[Exported]:
     """Write the release in ``fmt`` under the directory ``out``, one file per split (``split`` "all":
-    every split); returns what was written."""
+    every split); returns what was written. Refuses an ``out`` that is a file or a non-empty directory
+    unless ``force``."""
     if fmt not in FORMATS:
         raise ReleaseError(f"unknown export format {fmt!r}; choose one of {', '.join(FORMATS)}")
     if split not in SPLITS:
@@ -110,7 +118,33 @@ def export(directory: Path, fmt: str, out: Path, split: str = "all") -> list[Exp
     manifest = load_manifest(directory)
     out = Path(out)
     if out.exists() and not out.is_dir():
-        raise ReleaseError(f"{out} is a file; --out names the directory {fmt} is written into")
+        if not force:
+            raise ReleaseError(f"{out} is a file; --out names the directory {fmt} is written into "
+                               "(--force replaces the file)")
+        out.unlink()
+    if out.is_dir():
+        if any(out.iterdir()) and not force:
+            raise ReleaseError(f"{out} is not empty; give a new or empty directory as --out, or --force to "
+                               "write into it (replacing the files of the same names)")
+        return _write(directory, manifest, fmt, split, out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.parent / f".tmp-{out.name}-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        written = _write(directory, manifest, fmt, split, tmp)
+        try:
+            os.rename(tmp, out)
+        except OSError as exc:
+            if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR):
+                raise
+            raise ReleaseError(f"{out} was written by another process during this export; nothing was "
+                               "replaced (give --force to write into it)") from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return [Exported(out / e.path.relative_to(tmp), e.rows, e.split) for e in written]
+
+
+def _write(directory: Path, manifest: ReleaseManifest, fmt: str, split: str, out: Path) -> list[Exported]:
     if fmt == "jsonl":
         written = []
         for f in manifest.files:

@@ -3,6 +3,17 @@
 A release is assembled in a temporary directory beside its final place and moved
 into ``<data_dir>/releases/<name>/<version>/`` with one rename, so readers see a
 whole release or none. An existing version is never overwritten.
+
+Publishing holds the data directory's lock (``warehouse.lock``) and registers the release in
+the catalog around the rename: a "pending" row before it, "published" after it. A kill in
+between leaves a pending row (or, with an older catalog, none) beside a complete release;
+``repair``, run at the next start, registers it, and removes what killed writers left.
+
+The files depend only on the input and the settings: rows in a fixed order, fixed writer
+options, and no run id, fetch port or temporary name in them. The manifest's one timestamp,
+``created_at``, is ``SOURCE_DATE_EPOCH`` when that is set (https://reproducible-builds.org/
+specs/source-date-epoch/), so two builds of the same input are the same bytes; the catalog
+keeps when and by which run each release was really published.
 """
 
 from __future__ import annotations
@@ -12,14 +23,16 @@ import os
 import re
 import shutil
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from schemas import ReleaseFile, ReleaseManifest, schema_name, schema_version
-from warehouse.catalog import process_alive
+from warehouse.catalog import Catalog
+from warehouse.lock import data_dir_lock
 from warehouse.shards import WRITE_OPTIONS, duck, sha256_file, sql_path_list
 
 SEMVER = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
@@ -126,7 +139,21 @@ def _batches(spec: TableSpec) -> Iterator[pa.RecordBatch]:
         con.close()
 
 
-def _write_table(spec: TableSpec, path: Path) -> int:
+def release_time(environ: Mapping[str, str] = os.environ) -> str:
+    """A release's ``created_at``: ``SOURCE_DATE_EPOCH`` (whole seconds since 1970, UTC) when it is set,
+    else the current time."""
+    epoch = environ.get("SOURCE_DATE_EPOCH", "")
+    if not epoch:
+        when = datetime.now(timezone.utc)
+    elif epoch.isascii() and epoch.isdigit():
+        when = datetime.fromtimestamp(int(epoch), timezone.utc)
+    else:
+        raise ReleaseError(f"SOURCE_DATE_EPOCH must be whole seconds since 1970-01-01 UTC (e.g. "
+                           f"$(git log -1 --format=%ct)), got {epoch!r}")
+    return when.isoformat(timespec="seconds")
+
+
+def write_table(spec: TableSpec, path: Path) -> int:
     """Stream the query's rows into one Parquet file, in row groups of a fixed size."""
     rows = 0
     buffer: list[pa.RecordBatch] = []
@@ -163,15 +190,24 @@ def publish(data_dir: Path, name: str, tables: list[TableSpec], config: dict[str
             source_snapshot: str = "", flow_run_id: str | None = None, code_version: str = "",
             hierarchy: dict[str, dict] | None = None,
             gate: Callable[[Path, list[ReleaseFile]], dict] | None = None,
-            sources: dict[str, Any] | None = None) -> Path:
-    """Write a release and return its directory.
+            sources: dict[str, Any] | None = None, run_id: str | None = None) -> Path:
+    """Write a release, register it in the data directory's catalog and return its directory.
 
     ``hierarchy``: capability/task/dataset labels per config, recorded in the manifest and card.
     ``gate(directory, files)`` validates the written files before the release becomes visible; it
     returns a summary kept in the manifest, or raises (a ``ReleaseError`` naming what failed), and
-    then nothing is published.
+    then nothing is published. ``run_id`` and ``flow_run_id`` go to the catalog, not the release:
+    they differ from run to run.
     """
     data_dir = Path(data_dir)
+    with data_dir_lock(data_dir):
+        return _publish(data_dir, name, tables, config, counts, version, card, source_snapshot, flow_run_id,
+                        code_version, hierarchy, gate, sources, run_id)
+
+
+def _publish(data_dir, name, tables, config, counts, version, card, source_snapshot, flow_run_id, code_version,
+             hierarchy, gate, sources, run_id) -> Path:
+    created_at = release_time()
     schemas = {spec.config: f"{schema_name(spec.schema)} {schema_version(spec.schema)}" for spec in tables}
     version = version or next_version(data_dir, name, schemas)
     check_version(data_dir, name, version, schemas)
@@ -187,13 +223,14 @@ def publish(data_dir: Path, name: str, tables: list[TableSpec], config: dict[str
     if tmp.exists():
         shutil.rmtree(tmp)
     tmp.mkdir()
+    catalog = Catalog(data_dir / "catalog.duckdb")
     try:
         files = []
         for spec in tables:
             relative = Path(spec.config) / f"{spec.split}.parquet"
             target = tmp / relative
             target.parent.mkdir(parents=True, exist_ok=True)
-            rows = _write_table(spec, target)
+            rows = write_table(spec, target)
             files.append(ReleaseFile(
                 path=relative.as_posix(), config=spec.config, split=spec.split, rows=rows,
                 bytes=target.stat().st_size, sha256=sha256_file(target),
@@ -204,30 +241,110 @@ def publish(data_dir: Path, name: str, tables: list[TableSpec], config: dict[str
         manifest = ReleaseManifest(
             name=name, version=version, files=files, config=config, counts=counts,
             code_version=code_version, parent=previous[-1] if previous else None,
-            source_snapshot=source_snapshot, flow_run_id=flow_run_id,
+            source_snapshot=source_snapshot, flow_run_id=None,
             hierarchy={c: v for c, v in (hierarchy or {}).items() if c in {f.config for f in files}},
-            validation=validation, sources=sources or {},
+            validation=validation, sources=sources or {}, created_at=created_at,
         )
         (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
         (tmp / "README.md").write_text(card or default_card(manifest, category_counts(tmp, files)), encoding="utf-8")
-        os.rename(tmp, final)
+        catalog.register_release(tmp, run_id, data_dir, flow_run_id, state="pending", final=final)
+        try:
+            os.rename(tmp, final)
+        except BaseException:
+            catalog.forget_release(name, version)
+            raise
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    catalog.set_published(name, version)
     return final
 
 
 def remove_stale(root: Path) -> list[Path]:
-    """Delete the temporary directories of publishing processes that no longer run (killed
-    mid-write); a live process's directory is left alone."""
+    """Delete the temporary directories that publishing processes killed mid-write left under ``root``.
+    Called with the data directory's lock held, so no other process is writing one."""
     removed = []
-    for path in root.glob(".tmp-*-*"):
-        pid = path.name.rsplit("-", 1)[-1]
-        if not pid.isdigit() or process_alive(int(pid)):
+    for path in sorted(root.glob(".tmp-*")) if root.is_dir() else []:
+        if path.name.rsplit("-", 1)[-1] == str(os.getpid()):
             continue
         shutil.rmtree(path, ignore_errors=True)
         removed.append(path)
     return removed
+
+
+def repair(data_dir: Path) -> list[str]:
+    """Settle what killed runs left in the data directory, with its lock held; one line per change.
+
+    * a release directory with a sound manifest (every file present, its checksum right) that the
+      catalog lacks or holds as pending is registered; one with problems is named and left alone,
+      never registered;
+    * a pending catalog row without its directory (killed before the rename) is removed;
+    * temporary release and snapshot directories are removed;
+    * a run whose release is registered here is marked ``published``; other runs still recorded as
+      running are marked ``interrupted``.
+    """
+    data_dir = Path(data_dir)
+    with data_dir_lock(data_dir):
+        if not (data_dir / "catalog.duckdb").exists() and not (data_dir / "releases").is_dir():
+            return []
+        catalog = Catalog(data_dir / "catalog.duckdb")
+        lines = [f"removed {_relative(leftover, data_dir)}, a crawl snapshot a killed run was writing"
+                 for leftover in remove_stale(data_dir / "snapshots")]
+        pending = {(r["name"], r["version"]): r for r in catalog.releases(state="pending")}
+        published = {(r["name"], r["version"]) for r in catalog.releases()}
+        runs_released: dict[str, str] = {}
+        names = sorted(p for p in (data_dir / "releases").iterdir() if p.is_dir()) \
+            if (data_dir / "releases").is_dir() else []
+        for root in names:
+            for leftover in remove_stale(root):
+                lines.append(f"removed {_relative(leftover, data_dir)}, a release a killed run was writing "
+                             "(never published)")
+            for directory in sorted(p for p in root.iterdir() if SEMVER.match(p.name) and p.is_dir()):
+                key = (root.name, directory.name)
+                if key in published:
+                    continue
+                row = pending.pop(key, None) or {}
+                problems = _unsound(directory, key)
+                if problems:
+                    if row:
+                        catalog.forget_release(*key)
+                    lines.append(f"not registered: {_relative(directory, data_dir)} ({'; '.join(problems)})")
+                    continue
+                catalog.register_release(directory, row.get("run_id"), data_dir, row.get("flow_run_id"))
+                if row.get("run_id"):
+                    runs_released[row["run_id"]] = directory.name
+                lines.append(f"registered {key[0]} {key[1]} ({_relative(directory, data_dir)}), published by "
+                             + (f"run {row['run_id']}" if row.get("run_id") else "a run")
+                             + " killed before the catalog recorded it")
+        for name, version in sorted(pending):
+            catalog.forget_release(name, version)
+            lines.append(f"forgot {name} {version}: its run was killed before the release was moved into place")
+        for run_id, version in sorted(runs_released.items()):
+            catalog.set_run_status(run_id, "published", f"stopped after it published {version}, before the "
+                                   "catalog recorded it; recorded by the next start", version)
+        for run in catalog.runs(status="running"):
+            catalog.set_run_status(run["run_id"], "interrupted", "killed or stopped before it finished; "
+                                   "found by the next start")
+            lines.append(f"marked run {run['run_id']} interrupted: it stopped before it finished")
+        return lines
+
+
+def _unsound(directory: Path, key: tuple[str, str]) -> list[str]:
+    """Why a release directory is not one to register (empty when it is)."""
+    try:
+        manifest = load_manifest(directory)
+    except ReleaseError as exc:
+        return [str(exc)]
+    if (manifest.name, manifest.version) != key:
+        return [f"its manifest says {manifest.name} {manifest.version}"]
+    return verify(directory)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return Path(path).relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def by_config(files: list[ReleaseFile]) -> dict[str, list[ReleaseFile]]:

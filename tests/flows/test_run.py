@@ -37,7 +37,7 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     assert manifest["counts"]["pages"]["ok"] >= 250
     assert manifest["counts"]["pages"]["not_found"] >= 1  # a seed the mirror does not hold
     assert manifest["config"]["crawl"]["site"] == "baidu"
-    assert manifest["flow_run_id"]
+    assert manifest["flow_run_id"] is None  # the run's ids are in the catalog, not in the release
     pairs = pq.read_table(release / "cdtp_pairs" / "all.parquet")
     assert pairs.num_rows == kept
     # Every released triple is grounded in its pair's text.
@@ -132,7 +132,9 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     assert stages == {"crawl", "align", "dedup", "verify", "items"}
     # The search results are cached in the catalog: the --readmit run searched nothing again.
     assert catalog.cache_sizes()["search_cache"] > 0
-    assert second["counts"]["search"]["cache_misses"] == 0 and second["counts"]["search"]["cache_hits"] > 0
+    search = catalog.funnel(catalog.runs()[-1]["run_id"])["search"]
+    assert search["cache_misses"] == 0 and search["cache_hits"] > 0 and "cache_hits" not in second["counts"]["search"]
+    assert all(r["flow_run_id"] for r in catalog.runs()) and catalog.releases("cdtp")[0]["run_id"]
     assert not (tmp_path / "data" / "warehouse" / "search_cache.duckdb").exists()
 
     # Items of the release go to the review queue, kept in the catalog.

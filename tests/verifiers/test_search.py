@@ -140,3 +140,24 @@ def test_the_local_corpus_is_what_the_index_holds_not_when_it_was_fetched(tmp_pa
         return found
 
     assert LocalBM25(rewritten("edited", edited)).corpus != LocalBM25(pages).corpus
+
+
+def test_hits_of_equal_score_come_in_url_order_whatever_order_the_pages_were_crawled_in(tmp_path):
+    from schemas import Page
+    from warehouse.shards import ShardWriter
+
+    def page(title: str, n: int, summary: str) -> Page:
+        url = f"http://127.0.0.1:8800/item/{title}/{n}"
+        return Page(url=url, canonical_url=url, title=title, status="ok", source="baidu", summary=summary)
+
+    def index(name, ids):
+        with ShardWriter(tmp_path / name, "pages", Page) as writer:
+            writer.write_all(page("长江", i, "长江注入东海。") for i in ids)
+            writer.write(page("黄河", 9, "黄河注入渤海。"))
+        return LocalBM25(writer.paths)
+
+    forward, backward = index("forward", range(1, 6)), index("backward", reversed(range(1, 6)))
+    hits = forward.search("长江 东海", 3)
+    assert hits == backward.search("长江 东海", 3)
+    assert len({h.score for h in hits}) == 1  # a tie, broken by URL
+    assert [h.url.rsplit("/", 1)[1] for h in hits] == ["1", "2", "3"]

@@ -88,3 +88,36 @@ def test_an_out_path_that_is_a_file_is_a_one_line_error(release, tmp_path, capsy
     code = main(["export", str(release), "--format", "simple-evals-csv", "--out", str(tmp_path / "old.jsonl")])
     err = capsys.readouterr().err
     assert code == 1 and err.startswith("zhbench: error:") and "is a file" in err and "Traceback" not in err
+
+
+def test_an_export_never_replaces_what_is_there_without_force(release, tmp_path, capsys):
+    out = tmp_path / "csqa"
+    (first,) = export(release, "chinese-simpleqa-jsonl", out, split="eval")
+    before = first.path.read_bytes()
+    with pytest.raises(ReleaseError, match="is not empty; .*--force"):
+        export(release, "chinese-simpleqa-jsonl", out, split="eval")
+    first.path.write_text("mine\n")
+    (out / "notes.txt").write_text("mine too\n")
+    code = main(["export", str(release), "--format", "chinese-simpleqa-jsonl", "--split", "eval", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "is not empty" in err and "--force" in err
+    assert first.path.read_text() == "mine\n"  # untouched
+
+    assert main(["export", str(release), "--format", "chinese-simpleqa-jsonl", "--split", "eval", "--out", str(out),
+                 "--force"]) == 0
+    assert first.path.read_bytes() == before and (out / "notes.txt").read_text() == "mine too\n"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp")]
+
+
+def test_an_empty_directory_is_written_into_and_a_file_is_replaced_only_with_force(release, tmp_path, monkeypatch):
+    (tmp_path / "empty").mkdir()
+    assert export(release, "jsonl", tmp_path / "empty", split="eval")
+    (tmp_path / "old.jsonl").write_text("old\n")
+    with pytest.raises(ReleaseError, match="is a file"):
+        export(release, "jsonl", tmp_path / "old.jsonl")
+    assert (tmp_path / "old.jsonl").read_text() == "old\n"
+    written = export(release, "jsonl", tmp_path / "old.jsonl", force=True)
+    assert (tmp_path / "old.jsonl").is_dir() and all(w.path.is_file() for w in written)
+    monkeypatch.chdir(tmp_path)  # a relative --out is under the current directory
+    assert main(["export", str(release), "--format", "jsonl", "--out", "rel/out"]) == 0
+    assert (tmp_path / "rel" / "out" / "cdtp_pairs" / "all.jsonl").is_file()

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import textwrap
 import time
 
-from warehouse.release import list_versions, verify
+from schemas import PAIR_SCHEMA, Pair
+from tests.warehouse.test_release import pair
+from warehouse.catalog import Catalog
+from warehouse.release import list_versions, repair, verify
+from warehouse.shards import ShardWriter
 
 CHILD = textwrap.dedent("""
     import sys, time
@@ -64,3 +69,90 @@ def test_a_kill_mid_write_leaves_no_release_and_the_next_publish_is_clean(tmp_pa
     published = publish_stage(writer.paths, ReleaseSettings(), data, {}, {}, "snap", None)
     assert published.name == "0.1.0" and verify(published) == []
     assert [p.name for p in root.iterdir()] == ["0.1.0"]  # the killed writer's directory is gone
+
+
+PAIRS_QUERY = "SELECT * FROM read_parquet($paths) ORDER BY pair_id"
+
+KILLED_AFTER_RENAME = textwrap.dedent("""
+    import os, sys
+    from pathlib import Path
+    from schemas import PAIR_SCHEMA
+    from warehouse import release
+    from warehouse.catalog import Catalog
+
+    data, shards = Path(sys.argv[1]), [Path(p) for p in sys.argv[2:]]
+    Catalog(data / "catalog.duckdb").start_run({"run_id": "r1", "started_at": None})
+    Catalog.set_published = lambda *args: os._exit(9)  # killed right after the rename
+    table = release.TableSpec("cdtp_pairs", "all", PAIR_SCHEMA, %r, shards)
+    release.publish(data, "cdtp", [table], {}, {}, flow_run_id="flow-1", run_id="r1")
+""" % PAIRS_QUERY)
+
+
+def pair_shards(directory, count: int = 5) -> list:
+    with ShardWriter(directory, "pairs", Pair) as writer:
+        writer.write_all(pair(i) for i in range(count))
+    return writer.paths
+
+
+def small_release(data, shards, run_id: str | None = None):
+    """A release of one table: what repair looks at, without the flow's configs and card."""
+    from warehouse.release import TableSpec, publish
+
+    return publish(data, "cdtp", [TableSpec("cdtp_pairs", "all", PAIR_SCHEMA, PAIRS_QUERY, shards)], {}, {},
+                   run_id=run_id)
+
+
+def test_a_kill_between_the_rename_and_the_catalog_is_repaired_at_the_next_start(tmp_path):
+    data = tmp_path / "data"
+    child = subprocess.run([sys.executable, "-c", KILLED_AFTER_RENAME, str(data),
+                            *map(str, pair_shards(tmp_path / "pairs"))],
+                           cwd=os.getcwd(), capture_output=True, text=True, timeout=120)
+    assert child.returncode == 9, child.stderr[-2000:]
+    catalog = Catalog(data / "catalog.duckdb")
+    assert list_versions(data, "cdtp") == ["0.1.0"] and catalog.releases("cdtp") == []  # on disk, not registered
+
+    assert repair(data) == ["registered cdtp 0.1.0 (releases/cdtp/0.1.0), published by run r1 killed before the "
+                            "catalog recorded it"]
+    (entry,) = catalog.releases("cdtp")
+    assert (entry["version"], entry["run_id"], entry["flow_run_id"], entry["state"]) == ("0.1.0", "r1", "flow-1",
+                                                                                         "published")
+    (run,) = catalog.runs()
+    assert (run["status"], run["release_version"]) == ("published", "0.1.0")
+    assert repair(data) == []  # nothing left to settle
+
+
+def test_repair_registers_a_sound_release_the_catalog_never_heard_of_and_never_a_broken_one(tmp_path):
+    data = tmp_path / "data"
+    shards = pair_shards(tmp_path / "pairs")
+    for _ in range(3):
+        small_release(data, shards)
+    (data / "catalog.duckdb").unlink()  # a catalog that lost its rows (or one from before releases were kept)
+    root = data / "releases" / "cdtp"
+    (root / "0.2.0" / "cdtp_pairs" / "all.parquet").write_bytes(b"not parquet")
+    (root / "0.3.0" / "manifest.json").unlink()
+    (root / ".tmp-0.4.0-123456").mkdir()  # a writer killed before its rename
+    (data / "snapshots" / ".tmp-123456").mkdir(parents=True)
+    Catalog(data / "catalog.duckdb").start_run({"run_id": "r9", "started_at": None})
+
+    lines = repair(data)
+    assert lines[0] == "removed snapshots/.tmp-123456, a crawl snapshot a killed run was writing"
+    assert lines[1] == "removed releases/cdtp/.tmp-0.4.0-123456, a release a killed run was writing (never published)"
+    assert lines[2] == "registered cdtp 0.1.0 (releases/cdtp/0.1.0), published by a run killed before the catalog " \
+                       "recorded it"
+    assert lines[3].startswith("not registered: releases/cdtp/0.2.0 (cdtp_pairs/all.parquet: sha256 ")
+    assert lines[4].startswith("not registered: releases/cdtp/0.3.0 (") and "has no manifest.json" in lines[4]
+    assert lines[5] == "marked run r9 interrupted: it stopped before it finished" and len(lines) == 6
+    assert [r["version"] for r in Catalog(data / "catalog.duckdb").releases("cdtp")] == ["0.1.0"]
+    assert sorted(p.name for p in root.iterdir()) == ["0.1.0", "0.2.0", "0.3.0"]  # broken ones are left to see
+
+
+def test_a_pending_row_whose_release_never_reached_its_place_is_forgotten(tmp_path):
+    data = tmp_path / "data"
+    directory = small_release(data, pair_shards(tmp_path / "pairs"), run_id="r1")
+    catalog = Catalog(data / "catalog.duckdb")
+    # as a kill between the catalog's pending row and the rename leaves it
+    catalog.register_release(directory, "r1", data, state="pending")
+    shutil.rmtree(directory)
+    assert catalog.releases("cdtp") == [] and len(catalog.releases("cdtp", state="pending")) == 1
+    assert repair(data) == ["forgot cdtp 0.1.0: its run was killed before the release was moved into place"]
+    assert catalog.releases("cdtp", state="pending") == []

@@ -112,3 +112,62 @@ def test_release_verify_finds_a_flipped_byte(shards, tmp_path, capsys):
     target.write_bytes(b"PAR1" + bytes(20))  # truncated to garbage
     assert main(["release", "verify", "0.1.0", "--data-dir", str(tmp_path / "data")]) == 1
     assert "no longer readable Parquet" in capsys.readouterr().out
+
+
+def release_digests(release) -> dict[str, str]:
+    from warehouse.shards import sha256_file
+
+    return {p.relative_to(release).as_posix(): sha256_file(p) for p in sorted(release.rglob("*")) if p.is_file()}
+
+
+def test_two_publishes_of_one_input_are_the_same_bytes_in_every_file_with_source_date_epoch(shards, tmp_path,
+                                                                                             monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1767225600")
+    first = publish_stage(shards, ReleaseSettings(), tmp_path / "a", {"k": 1}, {"pairs": 20}, "snap", "flow-a",
+                          run_id="run-a")
+    second = publish_stage(list(reversed(shards)), ReleaseSettings(), tmp_path / "b", {"k": 1}, {"pairs": 20},
+                           "snap", "flow-b", run_id="run-b")
+    assert release_digests(first) == release_digests(second)
+    manifest = json.loads((first / "manifest.json").read_text())
+    assert manifest["created_at"] == "2026-01-01T00:00:00+00:00" and manifest["flow_run_id"] is None
+    assert "run-a" not in (first / "manifest.json").read_text() + (first / "README.md").read_text()
+
+
+def test_the_release_time_is_source_date_epoch_or_now_and_a_malformed_one_is_an_error():
+    from datetime import datetime, timezone
+
+    from warehouse.release import release_time
+
+    assert release_time({"SOURCE_DATE_EPOCH": "0"}) == "1970-01-01T00:00:00+00:00"
+    now = datetime.fromisoformat(release_time({}))
+    assert abs((now - datetime.now(timezone.utc)).total_seconds()) < 5
+    for bad in ("1.5", "-1", "yesterday", "１２"):
+        with pytest.raises(ReleaseError, match="SOURCE_DATE_EPOCH must be whole seconds"):
+            release_time({"SOURCE_DATE_EPOCH": bad})
+
+
+def test_a_publish_registers_the_release_with_its_run_in_the_catalog(shards, tmp_path):
+    from warehouse.catalog import Catalog
+
+    data = tmp_path / "data"
+    publish_stage(shards, ReleaseSettings(), data, {}, {}, "snap", "flow-1", run_id="run-1")
+    publish_stage(shards, ReleaseSettings(version="0.10.0"), data, {}, {}, "snap", "flow-2", run_id="run-2")
+    publish_stage(shards, ReleaseSettings(version="0.9.0"), data / "other", {}, {}, "snap", None)
+    rows = Catalog(data / "catalog.duckdb").releases("cdtp")
+    assert [(r["version"], r["run_id"], r["flow_run_id"], r["state"]) for r in rows] == [
+        ("0.1.0", "run-1", "flow-1", "published"), ("0.10.0", "run-2", "flow-2", "published")]
+    assert all(r["published_at"] is not None and r["path"] == f"releases/cdtp/{r['version']}" for r in rows)
+
+
+def test_a_publish_while_another_process_holds_the_data_directory_is_refused(shards, tmp_path):
+    from tests.warehouse.test_lock import hold
+    from warehouse.lock import DataDirLocked
+
+    child = hold(tmp_path / "data")
+    try:
+        with pytest.raises(DataDirLocked, match="is in use by pid"):
+            publish(shards, tmp_path / "data")
+    finally:
+        child.kill()
+        child.wait()
+    assert list_versions(tmp_path / "data", "cdtp") == []

@@ -1,0 +1,138 @@
+"""One writer per data directory: an exclusive ``flock`` on ``<data-dir>/.zhbench.lock``.
+
+``zhbench run`` holds it from start to end, so two runs in one data directory never publish
+over each other or release the same pairs twice: the second refuses at once, naming the
+holder, or with ``wait`` runs when the first is done. The kernel drops the lock when its
+holder exits, however it exits (a kill included), so a lock is never stale; the file itself
+stays, holding the last holder's pid, host, start time and command for the message.
+
+The lock is re-entrant within a process (the CLI takes it, then the flow and the publisher
+take it again), and it is not inherited: Python opens the file close-on-exec, so a crawler
+subprocess that outlives a killed run does not keep the directory locked.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Iterator
+
+from warehouse.catalog import CatalogError
+
+LOCK_NAME = ".zhbench.lock"
+
+
+class DataDirLocked(CatalogError):
+    """Another process holds the data directory (its catalog and releases); the message names it and
+    says how to proceed."""
+
+    def __init__(self, message: str, holder: dict):
+        super().__init__(message)
+        self.holder = holder
+
+
+# Locks this process holds: resolved lock path -> [open file, depth, owner pid].
+_held: dict[Path, list] = {}
+_guard = threading.Lock()
+
+
+def lock_path(data_dir: Path) -> Path:
+    return Path(data_dir) / LOCK_NAME
+
+
+def describe(info: dict) -> str:
+    if not info:
+        return "another process (it has not written its name yet)"
+    return (f"pid {info.get('pid', '?')} on {info.get('host', '?')}, since {info.get('started', '?')} "
+            f"({info.get('command', '?')})")
+
+
+def held(data_dir: Path) -> bool:
+    """Whether this process holds the data directory's lock."""
+    entry = _held.get(lock_path(data_dir).resolve())
+    return entry is not None and entry[2] == os.getpid()
+
+
+@contextmanager
+def data_dir_lock(data_dir: Path, wait: bool = False, command: str | None = None,
+                  waiting: Callable[[dict], None] | None = None, poll_s: float = 0.5) -> Iterator[None]:
+    """Hold ``data_dir``'s lock for the block.
+
+    Held by another process: raise ``DataDirLocked`` at once, or with ``wait`` call
+    ``waiting(holder)`` once and block until it is free. ``command``: what the holder is doing,
+    shown to whoever finds the directory locked (default: this process's command line).
+    """
+    data_dir = Path(data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = lock_path(data_dir).resolve()
+    with _guard:
+        entry = _held.get(path)
+        if entry is not None and entry[2] == os.getpid():
+            entry[1] += 1
+            reentered = True
+        else:
+            reentered = False
+    if reentered:
+        try:
+            yield
+        finally:
+            with _guard:
+                entry[1] -= 1
+        return
+
+    handle = open(path, "a+", encoding="utf-8")
+    try:
+        told = False
+        while True:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                info = _read_holder(path)
+                if not wait:
+                    raise DataDirLocked(
+                        f"the data directory {data_dir} is in use by {describe(info)}; wait for it to finish, "
+                        "rerun with --wait to run after it, or use another --data-dir", info) from None
+                if not told and waiting is not None:
+                    waiting(info)
+                    told = True
+                # Polling rather than a blocking flock: a Ctrl-C while waiting is handled at once.
+                time.sleep(poll_s)
+        handle.seek(0)
+        handle.truncate()
+        handle.write(json.dumps({
+            "pid": os.getpid(), "host": socket.gethostname(),
+            "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "command": command or " ".join(["zhbench", *sys.argv[1:]]),
+        }, ensure_ascii=False) + "\n")
+        handle.flush()
+        with _guard:
+            _held[path] = [handle, 1, os.getpid()]
+        try:
+            yield
+        finally:
+            with _guard:
+                _held.pop(path, None)
+    finally:
+        handle.close()  # closing the last descriptor releases the flock
+
+
+def _read_holder(path: Path, tries: int = 5) -> dict:
+    """The holder's details; a holder that has just taken the lock may not have written them yet."""
+    for _ in range(tries):
+        try:
+            info = json.loads(path.read_text(encoding="utf-8") or "{}")
+        except (OSError, ValueError):
+            info = {}
+        if info:
+            return info
+        time.sleep(0.05)
+    return {}
