@@ -64,7 +64,7 @@ import numpy as np
 from filters.dedup import MinHasher, lsh_bands
 from filters.embeddings import Embedder
 from filters.normalize import is_cjk, normalize, value_key
-from warehouse.shards import json_lines
+from schemas.jsonl import JSONLinesError, read_jsonl
 
 QUESTION_KEYS = ("question", "problem", "prompt")
 ANSWER_KEYS = ("answer",)
@@ -110,25 +110,32 @@ def read_question_file(path: Path, answers: bool = False) -> Iterator[tuple[str,
     if path.suffix.lower() == ".csv":
         with open(path, encoding="utf-8-sig", newline="") as handle:
             reader = csv.DictReader(handle)
-            key = next((k for k in QUESTION_KEYS if k in (reader.fieldnames or [])), None)
-            if key is None:
-                raise ContaminationError(f"{path}: no column named {' or '.join(QUESTION_KEYS)} in the header "
-                                         f"{reader.fieldnames}; rename the question column")
-            answer_key = next((k for k in ANSWER_KEYS if k in (reader.fieldnames or [])), None)
-            for row_number, row in enumerate(reader, 2):
-                if row.get(key):
-                    found = (f"{name}:{row_number}", row[key])
-                    yield found + ((row.get(answer_key) or "",) if answers else ())
+            try:
+                key = next((k for k in QUESTION_KEYS if k in (reader.fieldnames or [])), None)
+                if key is None:
+                    raise ContaminationError(f"{path}: no column named {' or '.join(QUESTION_KEYS)} in the header "
+                                             f"{reader.fieldnames}; rename the question column")
+                answer_key = next((k for k in ANSWER_KEYS if k in (reader.fieldnames or [])), None)
+                for row_number, row in enumerate(reader, 2):
+                    if row.get(key):
+                        found = (f"{name}:{row_number}", row[key])
+                        yield found + ((row.get(answer_key) or "",) if answers else ())
+            except UnicodeDecodeError as exc:  # decoded in blocks: the line is not known
+                raise ContaminationError(f"{path}: not UTF-8 (byte 0x{exc.object[exc.start]:02x}); "
+                                         "save the file as UTF-8") from None
+            except csv.Error as exc:  # a field over the csv module's size limit
+                raise ContaminationError(f"{path}: not CSV after line {reader.line_num} ({exc})") from None
         return
     if path.suffix.lower() in (".jsonl", ".json"):
-        for line_number, record in json_lines(path, ContaminationError, "one object per line is expected"):
-            if not isinstance(record, dict):
-                continue
-            question = next((record[k] for k in QUESTION_KEYS if k in record), None)
-            if question:
-                answer = next((record[k] for k in ANSWER_KEYS if k in record), None)
-                found = (f"{name}:{line_number}", str(question))
-                yield found + (("" if answer is None else str(answer),) if answers else ())
+        try:
+            for line_number, record in read_jsonl(path, hint="one object per line is expected"):
+                question = next((record[k] for k in QUESTION_KEYS if k in record), None)
+                if question:
+                    answer = next((record[k] for k in ANSWER_KEYS if k in record), None)
+                    found = (f"{name}:{line_number}", str(question))
+                    yield found + (("" if answer is None else str(answer),) if answers else ())
+        except JSONLinesError as exc:
+            raise ContaminationError(str(exc)) from None
         return
     raise ContaminationError(f"{path}: unknown file type {path.suffix!r}; register a .csv or .jsonl file")
 

@@ -123,6 +123,7 @@ class BaikeSpider(scrapy.Spider):
                          fetched_at=datetime.now(timezone.utc), depth=depth, backend=self.backend)
         except Exception as exc:  # noqa: BLE001 - a page the parser cannot read is recorded, never lost
             stats.inc_value("zhbench/status/parse_error")
+            stats.inc_value("zhbench/not_kept/parse_error/parse_error")
             yield {"failed": response.url, "status": "parse_error", "depth": depth,
                    "reason": f"parse_error: {type(exc).__name__}: {str(exc)[:300]}",
                    "http_status": response.status, "body": response.body, "encoding": encoding,
@@ -174,7 +175,7 @@ class BaikeSpider(scrapy.Spider):
         request = failure.request
         status, reason, http_status = failure_reason(failure)
         self.crawler.stats.inc_value(f"zhbench/status/{status}")
-        self.crawler.stats.inc_value(f"zhbench/{status}/{reason.split(':', 1)[0]}")
+        self.crawler.stats.inc_value(f"zhbench/not_kept/{status}/{reason.split(':', 1)[0]}")
         yield {"failed": request.url, "status": status, "reason": reason, "http_status": http_status,
                "depth": request.meta.get("zh_depth", 0),
                "request_url": (request.meta.get("redirect_urls") or [request.url])[0]}

@@ -131,15 +131,17 @@ class AlignedText:
 
 
 class _PairTextCache:
-    """Normalise and segment each pair's text once, for every filter that reads it."""
+    """Normalise and segment each pair's text once, for every filter that reads it. Keyed by id and
+    text: two pairs of one id (a batch that repeats one) are each judged on their own text."""
 
     def __init__(self) -> None:
-        self.key = ""
+        self.key: tuple[str, str] = ("", "")
         self.value: AlignedText | None = None
 
     def get(self, pair: Pair) -> AlignedText:
-        if self.value is None or self.key != pair.pair_id:
-            self.key, self.value = pair.pair_id, AlignedText(pair.text)
+        key = (pair.pair_id, pair.text)
+        if self.value is None or self.key != key:
+            self.key, self.value = key, AlignedText(pair.text)
         return self.value
 
 
@@ -180,12 +182,13 @@ class GroundingFilter(TripleFilter):
 
         self.cache = cache or _PairTextCache()
         self.grounder = grounder or Grounder()
-        self._names: tuple[str, list[str]] = ("", [])
+        self._names: tuple[tuple, list[str]] = ((), [])
 
     def _head_names(self, pair: Pair) -> list[str]:
-        if self._names[0] != pair.pair_id:
+        key = (pair.pair_id, pair.entity, *pair.aliases)
+        if self._names[0] != key:
             names = [normalize(n) for n in (pair.entity, *pair.aliases) if n]
-            self._names = (pair.pair_id, sorted(set(names), key=len, reverse=True))
+            self._names = (key, sorted(set(names), key=lambda n: (-len(n), n)))  # longest first, then by name
         return self._names[1]
 
     def check(self, triple: Triple, pair: Pair) -> Verdict:
@@ -291,10 +294,18 @@ VALUE_STARTS = frozenset("为是:：有达约在于共计“\"《(（0123456789"
 
 
 def _mask_names(text: str, pair: Pair) -> str:
-    for name in sorted({normalize(n) for n in (pair.entity, *pair.aliases) if n}, key=len, reverse=True):
+    """The text with every character inside a mention of the entity's names masked; where two names
+    overlap (张三丰 and 三丰山 in 张三丰山) both are masked, whichever comes first."""
+    covered = bytearray(len(text))
+    for name in {normalize(n) for n in (pair.entity, *pair.aliases) if n}:
         if len(name) >= 2:
-            text = text.replace(name, "\x00" * len(name))
-    return text
+            start = text.find(name)
+            while start != -1:
+                covered[start:start + len(name)] = b"\x01" * len(name)
+                start = text.find(name, start + 1)
+    if not any(covered):
+        return text
+    return "".join("\x00" if masked else ch for ch, masked in zip(text, covered))
 
 
 def enumerations(text: str) -> list[list[str]]:

@@ -56,6 +56,10 @@ def _normalize(text: str) -> str:
     text = unicodedata.normalize("NFKC", text)
     text = _t2s().convert(text)
     text = _SPACE.sub("", text).lower()
+    if not text.isascii():
+        # NFKC writes some marks as a space and a combining mark (´ is " ́"): with the space gone, the
+        # mark composes with the letter before it (a´ is á), so that normalising again changes nothing.
+        text = unicodedata.normalize("NFKC", text)
     text = _DATE.sub(lambda m: f"{int(m.group(1))}年{int(m.group(2))}月{int(m.group(3))}日", text)
     text = _PADDED.sub("", text)
     text = _UNIT_WORDS.sub(lambda m: UNIT_WORDS[m.group(0)], text)
@@ -80,5 +84,11 @@ def value_key(value: str) -> str:
     name for a dynasty (明代 is 明朝). Two values with the same key are never a right answer and a
     wrong one of the same question."""
     text = "".join(ch for ch in normalize(value) if not unicodedata.category(ch).startswith(("P", "Z")))
-    text = _APPROXIMATE.sub("", text) or text
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)  # a mark after removed punctuation composes (a、´ is á)
+    while True:  # every marker, so that a key is its own key (一余余 is 一, as 一余 is)
+        bare = _APPROXIMATE.sub("", text)
+        if bare == text or not bare:
+            break
+        text = bare
     return _DYNASTY.sub(r"\1朝", text)

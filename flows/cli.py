@@ -102,6 +102,10 @@ def format_summary(summary) -> str:
                if k.startswith(("zhbench/retry/", "zhbench/blocked/"))}
     if retried:
         detail += "; refetched after " + ", ".join(f"{k} {v}" for k, v in sorted(retried.items()))
+    not_kept = {k.removeprefix("zhbench/not_kept/"): v for k, v in summary.crawl_stats.items()
+                if k.startswith("zhbench/not_kept/")}
+    if not_kept:
+        detail += "; not kept " + ", ".join(f"{k} {v}" for k, v in sorted(not_kept.items()))
     lines = [
         f"zhbench run finished in {summary.seconds:.1f} s",
         *(f"  repaired        {line}" for line in summary.repaired),
@@ -280,11 +284,35 @@ def cmd_reparse(args: argparse.Namespace) -> int:
 # --- align ------------------------------------------------------------------------------
 
 
+PAIR_RECORD = '{"id", "entity", "text", "triples": [[head, relation, tail], ...]}'
+
+
+def _align_pair(record: dict):
+    """The pair of one ``zhbench align`` input record, or a ValueError saying what the record lacks."""
+    from filters.triples import head_aliases
+    from schemas import Pair, Triple
+
+    scalar = (str, int, float)
+    missing = [key for key in ("id", "entity", "text", "triples") if key not in record]
+    if missing:
+        raise ValueError("no " + ", ".join(f'"{key}"' for key in missing))
+    if not isinstance(record["id"], (str, int)) or isinstance(record["id"], bool):
+        raise ValueError('"id" must be a string or a number')
+    if not isinstance(record["entity"], str) or not isinstance(record["text"], str):
+        raise ValueError('"entity" and "text" must be strings')
+    rows = record["triples"]
+    if not isinstance(rows, list) or not all(
+            isinstance(row, list) and len(row) == 3 and all(isinstance(v, scalar) for v in row) for row in rows):
+        raise ValueError('"triples" must be a list of [head, relation, tail]')
+    triples = [Triple(head=str(h), relation=str(r), tail=str(t)) for h, r, t in rows]
+    return Pair(pair_id=str(record["id"]), entity=record["entity"], text=record["text"], triples=triples,
+                aliases=head_aliases(record["entity"], triples))
+
+
 def cmd_align(args: argparse.Namespace) -> int:
     from filters.align import cdtp_filters
     from filters.base import Funnel, apply_filters
-    from filters.triples import head_aliases
-    from schemas import Pair, Triple
+    from schemas.jsonl import read_jsonl
 
     if not 0 < args.threshold < 1:
         raise UsageError(f"--threshold must be between 0 and 1, got {args.threshold}")
@@ -293,24 +321,33 @@ def cmd_align(args: argparse.Namespace) -> int:
         path = Path(args.relations)
         if not path.is_file():
             raise UsageError(f"relations file {path} does not exist (one relation name per line)")
-        vocabulary.update(line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
-    pairs: list[Pair] = []
-    failed = 0
-    for number, line in enumerate(sys.stdin, 1):
-        if not line.strip():
-            continue
         try:
-            record = json.loads(line)
-            triples = [Triple(head=str(h), relation=str(r), tail=str(t)) for h, r, t in record["triples"]]
-            pair = Pair(pair_id=str(record["id"]), entity=str(record["entity"]), text=str(record["text"]),
-                        triples=triples, aliases=head_aliases(str(record["entity"]), triples))
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-            failed += 1
-            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else f"{type(exc).__name__}: {exc}"
-            print(f"zhbench align: line {number}: skipped, not a pair record ({reason}); expected "
-                  '{"id", "entity", "text", "triples": [[head, relation, tail], ...]}', file=sys.stderr)
+            names = path.read_text(encoding="utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise UsageError(f"relations file {path} is not UTF-8; save it as UTF-8") from None
+        vocabulary.update(line.strip() for line in names if line.strip())
+    pairs = []
+    first_line: dict[str, int] = {}
+    skipped = 0
+
+    def skip(number: int, why: str) -> None:
+        nonlocal skipped
+        skipped += 1
+        print(f"zhbench align: line {number}: skipped, {why}", file=sys.stderr)
+
+    stdin = getattr(sys.stdin, "buffer", sys.stdin)  # bytes, so that a line of bad UTF-8 is one skipped line
+    for number, record in read_jsonl(stdin, on_error=lambda e: skip(e.line, f"{e.reason}; expected {PAIR_RECORD}")):
+        try:
+            pair = _align_pair(record)
+        except ValueError as exc:
+            skip(number, f"not a pair record ({exc}); expected {PAIR_RECORD}")
             continue
-        vocabulary.update(t.relation for t in triples)
+        if pair.pair_id in first_line:
+            skip(number, f"id {pair.pair_id!r} is already used on line {first_line[pair.pair_id]}; "
+                         "give each pair its own id")
+            continue
+        first_line[pair.pair_id] = number
+        vocabulary.update(t.relation for t in pair.triples)
         pairs.append(pair)
     triple_filters, pair_filters = cdtp_filters(sorted(vocabulary), threshold=args.threshold)
     for pair in apply_filters(pairs, triple_filters, pair_filters, Funnel()):
@@ -320,7 +357,7 @@ def cmd_align(args: argparse.Namespace) -> int:
             "triples": [{"head": t.head, "relation": t.relation, "tail": t.tail, "kept": t.decision == "kept",
                          "reason": t.reason} for t in pair.triples],
         }, ensure_ascii=False))
-    return 1 if failed else 0
+    return 1 if skipped else 0
 
 
 # --- report -----------------------------------------------------------------------------
@@ -355,6 +392,46 @@ def cmd_parse(args: argparse.Namespace) -> int:
 # --- mirror -------------------------------------------------------------------------------
 
 
+def _port(text: str) -> int:
+    """argparse type of a TCP port: 0 to 65535 (0: the system picks a free one)."""
+    value = _number(int, text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 65535, got {value}")
+    return value
+
+
+def _count(text: str) -> int:
+    """argparse type of a count: 0 or more."""
+    value = _number(int, text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
+    return value
+
+
+def _share(text: str) -> float:
+    """argparse type of a share: a number from 0 to 1."""
+    value = _number(float, text)
+    if not 0 <= value <= 1:  # nan too
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def _per_second(text: str) -> float:
+    """argparse type of a rate: 0 or a finite positive number."""
+    value = _number(float, text)
+    if not 0 <= value < float("inf"):  # nan too
+        raise argparse.ArgumentTypeError(f"must be 0 or a positive number, got {text}")
+    return value
+
+
+def _number(kind: type, text: str):
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {'a whole number' if kind is int else 'a number'}") \
+            from None
+
+
 def cmd_mirror_serve(args: argparse.Namespace) -> int:
     import time
 
@@ -367,6 +444,8 @@ def cmd_mirror_serve(args: argparse.Namespace) -> int:
         if args.facts or args.synthetic:
             raise UsageError("--facts and --synthetic apply to the demo profile; "
                              "the realistic one takes --size and --seed")
+        if args.size < 1:
+            raise UsageError(f"--size must be at least 1, got {args.size}")
         site = Site(profile="realistic", size=args.size, seed=args.seed, rate_limit=args.rate_limit)
     else:
         site = Site(facts_dir=Path(args.facts) if args.facts else FACTS_DIR, synthetic=args.synthetic,
@@ -628,7 +707,9 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
 
     align = _command(sub, "align",
-                     "Apply the CDTP alignment filters to pairs read as JSON lines from stdin.",
+                     "Apply the CDTP alignment filters to pairs read as JSON lines from stdin; one JSON line "
+                     "per pair on stdout. A line that is not a pair record, or repeats an earlier line's id, "
+                     "is skipped with a message naming its line number, and the exit status is 1.",
                      "echo '{\"id\": \"1\", \"entity\": \"泰山\", \"text\": \"泰山海拔1545米。\", "
                      "\"triples\": [[\"泰山\", \"海拔\", \"1545米\"]]}' | zhbench align", cmd_align)
     align.add_argument("--relations", help="file of relation names (one per line) added to the batch's own")
@@ -655,16 +736,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve = _command(mirror_sub, "serve", "Serve the mirror on 127.0.0.1 until Ctrl-C.",
                      "zhbench mirror serve --port 8800\ncurl http://127.0.0.1:8800/item/李白\n"
                      "zhbench mirror serve --profile realistic --size 5000", cmd_mirror_serve)
-    serve.add_argument("--port", type=int, default=8800, help="port (default 8800; 0 picks a free one)")
+    serve.add_argument("--port", type=_port, default=8800, help="port (default 8800; 0 picks a free one)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     serve.add_argument("--facts", help="facts directory (default: the bundled facts table)")
-    serve.add_argument("--synthetic", type=int, default=0,
+    serve.add_argument("--synthetic", type=_count, default=0,
                        help="also serve this many synthetic entries at /item/<title>/<20000000+i>")
     serve.add_argument("--seed", type=int, default=0, help="seed of the synthetic or realistic entries (default 0)")
     serve.add_argument("--profile", choices=["demo", "realistic"], default="demo",
                        help="demo: the facts table; realistic: generated entries that behave like real Baike")
-    serve.add_argument("--size", type=int, default=3000, help="entries of the realistic profile (default 3000)")
-    serve.add_argument("--rate-limit", type=float, default=0.0,
+    serve.add_argument("--size", type=_count, default=3000, help="entries of the realistic profile (default 3000)")
+    serve.add_argument("--rate-limit", type=_per_second, default=0.0,
                        help="above this many entry requests per second, answer 429 or a captcha redirect (0: off)")
     export = _command(mirror_sub, "export",
                       "Write every mirror page as a static HTML file (for review, fixtures and zhbench parse).",
@@ -681,9 +762,9 @@ def build_parser() -> argparse.ArgumentParser:
     synth.add_argument("--out", required=True, help="JSON Lines file to write (facts format plus 'labels')")
     synth.add_argument("--seeds-out", help="also write each entry's Baidu-form path, one per line")
     synth.add_argument("--facts", help="facts directory to recombine (default: the bundled facts table)")
-    synth.add_argument("--ungrounded-rate", type=float, default=0.3, help="share of entries with an unmentioned row")
-    synth.add_argument("--trailing-rate", type=float, default=0.2, help="share with a trailing uncovered relation")
-    synth.add_argument("--near-duplicate-rate", type=float, default=0.05, help="share that copy an earlier entry")
+    synth.add_argument("--ungrounded-rate", type=_share, default=0.3, help="share of entries with an unmentioned row")
+    synth.add_argument("--trailing-rate", type=_share, default=0.2, help="share with a trailing uncovered relation")
+    synth.add_argument("--near-duplicate-rate", type=_share, default=0.05, help="share that copy an earlier entry")
 
     rel = _command(sub, "release", "List, show, verify and compare releases.",
                    "zhbench release list\nzhbench release show 0.1.0\nzhbench release diff 0.1.0 0.2.0",

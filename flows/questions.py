@@ -10,7 +10,6 @@ true when no criterion failed and no registered question matched.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Iterator
 
 from builders.contamination import NewQuestion, QuestionDatabase, read_question_file
 from builders.criteria import check_question, check_wording
+from schemas.jsonl import JSONLinesError, read_jsonl
 
 
 class QuestionFileError(ValueError):
@@ -57,17 +57,10 @@ def read_questions(path: Path) -> list[Question]:
         raise QuestionFileError(f"question file {path} does not exist")
     found: list[Question] = []
     seen: set[str] = set()
-    with open(path, encoding="utf-8-sig") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise QuestionFileError(f"{path}:{number}: not JSON ({exc.msg}); write one JSON object per line, "
-                                        'e.g. {"question": "...", "answer": "..."}') from None
-            if not isinstance(record, dict) or not isinstance(record.get("question"), str) \
-                    or not record["question"].strip():
+    hint = 'write one JSON object per line, e.g. {"question": "...", "answer": "..."}'
+    try:
+        for number, record in read_jsonl(path, hint=hint):
+            if not isinstance(record.get("question"), str) or not record["question"].strip():
                 raise QuestionFileError(f'{path}:{number}: no "question" string; each line needs '
                                         '{"question": "...", "answer": "..."} (the answer may be "")')
             answer = record.get("answer", "")
@@ -81,6 +74,8 @@ def read_questions(path: Path) -> list[Question]:
                                         "own id (or leave ids out: line numbers are used)")
             seen.add(question_id)
             found.append(Question(question_id, record["question"], str(answer), str(record.get("relation") or "")))
+    except JSONLinesError as exc:
+        raise QuestionFileError(str(exc)) from None
     return found
 
 

@@ -35,8 +35,8 @@ from typing import Any
 import pyarrow.parquet as pq
 
 from filters.normalize import _t2s, normalize
+from schemas.jsonl import JSONLinesError, read_jsonl
 from warehouse.release import ReleaseError, config_files, load_manifest
-from warehouse.shards import json_lines
 
 MAIN_METRIC = {"kgc": "accuracy", "qa": "accuracy", "t2t": "rouge-l", "cloze": "accuracy", "simpleqa": "f_score"}
 LETTERS = "ABCDEFGHIJ"
@@ -52,17 +52,20 @@ def read_predictions(path: Path) -> dict[str, dict]:
     if not Path(path).is_file():
         raise PredictionsError(f"predictions file {path} does not exist")
     found: dict[str, dict] = {}
-    for number, row in json_lines(path, PredictionsError,
-                                  'each line must be an object like {"id": "...", "prediction": "..."}'):
-        if not isinstance(row, dict) or not isinstance(row.get("id"), str):
-            raise PredictionsError(f'{path}:{number}: each line needs a string "id" (the item_id)')
-        if "prediction" not in row and "ranking" not in row:
-            raise PredictionsError(f'{path}:{number}: item {row["id"]} has neither "prediction" nor "ranking"')
-        if "ranking" in row and not isinstance(row["ranking"], list):
-            raise PredictionsError(f'{path}:{number}: "ranking" must be a list, best option first')
-        if row["id"] in found:
-            raise PredictionsError(f"{path}:{number}: item {row['id']} is predicted twice")
-        found[row["id"]] = row
+    hint = 'each line must be an object like {"id": "...", "prediction": "..."}'
+    try:
+        for number, row in read_jsonl(path, hint=hint):
+            if not isinstance(row.get("id"), str):
+                raise PredictionsError(f'{path}:{number}: each line needs a string "id" (the item_id)')
+            if "prediction" not in row and "ranking" not in row:
+                raise PredictionsError(f'{path}:{number}: item {row["id"]} has neither "prediction" nor "ranking"')
+            if "ranking" in row and not isinstance(row["ranking"], list):
+                raise PredictionsError(f'{path}:{number}: "ranking" must be a list, best option first')
+            if row["id"] in found:
+                raise PredictionsError(f"{path}:{number}: item {row['id']} is predicted twice")
+            found[row["id"]] = row
+    except JSONLinesError as exc:
+        raise PredictionsError(str(exc)) from None
     return found
 
 

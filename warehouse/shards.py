@@ -154,18 +154,3 @@ def bounded_duck(memory_limit: str, threads: int | None = 1, database: str = ":m
         con.close()
         if temporary:
             shutil.rmtree(spill, ignore_errors=True)
-
-
-def json_lines(path: Path, error: type[Exception], expected: str) -> Iterator[tuple[int, object]]:
-    """(line number, parsed value) of each non-blank line of a JSON-lines file; a line that is not
-    JSON raises ``error`` naming the file, the line and ``expected`` (what a line should look like)."""
-    import json
-
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                yield number, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise error(f"{path}:{number}: not JSON ({exc.msg}); {expected}") from None

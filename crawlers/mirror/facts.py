@@ -8,11 +8,11 @@ from these records, so the corpus grows by adding lines.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from schemas import DOMAINS
+from schemas.jsonl import JSONLinesError, read_jsonl
 
 FACTS_DIR = Path(__file__).with_name("facts")
 REQUIRED = ("title", "sense", "domain", "type", "summary", "infobox", "sections")
@@ -56,28 +56,30 @@ def load_facts(directory: Path = FACTS_DIR) -> list[Entry]:
     entries: list[Entry] = []
     seen: dict[str, str] = {}
     for path in files:
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
+        try:
+            lines = list(read_jsonl(path, name=path.name, hint="one entry object per line"))
+        except JSONLinesError as exc:
+            raise FactsError(str(exc)) from None
+        for number, record in lines:
             where = f"{path.name}:{number}"
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise FactsError(f"{where}: not valid JSON ({exc.msg})") from None
             missing = [k for k in REQUIRED if k not in record]
             if missing:
                 raise FactsError(f"{where}: missing field(s) {', '.join(missing)}")
             if record["domain"] not in DOMAINS:
                 raise FactsError(f"{where}: domain {record['domain']!r} is not one of {', '.join(DOMAINS)}")
-            entry = Entry(
-                title=record["title"].strip(),
-                sense=record["sense"].strip(),
-                domain=record["domain"],
-                type=record["type"],
-                summary=record["summary"].strip(),
-                infobox=[(str(n).strip(), str(v).strip()) for n, v in record["infobox"]],
-                sections=[(s["heading"], list(s["paragraphs"])) for s in record["sections"]],
-            )
+            try:
+                entry = Entry(
+                    title=record["title"].strip(),
+                    sense=record["sense"].strip(),
+                    domain=record["domain"],
+                    type=record["type"],
+                    summary=record["summary"].strip(),
+                    infobox=[(str(n).strip(), str(v).strip()) for n, v in record["infobox"]],
+                    sections=[(s["heading"], list(s["paragraphs"])) for s in record["sections"]],
+                )
+            except (AttributeError, KeyError, TypeError, ValueError):
+                raise FactsError(f"{where}: title, sense and summary must be strings, infobox a list of "
+                                 '[name, value], sections a list of {"heading", "paragraphs"}') from None
             if entry.key in seen:
                 continue  # the first file to define a (title, sense) wins; later copies are ignored
             seen[entry.key] = where
