@@ -221,6 +221,7 @@ class CrawlPipeline:
             "record_hash": rhash, "etag": item["etag"], "last_modified": item["last_modified"],
             "depth": page.depth, "fetched_at": page.fetched_at.isoformat(timespec="milliseconds"),
             "title": page.title, "change": change, "follow": item["follow"],
+            **({"reason": page.reason} if page.reason else {}),
         })
         self.writer.write(page)
         return item

@@ -18,7 +18,11 @@ _SPACE_BETWEEN_CJK = re.compile(rf"(?<=[{_CJK}])\s+(?=[{_CJK}])")
 
 def clean_text(text: str) -> str:
     """Collapse whitespace, drop citation marks and zero-width characters."""
-    text = CITATION.sub("", text)
+    while True:  # a mark inside brackets ("[[1]1]") shows once the inner one is gone
+        stripped = CITATION.sub("", text)
+        if stripped == text:
+            break
+        text = stripped
     text = SPACES.sub(" ", text).strip()
     return _SPACE_BETWEEN_CJK.sub("", text)
 
@@ -33,7 +37,8 @@ _NAME_BULLETS = "•·・▪◦‧"
 def clean_name(text: str) -> str:
     """An infobox name without padding: '中 文 名' -> '中文名', while 'Python 3发布时间' keeps its space;
     a sub-row's bullet goes too: ' • 行政机构' -> '行政机构'."""
-    text = SPACES.sub(" ", CITATION.sub("", text)).strip().lstrip(_NAME_BULLETS).strip()
+    # A sub-row's marks (bullets, dashes) and the spaces among them all go: ' •  • ', '• - 行政机构'.
+    text = SPACES.sub(" ", CITATION.sub("", text)).strip().lstrip(_NAME_BULLETS + "-–— ")
     return _SPACE_NOT_BETWEEN_LATIN.sub("", text).rstrip("：:")
 
 
@@ -47,6 +52,9 @@ def _unit_slash(before: list[str], after: str) -> bool:
     return any(ch.isdigit() for ch in before) and bool(_UNIT_AFTER_SLASH.fullmatch(following))
 
 
+_CLOSES = {"《": "》", "（": "）)", "(": ")）"}  # full- and half-width brackets are mixed in real cells
+
+
 def split_values(value: str, link_texts: list[str] | None = None) -> list[str]:
     """Split one infobox cell into its single values, keeping their order.
 
@@ -57,15 +65,18 @@ def split_values(value: str, link_texts: list[str] | None = None) -> list[str]:
     if not value:
         return []
     parts: list[str] = []
-    depth = 0
+    open_marks: list[str] = []  # the brackets open here, innermost last; only a matching mark closes one
     current = []
     for index, ch in enumerate(value):
-        if ch in "《（(":
-            depth += 1
-        elif ch in "》）)" and depth:
-            depth -= 1
-        if depth == 0 and ch in "、，,；;／/\n":
-            if ch in "／/" and _unit_slash(current, value[index + 1:]):
+        if ch in _CLOSES:
+            open_marks.append(_CLOSES[ch])
+        elif any(ch in marks for marks in open_marks):
+            # The innermost bracket this mark closes, and any left open inside it: 《（》 ends the title.
+            while ch not in open_marks.pop():
+                pass
+        if not open_marks and ch in "、，,；;／/\n":
+            # _unit_slash reads at most a unit's few characters after the slash.
+            if ch in "／/" and _unit_slash(current, value[index + 1:index + 17]):
                 current.append(ch)
                 continue
             parts.append("".join(current))

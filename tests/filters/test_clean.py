@@ -52,14 +52,12 @@ def test_value_key_drops_every_approximate_marker_and_is_its_own_key(value, key)
     assert value_key(key) == key
 
 
-# Found in crawlers/parsers/text.py, which its owner fixes: strict, so each turns red once it passes.
+# Found by the fuzz suites in crawlers/parsers/text.py.
 
-@pytest.mark.xfail(strict=True, reason="split_values counts 《 and （ on one depth: a stray ） inside a title ends it")
 def test_split_values_never_splits_inside_a_title_with_a_stray_bracket():
     assert split_values("《）、》、《乙》") == ["《）、》", "《乙》"]
 
 
-@pytest.mark.xfail(strict=True, reason="clean_name strips the bullets before the space, not the space after them")
 @pytest.mark.parametrize("name", [" •  • ", "• - 行政机构"])
 def test_clean_name_strips_every_bullet_of_a_sub_row(name):
     cleaned = clean_name(name)
@@ -67,6 +65,5 @@ def test_clean_name_strips_every_bullet_of_a_sub_row(name):
     assert clean_name(cleaned) == cleaned
 
 
-@pytest.mark.xfail(strict=True, reason="clean_text removes citation marks once: one inside brackets survives")
 def test_clean_text_leaves_no_citation_mark():
     assert not CITATION.search(clean_text("[[1]1]中"))
