@@ -31,6 +31,24 @@ def entry_page(title: str, links: list[str] = ()) -> bytes:
     return ENTRY.format(title=title, links=anchors).encode("utf-8")
 
 
+class PageHandler(http.server.BaseHTTPRequestHandler):
+    """Answers every GET with ``page(path)`` as HTML; quiet."""
+
+    def page(self, path: str) -> bytes:
+        raise NotImplementedError
+
+    def do_GET(self):  # noqa: N802
+        body = self.page(self.path)
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
 class Recorder(http.server.ThreadingHTTPServer):
     """A server that only records the paths asked of it: it must stay empty."""
 
@@ -41,18 +59,10 @@ class Recorder(http.server.ThreadingHTTPServer):
 
         recorder = self
 
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802
-                recorder.hits.append(self.path)
-                body = entry_page("别处")
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args):
-                pass
+        class Handler(PageHandler):
+            def page(self, path: str) -> bytes:
+                recorder.hits.append(path)
+                return entry_page("别处")
 
         super().__init__(("127.0.0.1", 0), Handler)
 
@@ -237,20 +247,12 @@ def test_a_burst_of_blocked_requests_is_one_strike_and_the_wait_is_shown():
 
 @pytest.fixture()
 def slow_site():
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802
-            if self.path != "/robots.txt":
+    class Handler(PageHandler):
+        def page(self, path: str) -> bytes:
+            if path != "/robots.txt":
                 time.sleep(1.0)
             # Forty linked pages of a second each: the crawl lasts well past the signal.
-            body = entry_page("慢", [f"慢{n}" for n in range(40)])
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args):
-            pass
+            return entry_page("慢", [f"慢{n}" for n in range(40)])
 
     class Server(http.server.ThreadingHTTPServer):
         daemon_threads = True
