@@ -82,7 +82,18 @@ def value_key(value: str) -> str:
     """What makes two written values one value: normalize(), then no punctuation (《》, quotes,
     the middle dot of foreign names), no approximate marker (约960万平方千米 is 960万平方千米), one
     name for a dynasty (明代 is 明朝). Two values with the same key are never a right answer and a
-    wrong one of the same question."""
+    wrong one of the same question. A key is its own key: removing punctuation can make a unit
+    that normalize() rewrites (公、里 is 公里 is 千米), so the steps repeat until nothing changes."""
+    key = _key_once(value)
+    for _ in range(8):
+        again = _key_once(key)
+        if again == key:
+            break
+        key = again
+    return key
+
+
+def _key_once(value: str) -> str:
     text = "".join(ch for ch in normalize(value) if not unicodedata.category(ch).startswith(("P", "Z")))
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)  # a mark after removed punctuation composes (a、´ is á)

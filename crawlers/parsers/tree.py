@@ -191,11 +191,17 @@ def bs4_root(html: str) -> Node:
             return _Empty()
 
 
+_END_OF_DOCUMENT = re.compile(r"</(?:html|body)\s*>", re.I)
+
+
 def _parser_input(html: str) -> tuple[str, bytes]:
-    """The text the parser gets, and its UTF-8: without NUL (which libxml2 reads as U+FFFD) and
-    without unpaired surrogates (which UTF-8 cannot carry)."""
+    """The text the parser gets, and its UTF-8: without NUL (which libxml2 reads as U+FFFD),
+    without unpaired surrogates (which UTF-8 cannot carry), and without ``</body>`` and
+    ``</html>``: what a page has after them (ads, tracking, stray markup) belongs to the body, as
+    browsers read it, where libxml2's tree would drop it and BeautifulSoup open a second <html>."""
     if "\x00" in html:
         html = html.replace("\x00", "")
+    html = _END_OF_DOCUMENT.sub("", html)
     try:
         return html, html.encode("utf-8")
     except UnicodeEncodeError:

@@ -269,3 +269,12 @@ def test_xml_declaration_and_byte_order_mark(body):
 def test_parse_is_deterministic():
     body = legacy_page(summary="前\x0b<sup>1</sup>后<a href='http://[::1'>x</a>").encode()
     assert parse(body, BAIDU).to_row() == parse(body, BAIDU).to_row()
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_markup_after_the_end_of_the_document_is_read_as_body(backend):
+    # libxml2's tree dropped what follows </html>, BeautifulSoup opened a second <html>: the
+    # backends disagreed on this page's status. Browsers read it into the body, and so do both.
+    page = parse("0</HTML><A CLASS='lemmaWgt-subLemmaListTitle'>", "http://127.0.0.1:8800/item/x/42",
+                 backend=backend)
+    assert page.status == "disambiguation"

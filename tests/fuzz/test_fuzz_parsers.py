@@ -107,6 +107,7 @@ anything = st.one_of(
 @FUZZ
 @given(body=anything, url=st.sampled_from(sorted(URLS.values())))
 @example(body=b"", url=URLS["baidu"])
+@example(body="0</HTML><A CLASS='lemmaWgt-subLemmaListTitle'>", url=URLS["baidu"])  # markup after </html>
 @example(body=b"\xef\xbb\xbf", url=URLS["baidu"])
 @example(body=b'{"a": "<p>1</p>"}', url=URLS["baidu"])
 @example(body="<div class='lemma-summary'><div class='para'>a<sup>1</sup>\x0bb</div></div></html>", url=URLS["baidu"])

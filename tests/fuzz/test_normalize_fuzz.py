@@ -38,6 +38,7 @@ _CJK_RANGE = r"\u3400-\u9fff\uf900-\ufaff\u3000-\u303f\uff00-\uffef"
 @example("\u200b\x9b¢")  # the zero-width space hid mojibake from ftfy on the first pass only
 @example("Î[1]“")  # the citation held mojibake apart until it was removed
 @example("1,881-09-25")
+@example("公、里")  # the unit appears once the punctuation is gone: 公里 is 千米
 def test_cleaning_and_normalisation_keep_their_promises(text):
     once = normalize(text)
     assert normalize(once) == once and normalize_once(text) == once
