@@ -88,16 +88,9 @@ class HostPolicy:
     _hosts: set[str] = field(default_factory=set, init=False, repr=False)
 
     def __post_init__(self):
-        self._hosts = {self._key(h) for h in self.allowed if h}
+        self._hosts = {h.strip().lower() for h in self.allowed if h.strip()}
         if self.allow_private is None:
             self.allow_private = any(is_private_host(_host_of(h)) for h in self._hosts)
-
-    @staticmethod
-    def _key(host: str) -> str:
-        host = host.strip().lower()
-        if "://" in host:
-            return host_port(host)
-        return host
 
     def refusal(self, url: str) -> Refused | None:
         """Why ``url`` may not be requested, or None when it may."""

@@ -331,7 +331,6 @@ def scrapy_settings(config: CrawlConfig) -> dict:
         "DOWNLOADER_MIDDLEWARES": {"crawlers.middleware.AllowlistMiddleware": 50,
                                    "crawlers.middleware.BlockBackoffMiddleware": 650,
                                    "crawlers.middleware.DoneFilterMiddleware": 640},
-        "ZHBENCH_ALLOWED_HOSTS": config.allowed_hosts or sorted({urlsplit(u).netloc for u in config.start_urls}),
         "ZHBENCH_BACKOFF_BASE": config.backoff_base_s,
         "ZHBENCH_BACKOFF_MAX": config.backoff_max_s,
         "ZHBENCH_BLOCK_TRIES": config.max_block_retries,

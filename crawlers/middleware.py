@@ -43,14 +43,18 @@ class AllowlistMiddleware:
     requests a redirect turns into, and the robots.txt requests of the robots middleware.
     """
 
-    def __init__(self, stats, policy: HostPolicy):
+    def __init__(self, stats, crawler=None):
         self.stats = stats
-        self.policy = policy
+        self.crawler = crawler
 
     @classmethod
     def from_crawler(cls, crawler):
-        hosts = crawler.settings.getlist("ZHBENCH_ALLOWED_HOSTS")
-        return cls(crawler.stats, HostPolicy(hosts))
+        return cls(crawler.stats, crawler)
+
+    @property
+    def policy(self) -> HostPolicy:
+        """The spider's own policy: one set of allowed hosts for the links it follows and for this."""
+        return self.crawler.spider.policy
 
     def process_request(self, request, spider=None):
         refused = self.policy.refusal(request.url)
