@@ -135,18 +135,20 @@ def run_crawl(config: CrawlConfig, progress: Callable[[dict], None] | None = Non
     (out / "crawl-stats.json").unlink(missing_ok=True)
     stderr_path = out / "crawl-stderr.log"
     with open(stderr_path, "w", encoding="utf-8") as stderr:
+        # In its own session, so that a Ctrl-C at the terminal reaches only this process, which passes
+        # it on once (a second SIGINT would make Scrapy stop uncleanly).
         proc = subprocess.Popen([sys.executable, "-m", "crawlers.crawl", str(config_path)],
-                                stdout=subprocess.DEVNULL, stderr=stderr,
+                                stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
                                 env={**os.environ, "ZHBENCH_PARENT_PID": str(os.getpid())})
         try:
             while proc.poll() is None:
                 if progress is not None:
                     progress(read_progress(out))
                 time.sleep(0.5)
-        except KeyboardInterrupt:
-            # The child got the same Ctrl-C: let it close its files, then report.
-            proc.send_signal(signal.SIGINT)
-            proc.wait()
+        except BaseException:
+            # Ctrl-C, SIGTERM (as the CLI's Terminated, or Prefect's TerminationSignal inside a flow) or an
+            # error here: the crawl stops with this process, its files closed.
+            _stop_child(proc)
             raise
     if progress is not None:
         progress(read_progress(out))
@@ -158,6 +160,25 @@ def run_crawl(config: CrawlConfig, progress: Callable[[dict], None] | None = Non
         tail = "\n".join(stderr_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:])
         raise CrawlError(f"crawl process failed (exit {proc.returncode}): {tail}")
     return collect(out, json.loads(stats_path.read_text(encoding="utf-8")))
+
+
+CHILD_STOP_S = 20.0  # for a graceful stop: requests in flight end, shards and the fetch log close
+
+
+def _stop_child(proc: subprocess.Popen) -> None:
+    """Stop the crawler child as Ctrl-C does; if it takes too long, a second SIGINT (Scrapy's quick,
+    unclean stop: the fetch log is flushed line by line, a resume recovers the shards), then SIGKILL.
+    A signal that arrives meanwhile does not cut this short: the process is stopping already."""
+    for sig, grace in ((signal.SIGINT, CHILD_STOP_S), (signal.SIGINT, 5.0), (signal.SIGKILL, 5.0)):
+        if proc.poll() is not None:
+            return
+        proc.send_signal(sig)
+        deadline = time.monotonic() + grace
+        while proc.poll() is None and time.monotonic() < deadline:
+            try:
+                time.sleep(0.1)
+            except BaseException:  # noqa: BLE001 - another SIGTERM or SIGINT: already stopping
+                pass
 
 
 def collect(out: Path, stats: dict) -> CrawlResult:

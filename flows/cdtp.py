@@ -19,7 +19,7 @@ import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -27,7 +27,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from prefect import flow, task
 
-from crawlers.crawl import CrawlResult, run_crawl
+from crawlers.crawl import CrawlError, CrawlResult, collect, run_crawl
 from filters.base import Funnel, apply_filters
 from filters.dedup import Deduplicator
 from filters.domains import DomainAssigner, label_pairs, load_taxonomy
@@ -36,8 +36,10 @@ from filters.align import AlignmentRules, frequent_relations
 from filters.triples import page_to_pair, relation_aliases
 from flows.items import item_tables, items_stage
 from flows.verify import verify_stage
-from flows.crawling import crawl_config, register_crawl, site_for
-from flows.settings import AlignSettings, CrawlSettings, DedupSettings, ReleaseSettings, Settings
+from flows import caching, progress
+from flows.crawling import crawl_config, crawl_dir_of, crawls_root, register_crawl, site_for
+from flows.settings import (AlignSettings, CrawlSettings, DedupSettings, ItemsSettings, LLMSection, ReleaseSettings,
+                            Settings, SettingsError, VerifySettings)
 from schemas import DROPPED_TRIPLE_SCHEMA, PAGE_SCHEMA, PAIR_SCHEMA, RELATION_SCHEMA, Page, Pair
 from warehouse import release as releases
 from warehouse.catalog import Catalog
@@ -70,18 +72,13 @@ class RunSummary:
     note: str = ""
     blocked: bool = False  # the validation gate failed: nothing was published
     repaired: list[str] = field(default_factory=list)  # what killed runs had left, settled at the start
+    stages: list[dict] = field(default_factory=list)  # per stage: seconds, cached, records in and out
 
 
 @dataclass
 class Snapshot:
     shards: list[Path]
     digest: str  # of the pages' content: what the release names as its source crawl
-
-
-def crawl_stage(crawl: CrawlSettings, base_url: str, out_dir: Path, data_dir: Path) -> CrawlResult:
-    result = run_crawl(crawl_config(crawl, base_url, out_dir, data_dir / "raw"))
-    register_crawl(data_dir, f"run-{out_dir.parent.name}", out_dir)
-    return result
 
 
 # Pages in the order of their URL's path (the fetch address's host and port left out), so that every later
@@ -162,35 +159,90 @@ def relation_counts(page_shards: list[Path], aliases: dict[str, str], memory_lim
 def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path,
                 cache_dir: Path | None = None) -> AlignResult:
     """Pages -> pairs with every triple and pair judged by the CDTP filters and a domain label
-    on each; writes pair shards. cache_dir keeps the embeddings for the next run."""
-    funnel = Funnel()
-    by_status: dict[str, int] = {}
+    on each; writes pair shards. cache_dir keeps the embeddings for the next run.
 
-    def content_pages() -> Iterator[Pair]:
-        for page in iter_records(page_shards, Page):
-            by_status[page.status] = by_status.get(page.status, 0) + 1
-            if page.status == "ok":
-                yield page_to_pair(page, align.text_scope)
+    The same as ``align_rules`` over all pages, ``align_shard`` over each part of them and ``merge_aligned``
+    (how the flow runs it, a part per task): a pair's verdict depends on its page and on the crawl's
+    relation counts, never on which part its page is in."""
+    rules = align_rules(page_shards, align, Path(out_dir) / "rules")
+    part = align_shard(iter_records(page_shards, Page), rules, align, out_dir, cache_dir)
+    return merge_aligned(rules, [part])
 
+
+def align_rules(page_shards: list[Path], align: AlignSettings, out_dir: Path) -> dict:
+    """What every part of the alignment shares: the relation vocabulary counted over the whole crawl and the
+    rules built from it, saved as ``rules.json`` and ``relations.parquet`` in ``out_dir``."""
     aliases = relation_aliases()
     counts = relation_counts(page_shards, aliases)
     keep = frequent_relations(counts, align.min_relation_support, align.top_k_relations)
     rules = AlignmentRules(counts, keep, aliases, align.position_threshold, align.enumerations_must_be_covered)
-    triple_filters, pair_filters = rules.filters()
+    relations = Path(out_dir) / "relations.parquet"
+    saved = rules.save(relations.with_name("rules.json"))
+    pq.write_table(pa.Table.from_pylist(rules.relation_rows(), RELATION_SCHEMA), relations)
+    return {"rules": saved, "relations": relations,
+            "report": {"kept": {n: counts[n] for n in keep}, "dropped": len(counts) - len(keep)}}
+
+
+def align_shard(pages: Iterable[Page], rules: dict, align: AlignSettings, out_dir: Path,
+                cache_dir: Path | None = None) -> dict:
+    """One part of the pages judged by the saved rules; returns its pair shards, funnel and page statuses."""
+    funnel = Funnel()
+    by_status: Counter = Counter()
+
+    def content_pages() -> Iterator[Pair]:
+        for page in pages:
+            by_status[page.status] += 1
+            if page.status == "ok":
+                yield page_to_pair(page, align.text_scope)
+
+    triple_filters, pair_filters = AlignmentRules.load(rules["rules"]).filters()
     assigner = DomainAssigner(load_taxonomy(align.taxonomy),
                               make_embedder(align.embedder, cache_dir / "embeddings" if cache_dir else None),
                               align.domain_rule_weight, topics=align.topics)
     judged = apply_filters(content_pages(), triple_filters, pair_filters, funnel)
     with ShardWriter(out_dir, "pairs", Pair) as writer:
         writer.write_all(label_pairs(judged, assigner))
-    report = {**funnel.as_dict(), "relations": {"kept": {n: counts[n] for n in keep},
-                                                "dropped": len(counts) - len(keep)}}
-    # Beside the shards, not among them: readers glob the shard directory.
-    relations = Path(out_dir) / "rules" / "relations.parquet"
-    saved = rules.save(relations.with_name("rules.json"))
-    pq.write_table(pa.Table.from_pylist(rules.relation_rows(), RELATION_SCHEMA), relations)
-    return AlignResult(shards=writer.paths, funnel=report, pages_by_status=dict(sorted(by_status.items())),
-                       rules=saved, relations=relations)
+    return {"shards": writer.paths, "funnel": funnel.as_dict(), "by_status": dict(by_status)}
+
+
+def merge_aligned(rules: dict, parts: list[dict]) -> AlignResult:
+    """The parts of an alignment as one result, in the parts' order."""
+    funnel: dict = {"pairs_in": 0, "pairs_kept": 0, "pairs_dropped": Counter(), "triples_in": 0, "triples_kept": 0,
+                    "triples_dropped": Counter()}
+    by_status: Counter = Counter()
+    for part in parts:
+        for key, value in part["funnel"].items():
+            if isinstance(value, dict):
+                funnel[key].update(value)
+            else:
+                funnel[key] += value
+        by_status.update(part["by_status"])
+    funnel = {k: dict(sorted(v.items())) if isinstance(v, Counter) else v for k, v in funnel.items()}
+    return AlignResult(shards=[s for part in parts for s in part["shards"]],
+                       funnel={**funnel, "relations": rules["report"]}, pages_by_status=dict(sorted(by_status.items())),
+                       rules=rules["rules"], relations=rules["relations"])
+
+
+def page_ranges(pages: Path, shard_pages: int) -> list[tuple[int, int]]:
+    """The snapshot's rows in parts of ``shard_pages``: [start, stop) each."""
+    rows = pq.ParquetFile(pages).metadata.num_rows
+    return [(start, min(start + shard_pages, rows)) for start in range(0, rows, shard_pages)]
+
+
+def iter_page_range(pages: Path, start: int, stop: int) -> Iterator[Page]:
+    """The snapshot's pages in rows [start, stop), reading only the row groups that hold them."""
+    parquet = pq.ParquetFile(pages, pre_buffer=False)
+    offset = 0
+    for group in range(parquet.metadata.num_row_groups):
+        rows = parquet.metadata.row_group(group).num_rows
+        if offset + rows <= start or offset >= stop:
+            offset += rows
+            continue
+        for batch in parquet.iter_batches(batch_size=1_000, row_groups=[group]):
+            low, high = max(start, offset) - offset, min(stop, offset + batch.num_rows) - offset
+            if low < high:
+                yield from Page.from_batch(batch.slice(low, high - low))
+            offset += batch.num_rows
 
 
 def released_texts(data_dir: Path, name: str) -> Iterator[tuple[str, str]]:
@@ -362,25 +414,122 @@ def publish_checked(*args, **kwargs) -> tuple[Path | None, str]:
         return None, str(exc)
 
 
-crawl_task = task(crawl_stage, name="crawl")
-snapshot_task = task(snapshot_stage, name="snapshot")
-align_task = task(align_stage, name="align")
-dedup_task = task(dedup_stage, name="dedup")
-verify_task = task(verify_stage, name="verify")
-items_task = task(items_stage, name="items")
+# --- the flow -------------------------------------------------------------------------------
+#
+# Each stage after the snapshot is a Prefect task submitted to the run's task runner (flows/runner.py) and
+# cached by its key (flows/caching.py): a run killed at any point and started again takes every finished
+# stage's result from the cache and computes from the first unfinished one. The crawl resumes from its fetch
+# log; the snapshot is named by its pages' content.
+
+CRAWL_RUN_ONLY = {"mirror_port", "concurrency", "reuse", "from_crawl"}  # how a crawl runs, not what it finds
+COMPLETE = ".complete"  # in a crawl directory: the crawl ran to its end
+
+
+def _in_work_dir(out_dir: Path, compute):
+    directory = caching.begin(out_dir)
+    result = compute(directory)
+    caching.finish(directory)
+    return result
+
+
+def align_rules_task_fn(key: str, out_dir: Path, page_shards: list[Path], align: AlignSettings) -> dict:
+    return _in_work_dir(out_dir, lambda d: align_rules(page_shards, align, d))
+
+
+def align_shard_task_fn(key: str, out_dir: Path, pages: Path, start: int, stop: int, rules: dict,
+                        align: AlignSettings, cache_dir: Path) -> dict:
+    return _in_work_dir(out_dir, lambda d: align_shard(iter_page_range(pages, start, stop), rules, align, d,
+                                                       cache_dir))
+
+
+def dedup_task_fn(key: str, out_dir: Path, pair_shards: list[Path], dedup: DedupSettings, funnel: dict,
+                  data_dir: Path, release_name: str) -> dict:
+    return _in_work_dir(out_dir, lambda d: dedup_stage(pair_shards, dedup, funnel, d, data_dir, release_name))
+
+
+def verify_task_fn(key: str, out_dir: Path, pair_shards: list[Path], page_shards: list[Path],
+                   verify: VerifySettings, funnel: dict, catalog_path: Path, rules: Path | None) -> dict:
+    return _in_work_dir(out_dir, lambda d: verify_stage(pair_shards, page_shards, verify, funnel, d, catalog_path,
+                                                        rules))
+
+
+def items_task_fn(key: str, out_dir: Path, pair_shards: list[Path], items: ItemsSettings, cache_dir: Path,
+                  data_dir: Path | None, release_name: str, llm: LLMSection, catalog_path: Path,
+                  verify: VerifySettings, page_shards: list[Path]) -> dict:
+    return _in_work_dir(out_dir, lambda d: items_stage(pair_shards, items, d, cache_dir, data_dir, release_name, llm,
+                                                       catalog_path, verify, page_shards))
+
+
+def _cached_task(fn, name: str):
+    return task(fn, name=name, cache_key_fn=caching.key_of, persist_result=True)
+
+
+align_rules_task = _cached_task(align_rules_task_fn, "align-rules")
+align_shard_task = _cached_task(align_shard_task_fn, "align")
+dedup_task = _cached_task(dedup_task_fn, "dedup")
+verify_task = _cached_task(verify_task_fn, "verify")
+items_task = _cached_task(items_task_fn, "items")
 publish_task = task(publish_checked, name="publish")
 
+# Settings of the process that calls the flow, unmasked (``run_cdtp``): the flow's parameters carry them
+# masked, so a URL's key never reaches Prefect's API, and the flow takes the real values from here.
+_local: dict[str, Settings] = {}
 
-@flow(name="cdtp", log_prints=False)
-def cdtp_flow(settings: Settings) -> RunSummary:
-    """The whole run, holding the data directory's lock (taken before by ``zhbench run``, which can
-    wait for it; taken here when the flow is called on its own)."""
-    with data_dir_lock(Path(settings.data_dir)):
-        return _cdtp(settings)
+
+def run_cdtp(settings: Settings) -> RunSummary:
+    """The ``cdtp`` flow in this process, on the task runner ``settings.engine`` selects."""
+    from flows.runner import make_task_runner
+    from flows.masking import mask_settings
+
+    _local["settings"] = settings
+    try:
+        flow_fn = cdtp_flow.with_options(task_runner=make_task_runner(settings.engine))
+        return flow_fn(mask_settings(settings.model_dump(mode="json")))
+    finally:
+        _local.pop("settings", None)
+
+
+def resolve_settings(params: dict) -> Settings:
+    """The flow's parameters as settings, masked values taken from this process's own settings: those of
+    ``run_cdtp``'s caller, or, in a deployment's run, the config file named by ZHBENCH_CONFIG and the
+    ZHBENCH_* environment."""
+    from flows.masking import restore_masked
+
+    real = _local.get("settings")
+    if real is None:
+        real = Settings.load(Path(os.environ["ZHBENCH_CONFIG"]) if os.environ.get("ZHBENCH_CONFIG") else None)
+    data = restore_masked(params, real.model_dump(mode="json"))
+    # Absolute: a task on another process or host (a Dask worker) reads the same files by path.
+    data["data_dir"] = str(Path(data.get("data_dir") or real.data_dir).absolute())
+    try:
+        return Settings(**data)
+    except Exception as exc:  # pydantic's ValidationError, named like Settings.load names it
+        raise SettingsError(f"flow parameters: {exc}") from None
+
+
+@flow(name="cdtp", log_prints=False, persist_result=False)
+def cdtp_flow(settings: dict) -> RunSummary:
+    """The whole run from plain settings (``Settings.model_dump(mode="json")``, secrets masked), holding
+    the data directory's lock (taken before by ``zhbench run``, which can wait for it; taken here when
+    the flow runs on its own, as in a deployment)."""
+    resolved = resolve_settings(settings)
+    with data_dir_lock(Path(resolved.data_dir)):
+        return _cdtp(resolved)
+
+
+def manifest_config(settings: Settings) -> dict:
+    """The settings as a release records them: without where this run fetched from or how it ran, secrets
+    masked."""
+    from flows.masking import mask_settings
+
+    return mask_settings(settings.model_dump(mode="json", exclude={"data_dir": True, "engine": True, "schedule": True,
+                                                                   "crawl": {"mirror_port", "reuse", "from_crawl"}}))
 
 
 def _cdtp(settings: Settings) -> RunSummary:
     from prefect.runtime import flow_run
+
+    from flows.masking import mask_settings
 
     data_dir = Path(settings.data_dir)
     releases.release_time()  # a malformed SOURCE_DATE_EPOCH stops the run here, not after the crawl
@@ -390,9 +539,9 @@ def _cdtp(settings: Settings) -> RunSummary:
     stamp = started_at.strftime("%Y%m%dT%H%M%SZ")
     run_dir = data_dir / "runs" / f"{stamp}-{uuid.uuid4().hex[:6]}"
     flow_run_id = str(flow_run.id) if flow_run.id else None
-    # The run's own settings go to the catalog; the release's leave out where this run fetched from.
-    run_config = settings.model_dump(mode="json", exclude={"data_dir"})
-    config = settings.model_dump(mode="json", exclude={"data_dir": True, "crawl": {"mirror_port"}})
+    # The run's own settings go to the catalog; the release's leave out where and how this run ran.
+    run_config = mask_settings(settings.model_dump(mode="json", exclude={"data_dir"}))
+    config = manifest_config(settings)
     catalog = Catalog(data_dir / "catalog.duckdb")
     catalog.start_run({"run_id": run_dir.name, "flow_run_id": flow_run_id, "started_at": started_at,
                        "release_name": settings.release.name, "settings": run_config})
@@ -404,39 +553,214 @@ def _cdtp(settings: Settings) -> RunSummary:
         raise
 
 
+class StageClock:
+    """Each stage's wall time, counts and whether its result came from the cache; sent to flows.progress
+    as it goes and written to the report."""
+
+    def __init__(self) -> None:
+        self.stages: list[dict] = []
+        self._started: dict[str, float] = {}
+
+    def start(self, stage: str, total: int | None = None, unit: str = "") -> None:
+        self._started[stage] = time.monotonic()
+        progress.started(stage, total, unit)
+
+    def finish(self, stage: str, records_in: int | None, records_out: int | None, unit: str,
+               cached: bool = False) -> None:
+        seconds = round(time.monotonic() - self._started.pop(stage), 3)
+        self.stages.append({"stage": stage, "seconds": seconds, "cached": cached, "in": records_in,
+                            "out": records_out, "unit": unit})
+        progress.finished(stage, seconds, records_in, records_out, unit, cached)
+
+
+def releases_state(data_dir: Path, name: str) -> list:
+    """What earlier releases of ``name`` a stage compares against: each version with its manifest's digest."""
+    root = releases.releases_root(data_dir, name)
+    return [[v, caching.file_digest(root / v / "manifest.json")] for v in releases.list_versions(data_dir, name)]
+
+
+def _forget_run_counts(funnel: dict) -> dict:
+    """A cached stage's funnel, with the counts of what its first run's caches answered set to 0: this run
+    asked nothing."""
+    funnel = json.loads(json.dumps(funnel))
+    for section_name, key in RUN_ONLY_COUNTS:
+        part = funnel.get(section_name)
+        if isinstance(part, dict) and key in part:
+            part[key] = _zeroed(part[key])
+    items = funnel.get("report")
+    if isinstance(items, dict) and "embedding_cache" in items:
+        items["embedding_cache"] = _zeroed(items["embedding_cache"])
+    return funnel
+
+
+def _zeroed(value):
+    if isinstance(value, dict):
+        return {k: _zeroed(v) for k, v in value.items()}
+    return 0 if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+
+
+def crawl_run_stage(settings: Settings, data_dir: Path, clock: StageClock) -> tuple[CrawlResult, str]:
+    """The run's crawl, and the origin (scheme://host:port) it fetched from.
+
+    With ``crawl.from_crawl``: that crawl of the data directory, as it is. Otherwise the run's own crawl,
+    ``crawls/run-<key>``, named by the crawl settings, the seeds' content and the site's address: a
+    finished one is reused (``crawl.reuse``), an unfinished one (a killed run's) is resumed, and
+    ``crawl.reuse = false`` crawls again into ``run-<key>-<time>``."""
+    crawl = settings.crawl
+    if crawl.from_crawl:
+        out = crawl_dir_of(data_dir, crawl.from_crawl)
+        stats_path = out / "crawl-stats.json"
+        if not stats_path.exists():
+            raise CrawlError(f"crawl {crawl.from_crawl} in {out} has not finished (no crawl-stats.json): "
+                             f"continue it with zhbench crawl --resume --name {out.name}, or name another crawl")
+        clock.start("crawl", unit="pages")
+        result = collect(out, json.loads(stats_path.read_text(encoding="utf-8")))
+        clock.finish("crawl", None, sum(result.by_status.values()), "pages", cached=True)
+        return result, _crawl_origin(out)
+    with site_for(crawl, crawl.mirror_port) as base_url:
+        key = caching.stage_key("crawl", {k: v for k, v in caching.section(crawl).items() if k not in CRAWL_RUN_ONLY},
+                                base_url, [caching.file_digest(p) for p in crawl.seeds], code=False)
+        root = crawls_root(data_dir)
+        prefix = f"run-{key[:12]}"
+        earlier = sorted(p for p in root.glob(prefix + "*") if (p / "fetched.jsonl").exists()) if root.is_dir() else []
+        latest = earlier[-1] if earlier else None
+        clock.start("crawl", unit="pages")
+        if latest is not None and (latest / COMPLETE).exists() and crawl.reuse:
+            result = collect(latest, json.loads((latest / "crawl-stats.json").read_text(encoding="utf-8")))
+            clock.finish("crawl", None, sum(result.by_status.values()), "pages", cached=True)
+            return result, base_url
+        resume = latest is not None and not (latest / COMPLETE).exists()
+        out = latest if resume else root / (prefix if latest is None else
+                                            f"{prefix}-{datetime.now(timezone.utc):%Y%m%dT%H%M%SZ}")
+
+        def advanced(p: dict) -> None:
+            if p:
+                progress.advanced("crawl", int(p.get("pages", 0)), None, "pages")
+
+        result = run_crawl(crawl_config(crawl, base_url, out, data_dir / "raw", resume=resume), progress=advanced)
+        (out / COMPLETE).write_text(datetime.now(timezone.utc).isoformat(timespec="seconds") + "\n", encoding="utf-8")
+        register_crawl(data_dir, out.name, out)
+        clock.finish("crawl", None, sum(result.by_status.values()), "pages")
+        return result, base_url
+
+
+def _crawl_origin(crawl_dir: Path) -> str:
+    """scheme://host:port a finished crawl fetched from, from its saved config."""
+    try:
+        config = json.loads((crawl_dir / "crawl-config.json").read_text(encoding="utf-8"))
+        parts = urlsplit(config["start_urls"][0])
+        return f"{parts.scheme}://{parts.netloc}"
+    except (OSError, ValueError, KeyError, IndexError):
+        return ""
+
+
 def _stages(settings: Settings, data_dir: Path, run_dir: Path, flow_run_id: str | None, started: float,
             started_at: datetime, config: dict, run_config: dict, repaired: list[str]) -> RunSummary:
-    with site_for(settings.crawl, settings.crawl.mirror_port) as base_url:
-        crawled = crawl_task(settings.crawl, base_url, run_dir / "crawl", data_dir)
-    pages = snapshot_task(crawled.shards, data_dir, base_url)
-    aligned = align_task(pages.shards, settings.align, run_dir / "pairs", data_dir / "cache")
-    dedup_out = dedup_task(aligned.shards, settings.dedup, aligned.funnel, run_dir / "pairs-dedup",
-                           data_dir, settings.release.name)
-    deduped = verify_task(dedup_out["shards"], pages.shards, settings.verify, dedup_out["funnel"],
-                          run_dir / "pairs-verified", data_dir / "catalog.duckdb", aligned.rules)
+    from flows.runner import passing_failure
+
+    clock = StageClock()
+    storage = caching.result_storage(data_dir)
+    engine = settings.engine
+
+    def submit(stage_task, work: str, key: str, **params):
+        out_dir = caching.work_dir(data_dir, work, key)
+        configured = stage_task.with_options(
+            result_storage=storage, refresh_cache=not caching.is_done(out_dir), retries=engine.retries,
+            retry_delay_seconds=engine.retry_delay_s, retry_condition_fn=passing_failure)
+        return configured.submit(key=key, out_dir=out_dir, **params)
+
+    def run_task(stage: str, stage_task, key: str, records_in: int | None, unit: str, out_of):
+        clock.start(stage, records_in, unit)
+        future = submit(stage_task, stage, key, **params_of[stage])
+        result = future.result()
+        cached = future.state.name == "Cached"
+        clock.finish(stage, records_in, out_of(result), unit, cached)
+        return result, cached
+
+    params_of: dict[str, dict] = {}
+    crawled, origin = crawl_run_stage(settings, data_dir, clock)
+    clock.start("snapshot", sum(crawled.by_status.values()), "pages")
+    pages = snapshot_stage(crawled.shards, data_dir, origin)
+    clock.finish("snapshot", sum(crawled.by_status.values()), _rows(pages.shards), "pages")
+
+    align_key = caching.stage_key("align", pages.digest, caching.section(settings.align))
+    # The rules from the whole crawl, then the pages in parts (tasks the runner may run side by side); a killed
+    # run resumes at the first part it had not finished.
+    clock.start("align", None, "pairs")
+    rules_future = submit(align_rules_task, "align-rules", align_key, page_shards=pages.shards, align=settings.align)
+    rules = rules_future.result()
+    ranges = page_ranges(pages.shards[0], engine.shard_pages) if pages.shards else []
+    futures = [submit(align_shard_task, "align", caching.stage_key("align-shard", align_key, start, stop),
+                      pages=pages.shards[0], start=start, stop=stop, rules=rules, align=settings.align,
+                      cache_dir=data_dir / "cache") for start, stop in ranges]
+    parts = []
+    for done, future in enumerate(futures, 1):
+        parts.append(future.result())
+        progress.advanced("align", done, len(futures), "shards")
+    aligned = merge_aligned(rules, parts)
+    clock.finish("align", None, aligned.funnel["pairs_kept"], "pairs",
+                 cached=all(f.state.name == "Cached" for f in [rules_future, *futures]))
+
+    against = releases_state(data_dir, settings.release.name) if settings.dedup.against_releases else None
+    dedup_key = caching.stage_key("dedup", align_key, caching.section(settings.dedup), against)
+    params_of["dedup"] = {"pair_shards": aligned.shards, "dedup": settings.dedup, "funnel": aligned.funnel,
+                          "data_dir": data_dir, "release_name": settings.release.name}
+    dedup_out, _ = run_task("dedup", dedup_task, dedup_key, aligned.funnel["pairs_kept"], "pairs",
+                            lambda r: r["funnel"]["pairs_kept"])
+
+    verify_key = caching.stage_key("verify", dedup_key, pages.digest, caching.section(settings.verify))
+    params_of["verify"] = {"pair_shards": dedup_out["shards"], "page_shards": pages.shards, "verify": settings.verify,
+                           "funnel": dedup_out["funnel"], "catalog_path": data_dir / "catalog.duckdb",
+                           "rules": aligned.rules}
+    deduped, cached = run_task("verify", verify_task, verify_key, dedup_out["funnel"]["pairs_kept"], "pairs",
+                               lambda r: r["funnel"]["pairs_kept"])
+    if cached:
+        deduped = dict(deduped, funnel=_forget_run_counts(deduped["funnel"]))
     deduped["funnel"]["domains"] = kept_distribution(deduped["shards"])
     items = {"shards": [], "report": {}}
     if deduped["funnel"]["pairs_kept"] > 0:
-        items = items_task(deduped["shards"], settings.items, run_dir / "items", data_dir / "cache",
-                           data_dir if settings.dedup.against_releases else None,
-                           settings.release.name, settings.llm,
-                           data_dir / "catalog.duckdb", settings.verify, pages.shards)
+        items_against = (releases_state(data_dir, settings.release.name) if settings.dedup.against_releases
+                         else None)
+        items_key = caching.stage_key("items", verify_key, caching.section(settings.items),
+                                      caching.section(settings.llm), caching.section(settings.verify),
+                                      pages.digest, items_against)
+        params_of["items"] = {"pair_shards": deduped["shards"], "items": settings.items,
+                              "cache_dir": data_dir / "cache",
+                              "data_dir": data_dir if settings.dedup.against_releases else None,
+                              "release_name": settings.release.name, "llm": settings.llm,
+                              "catalog_path": data_dir / "catalog.duckdb", "verify": settings.verify,
+                              "page_shards": pages.shards}
+        items, cached = run_task("items", items_task, items_key, None, "items",
+                                 lambda r: sum((r["report"].get("items_kept") or {}).values()))
+        if cached:
+            items = dict(items, report=_forget_run_counts({"report": items["report"]})["report"])
     deduped["funnel"]["items"] = items["report"]
     counts = release_counts({"pages": aligned.pages_by_status, **deduped["funnel"]})
     release_dir, note, blocked = None, "", ""
     if deduped["funnel"]["pairs_kept"] > 0:
         hierarchy = load_hierarchy(settings.release.name, settings.release.hierarchy)
-        release_dir, blocked = publish_task(deduped["shards"], settings.release, data_dir, config, counts,
-                                            pages.digest, flow_run_id,
-                                            item_tables(items["shards"], settings.items, hierarchy), hierarchy,
-                                            gate_rules(settings, hierarchy) if settings.release.gate else None,
-                                            run_dir / "validation", aligned.relations, pages.shards, run_dir.name)
+        clock.start("publish")
+        # In the flow's process, which holds the data directory's lock: the release and the catalog have one
+        # writer.
+        release_dir, blocked = publish_task(
+            deduped["shards"], settings.release, data_dir, config, counts, pages.digest, flow_run_id,
+            item_tables(items["shards"], settings.items, hierarchy), hierarchy,
+            gate_rules(settings, hierarchy) if settings.release.gate else None,
+            run_dir / "validation", aligned.relations, pages.shards, run_dir.name)
+        clock.finish("publish", None, None, "")
         note = blocked
     else:
         note = no_release_note(deduped["funnel"], settings.release.name)
+    seconds = time.monotonic() - started
     report = {"run": run_dir.name, "release": str(release_dir) if release_dir else None, "note": note,
-              "pages": aligned.pages_by_status, "funnel": deduped["funnel"]}
+              "pages": aligned.pages_by_status, "funnel": deduped["funnel"], "stages": clock.stages,
+              "started_at": started_at.isoformat(timespec="seconds"), "seconds": round(seconds, 3)}
+    run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "report.json").write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
+    from flows.artifacts import publish_artifacts
+    from flows.report import load_previous
+
+    publish_artifacts(report, release_dir, load_previous(run_dir))
     status = "published" if release_dir else ("blocked" if blocked else "nothing_new")
     Catalog(data_dir / "catalog.duckdb").record_run({
         "run_id": run_dir.name, "flow_run_id": flow_run_id, "started_at": started_at,
@@ -449,8 +773,12 @@ def _stages(settings: Settings, data_dir: Path, run_dir: Path, flow_run_id: str 
     return RunSummary(release_dir=release_dir, run_dir=run_dir, pages=aligned.pages_by_status,
                       funnel=deduped["funnel"], crawl_stats=crawled.stats,
                       problems=releases.verify(release_dir) if release_dir else [],
-                      seconds=time.monotonic() - started, note=note, blocked=bool(blocked), repaired=repaired)
+                      seconds=seconds, note=note, blocked=bool(blocked), repaired=repaired,
+                      stages=clock.stages)
 
+
+def _rows(shards: list[Path]) -> int:
+    return sum(pq.ParquetFile(p).metadata.num_rows for p in shards)
 
 # What a run's caches answered: it tells how much this run had to compute, not what the release holds, and
 # differs between a run in a fresh data directory and one after it; the catalog keeps it with the run.

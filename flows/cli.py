@@ -57,12 +57,37 @@ def _command(sub, name: str, help_text: str, example: str, func: Callable) -> ar
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    import time
+
+    began = time.monotonic()  # before Prefect is imported: its start-up is part of what the user waits for
     from flows.engine import configure_prefect
 
     configure_prefect(verbose=args.verbose)
     from flows.settings import Settings
 
-    settings = Settings.load(args.config, {
+    settings = Settings.load(args.config, settings_overrides(args))
+    check_inputs(settings)
+    from warehouse.lock import data_dir_lock, describe
+
+    def waiting(holder: dict) -> None:
+        print(f"zhbench: {settings.data_dir} is in use by {describe(holder)}; waiting for it to finish",
+              file=sys.stderr, flush=True)
+
+    with data_dir_lock(Path(settings.data_dir), wait=args.wait, waiting=waiting):
+        from flows import progress
+        from flows.cdtp import run_cdtp
+        from flows.display import StageDisplay
+
+        with StageDisplay(quiet=args.quiet, since=began) as display, progress.listening(display):
+            summary = run_cdtp(settings)
+    startup = None if display.first_started is None else display.first_started - began
+    print(format_summary(summary, seconds=time.monotonic() - began, startup=startup))
+    return 1 if summary.problems or summary.blocked else 0
+
+
+def settings_overrides(args: argparse.Namespace) -> dict:
+    """The settings flags (``_settings_options``) as ``Settings.load`` overrides; unset flags are None."""
+    return {
         "data_dir": args.data_dir,
         "crawl.site": args.site,
         "crawl.base_url": args.base_url,
@@ -74,23 +99,16 @@ def cmd_run(args: argparse.Namespace) -> int:
         "crawl.mirror_size": args.mirror_size,
         "release.version": args.version,
         "dedup.against_releases": False if args.readmit else None,
-    })
-    check_inputs(settings)
-    from warehouse.lock import data_dir_lock, describe
-
-    def waiting(holder: dict) -> None:
-        print(f"zhbench: {settings.data_dir} is in use by {describe(holder)}; waiting for it to finish",
-              file=sys.stderr, flush=True)
-
-    with data_dir_lock(Path(settings.data_dir), wait=args.wait, waiting=waiting):
-        from flows.cdtp import cdtp_flow
-
-        summary = cdtp_flow(settings)
-    print(format_summary(summary))
-    return 1 if summary.problems or summary.blocked else 0
+        "crawl.from_crawl": args.crawl,
+        "crawl.reuse": False if args.recrawl else None,
+        "engine.task_runner": args.task_runner,
+        "engine.dask_address": args.dask_address,
+        "engine.workers": args.workers,
+    }
 
 
-def format_summary(summary) -> str:
+def format_summary(summary, seconds: float | None = None, startup: float | None = None) -> str:
+    """seconds: from the start of the command (default: the flow's own wall time); startup: until its first stage."""
     pages = summary.pages
     total = sum(pages.values())
     detail = ", ".join(f"{k} {v}" for k, v in pages.items())
@@ -107,7 +125,8 @@ def format_summary(summary) -> str:
     if not_kept:
         detail += "; not kept " + ", ".join(f"{k} {v}" for k, v in sorted(not_kept.items()))
     lines = [
-        f"zhbench run finished in {summary.seconds:.1f} s",
+        f"zhbench run finished in {summary.seconds if seconds is None else seconds:.1f} s"
+        + (f" (engine start-up {startup:.1f} s)" if startup is not None else ""),
         *(f"  repaired        {line}" for line in summary.repaired),
         f"  pages crawled   {total} ({detail})",
         f"  pairs kept      {funnel['pairs_kept']} of {funnel['pairs_in']} (dropped: {pair_drops})",
@@ -139,6 +158,39 @@ def _validation_lines(summary) -> list[str]:
     docs = summary.run_dir / "validation" / "gx" / "uncommitted" / "data_docs" / "local_site" / "index.html"
     return [f"  validation      passed: {sum(s['expectations'] for s in suites.values())} expectations in "
             f"{len(suites)} suites; Data Docs {docs}"]
+
+
+# --- config -----------------------------------------------------------------------------
+
+
+def cmd_config_show(args: argparse.Namespace) -> int:
+    from flows.masking import mask_settings
+    from flows.settings import Settings
+
+    settings, sources = Settings.load_with_sources(args.config, settings_overrides(args))
+    shown = mask_settings(settings.model_dump(mode="json"))
+    if args.json:
+        print(json.dumps({"settings": shown, "sources": sources}, ensure_ascii=False, indent=2))
+    else:
+        print(format_settings(shown, sources))
+    return 0
+
+
+def format_settings(shown: dict, sources: dict[str, str]) -> str:
+    """One ``section.key = value   (source)`` line per setting, a blank line between sections."""
+    width = max(map(len, sources))
+    lines: list[str] = []
+    section = None
+    for dotted, source in sources.items():
+        value = shown
+        for part in dotted.split("."):
+            value = value[part]
+        if lines and dotted.rpartition(".")[0] != section:
+            lines.append("")
+        section = dotted.rpartition(".")[0]
+        text = "unset" if value is None else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{dotted:<{width}} = {text}   ({source})")
+    return "\n".join(lines)
 
 
 # --- crawl ------------------------------------------------------------------------------
@@ -368,9 +420,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     run_dir = report.find_run(Path(args.data_dir), args.run)
     data = report.load(run_dir)
-    print(report.as_text(data))
+    previous = report.load_previous(run_dir)
+    print(report.as_text(data, previous))
     html = run_dir / "report.html"
-    html.write_text(report.as_html(data), encoding="utf-8")
+    html.write_text(report.as_html(data, previous), encoding="utf-8")
     print(f"\nwrote {html}")
     return 0
 
@@ -658,24 +711,37 @@ def build_parser() -> argparse.ArgumentParser:
                    "zhbench run --wait          # after the run that is using the data directory now\n"
                    "SOURCE_DATE_EPOCH=1767225600 zhbench run   # created_at fixed: a rebuild is the same bytes",
                    cmd_run)
-    run.add_argument("--config", type=Path, help="TOML settings file (sections: crawl, align, dedup, items, release)")
-    run.add_argument("--data-dir", type=Path, help="where runs and releases go (default ./zhbench-data)")
-    run.add_argument("--site", choices=["baidu", "sogou", "wikipedia"], help="which site's URL forms to crawl")
-    run.add_argument("--base-url", help="site to crawl (default: the bundled mirror, started for the run)")
-    run.add_argument("--seeds", type=Path, nargs="+", help="seed files: KgCLUE .tsv, OwnThink .csv or .txt")
-    run.add_argument("--max-pages", type=int, help="stop after this many content pages (0: no limit)")
-    run.add_argument("--max-depth", type=int, help="how many links deep to follow from a seed")
-    run.add_argument("--version", help="release version (default: the next minor version)")
-    run.add_argument("--mirror-port", type=int, help="port of the bundled mirror (default 8800)")
-    run.add_argument("--profile", choices=["demo", "realistic"],
-                     help="the bundled mirror's entries: demo (the facts table) or realistic (generated like real "
-                          "Baike, with labels)")
-    run.add_argument("--mirror-size", type=int, help="entries of the realistic mirror (default 3000)")
-    run.add_argument("--readmit", action="store_true",
-                     help="publish pairs even when an earlier release of the same name holds them")
+    _settings_options(run)
     run.add_argument("--verbose", action="store_true", help="show Prefect's run log")
+    run.add_argument("--quiet", action="store_true", help="no live stage display on stderr; only the summary")
     run.add_argument("--wait", action="store_true",
                      help="when another run is using the data directory, wait for it to finish instead of refusing")
+
+    from flows.deploy import cmd_deploy
+
+    deploy = _command(sub, "deploy", "Serve the CDTP flow as a Prefect deployment on a cron schedule (and on "
+                                     "demand) until Ctrl-C or SIGTERM; needs a Prefect server at PREFECT_API_URL.",
+                      "PREFECT_API_URL=http://127.0.0.1:4200/api zhbench deploy --config zhbench.toml --cron '0 3 * * *'\n"
+                      "prefect deployment run 'cdtp/nightly'     # a run now, from another shell",
+                      cmd_deploy)
+    _settings_options(deploy)
+    deploy.add_argument("--name", help="deployment name: runs are cdtp/NAME (default schedule.deployment, nightly)")
+    deploy.add_argument("--cron", help="cron expression of the runs, e.g. '0 3 * * *' (default schedule.cdtp; "
+                                       "unset: runs only when triggered)")
+    deploy.add_argument("--timezone", help="time zone of --cron, e.g. Asia/Shanghai (default schedule.timezone, UTC)")
+    deploy.add_argument("--verbose", action="store_true", help="show Prefect's log (the runner's and each run's)")
+
+    cfg = _command(sub, "config", "Inspect the settings a run would use.", "zhbench config show --config zhbench.toml",
+                   lambda a: _help(cfg))
+    cfg_sub = cfg.add_subparsers(dest="config_command", metavar="COMMAND", parser_class=_Parser)
+    show = _command(cfg_sub, "show", "Print the settings zhbench run would use with the same flags, each with where "
+                                     "its value came from (flag, file, environment or default); credentials in "
+                                     "them are masked.",
+                    "zhbench config show --config zhbench.toml --max-pages 200\n"
+                    "ZHBENCH_CRAWL__MAX_PAGES=500 zhbench config show\n"
+                    "zhbench config show --json | jq .sources", cmd_config_show)
+    _settings_options(show)
+    show.add_argument("--json", action="store_true", help='print {"settings": ..., "sources": ...} as JSON')
 
     crawl = _command(sub, "crawl", "Crawl Baike pages depth-first from seed lists into a crawl directory.",
                      "zhbench crawl --site mirror --max-pages 100\n"
@@ -867,6 +933,33 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _settings_options(p: argparse.ArgumentParser) -> None:
+    """The settings flags of ``zhbench run``, shared with ``zhbench config show``; read by ``settings_overrides``."""
+    p.add_argument("--config", type=Path, help="TOML settings file (sections: crawl, align, dedup, items, release)")
+    p.add_argument("--data-dir", type=Path, help="where runs and releases go (default ./zhbench-data)")
+    p.add_argument("--site", choices=["baidu", "sogou", "wikipedia"], help="which site's URL forms to crawl")
+    p.add_argument("--base-url", help="site to crawl (default: the bundled mirror, started for the run)")
+    p.add_argument("--seeds", type=Path, nargs="+", help="seed files: KgCLUE .tsv, OwnThink .csv or .txt")
+    p.add_argument("--max-pages", type=int, help="stop after this many content pages (0: no limit)")
+    p.add_argument("--max-depth", type=int, help="how many links deep to follow from a seed")
+    p.add_argument("--version", help="release version (default: the next minor version)")
+    p.add_argument("--mirror-port", type=int, help="port of the bundled mirror (default 8800)")
+    p.add_argument("--profile", choices=["demo", "realistic"],
+                   help="the bundled mirror's entries: demo (the facts table) or realistic (generated like real "
+                        "Baike, with labels)")
+    p.add_argument("--mirror-size", type=int, help="entries of the realistic mirror (default 3000)")
+    p.add_argument("--readmit", action="store_true",
+                   help="publish pairs even when an earlier release of the same name holds them")
+    p.add_argument("--crawl", metavar="NAME",
+                   help="build from this finished crawl under DATA_DIR/crawls instead of crawling")
+    p.add_argument("--recrawl", action="store_true",
+                   help="fetch every page again, even when a finished crawl of the same settings exists")
+    p.add_argument("--task-runner", choices=["threads", "processes", "dask"],
+                   help="where stage tasks run (default threads); dask: --dask-address, or a local cluster")
+    p.add_argument("--dask-address", help="scheduler of a running Dask cluster, e.g. tcp://10.0.0.5:8786")
+    p.add_argument("--workers", type=int, help="threads, processes or local Dask workers (default: one per core)")
+
+
 def _release_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", default="cdtp", help="release name (default cdtp)")
     p.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
@@ -881,14 +974,56 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM (cron, systemd, a supervisor): unwinds like Ctrl-C, so children are stopped and files closed."""
 
 
-def _terminate(signum, frame):
-    raise Terminated()
+_signals: list[int] = []  # SIGTERM and SIGINT received, in order
+
+
+def _stop(signum, frame):
+    """The first SIGTERM or SIGINT unwinds the command (``Terminated`` or ``KeyboardInterrupt``); later
+    ones are ignored, so that they cannot cut that unwinding short (a child being stopped, the
+    temporary Prefect server being stopped at exit) or show a traceback."""
+    _signals.append(signum)
+    if len(_signals) == 1:
+        raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def _first_signal(exc: BaseException) -> int | None:
+    """The signal that began the unwinding ``exc`` ends: the earliest exception of its chain raised for one.
+
+    Inside a flow Prefect answers SIGTERM with its own ``TerminationSignal`` (prefect.exceptions, named
+    here so that the CLI does not import Prefect), and gives SIGTERM back to ``_stop`` once the flow
+    has unwound."""
+    first, seen = None, set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, Terminated) or type(exc).__name__ == "TerminationSignal":
+            first = signal.SIGTERM
+        elif isinstance(exc, KeyboardInterrupt):
+            first = signal.SIGINT
+        exc = exc.__context__
+    return first
+
+
+def _stopped(signum: int) -> int:
+    if threading.current_thread() is threading.main_thread():
+        # From here on a signal has nothing left to stop: ignored, also during the exit hooks (the
+        # temporary Prefect server is stopped there) and the interpreter's teardown, which would
+        # otherwise give SIGTERM back its default action and end the process with it instead of 143.
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if signum == signal.SIGTERM:
+        print("zhbench: terminated (SIGTERM); what was finished is kept", file=sys.stderr)
+        return 143
+    print("zhbench: interrupted; what was finished is kept", file=sys.stderr)
+    return 130
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    _signals.clear()
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _terminate)
+        signal.signal(signal.SIGTERM, _stop)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when started ignoring it (nohup)
+            signal.signal(signal.SIGINT, _stop)
     try:
         args = parser.parse_args(argv)
         if not getattr(args, "func", None):
@@ -908,12 +1043,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # leak on stderr, under the one-line message.
         traceback.clear_frames(exc.__traceback__)
         return 1
-    except Terminated:
-        print("zhbench: terminated (SIGTERM); what was finished is kept", file=sys.stderr)
-        return 143
-    except KeyboardInterrupt:
-        print("zhbench: interrupted", file=sys.stderr)
-        return 130
+    except BaseException as exc:  # SIGTERM (Terminated, or Prefect's TerminationSignal) and Ctrl-C among them
+        signum = _first_signal(exc) or (_signals[0] if _signals else None)
+        if signum is None:
+            raise
+        return _stopped(signum)
 
 
 if __name__ == "__main__":

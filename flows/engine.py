@@ -1,8 +1,42 @@
-"""Prefect defaults for a quiet, offline, local run. Call before importing prefect."""
+"""Prefect defaults for a quiet, offline, local run, and the run's own temporary Prefect server.
+
+Call ``configure_prefect`` before importing prefect.
+
+Without ``PREFECT_API_URL`` Prefect would start a temporary server itself (``SubprocessASGIServer``:
+``python -m uvicorn ... --port <random 8000-8999>``) and stop it from an ``atexit`` hook. A hook
+never runs when the run is killed with SIGKILL (or dies in the kernel's OOM killer), and Prefect's
+Popen takes no hook of ours, so that server outlived such a run, orphaned, holding its port. So the
+run starts the same server itself, the way Prefect does (same app factory, same environment), with
+two differences:
+
+* the server watches its parent and stops itself once the parent is gone (once a second, as the
+  crawler child does), however the parent ended;
+* the parent binds the listening socket (a free port the kernel picks, outside the 8000-8999 range
+  where Prefect picks and our mirrors listen) and hands it to the server, so the address is known at
+  once and a request sent while the server is still starting waits in the socket's backlog instead
+  of being refused: nothing has to poll for the server's health, and it boots while the parent
+  imports Prefect and checks its inputs.
+
+``PREFECT_API_URL`` then names it for the whole process, and an ``atexit`` hook stops it at the end
+of a run, however the run ended short of a kill: registered before Prefect is imported, the hook runs
+after Prefect's own exit hooks have flushed their logs and events to it. A run pointed at a real
+server (``PREFECT_API_URL`` set) starts none.
+"""
 
 from __future__ import annotations
 
+import atexit
 import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+# Prefect's environment for its temporary server (SubprocessASGIServer._run_uvicorn_command).
+SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+STOP_GRACE_S = 5.0  # as Prefect's stop(): SIGTERM, then SIGKILL after this long
 
 
 def configure_prefect(verbose: bool = False) -> None:
@@ -16,12 +50,81 @@ def configure_prefect(verbose: bool = False) -> None:
         "PREFECT_LOGGING_LEVEL": "INFO" if verbose else "CRITICAL",
         "PREFECT_UI_ENABLED": "false",
     }
-    if not os.environ.get("PREFECT_API_URL"):
-        # Only the temporary in-process server: when it stops at the end of a run, its
-        # task-run recorder is cancelled mid-flight and logs CancelledError tracebacks.
-        # Raising the *server's* log level hides those; the task-run history is still
-        # recorded (disabling the recorder instead would drop it). A real Prefect server
-        # (PREFECT_API_URL set) keeps its own logging untouched.
+    temporary = not os.environ.get("PREFECT_API_URL")
+    if temporary:
+        # Only the temporary server: when it stops at the end of a run, its task-run recorder is
+        # cancelled mid-flight and logs CancelledError tracebacks. Raising the *server's* log level
+        # hides those; the task-run history is still recorded (disabling the recorder instead would
+        # drop it). A real Prefect server (PREFECT_API_URL set) keeps its own logging untouched.
         defaults["PREFECT_LOGGING_SERVER_LEVEL"] = "CRITICAL"
     for key, value in defaults.items():
         os.environ.setdefault(key, value)
+    if temporary:
+        os.environ["PREFECT_API_URL"] = start_temporary_server().api_url
+
+
+class TemporaryServer:
+    """A Prefect API server in a child process that stops with its parent; ``stop()`` stops it sooner."""
+
+    def __init__(self) -> None:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(128)
+            self.port: int = listener.getsockname()[1]
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "flows.engine", str(os.getpid()), str(listener.fileno())],
+                pass_fds=(listener.fileno(),), stdin=subprocess.DEVNULL, env={**os.environ, **SERVER_ENV},
+                # Its own session: a Ctrl-C at the terminal reaches the run, which still reports to the
+                # server while it unwinds; the server stops after that, at the run's exit.
+                start_new_session=True)
+        finally:
+            listener.close()  # the child holds it now; if the child dies, a request is refused, not left waiting
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api"
+
+    def stop(self) -> None:
+        if self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=STOP_GRACE_S)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def start_temporary_server() -> TemporaryServer:
+    server = TemporaryServer()
+    atexit.register(server.stop)
+    return server
+
+
+# --- the server process ------------------------------------------------------------------
+
+
+def _stop_when_orphaned(parent: int) -> None:
+    """Stop this process (as on SIGTERM: uvicorn closes its connections and the app) once its parent is gone."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(STOP_GRACE_S)
+        os._exit(1)  # the app did not finish shutting down in time: nobody is left to wait for it
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _serve(parent: int, fd: int) -> None:
+    _stop_when_orphaned(parent)
+    import uvicorn
+
+    config = uvicorn.Config("prefect.server.api.server:create_app", factory=True, log_level="error", lifespan="on")
+    uvicorn.Server(config).run(sockets=[socket.socket(fileno=fd)])
+
+
+if __name__ == "__main__":
+    _serve(int(sys.argv[1]), int(sys.argv[2]))

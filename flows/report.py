@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from html import escape
 from pathlib import Path
 
@@ -33,6 +34,59 @@ def load(run_dir: Path) -> dict:
     return json.loads((Path(run_dir) / "report.json").read_text(encoding="utf-8"))
 
 
+def previous_run(run_dir: Path) -> Path | None:
+    """The run before ``run_dir`` beside it (run names are timestamps, so sorted names are run order) that
+    has a report; None for the first run."""
+    run_dir = Path(run_dir)
+    earlier = sorted(p for p in run_dir.parent.iterdir()
+                     if p.name < run_dir.name and (p / "report.json").is_file()) if run_dir.parent.is_dir() else []
+    return earlier[-1] if earlier else None
+
+
+def load_previous(run_dir: Path) -> dict | None:
+    """The report of ``previous_run``; None when there is none, or when it cannot be read: the comparison
+    is extra, and a damaged older run must not stop this run's report."""
+    before = previous_run(run_dir)
+    if before is None:
+        return None
+    try:
+        previous = load(before)
+        stages(previous)  # the shape the comparison reads
+        return previous
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def stage_timings(report: dict) -> list[dict]:
+    """The run's stages in run order, each with its share of the run; [] for a report from before timings.
+
+    The share is of the flow's wall time when the report has it, else of the stages' sum.
+    """
+    rows = report.get("stages") or []
+    total = report.get("seconds") or sum(r.get("seconds") or 0.0 for r in rows)
+    return [{**r, "share": (r.get("seconds") or 0.0) / total if total else 0.0} for r in rows]
+
+
+def in_out(row: dict) -> str:
+    """A stage's ``in → out unit``, with – for a count it did not report."""
+    def count(value):
+        return "–" if value is None else str(value)
+
+    unit = f" {row['unit']}" if row.get("unit") else ""
+    return f"{count(row.get('in'))} → {count(row.get('out'))}{unit}"
+
+
+def difference(now: float | int | None, before: float | int | None, digits: int = 0) -> str:
+    """``now - before`` signed (+3, -1.2), rounded to ``digits`` for a float; – when either is unknown."""
+    if now is None or before is None:
+        return "–"
+    diff = now - before
+    if isinstance(diff, int):
+        return f"{diff:+d}"
+    diff = round(diff, digits or 1) or 0.0  # no "-0.0"
+    return f"{diff:+.{digits or 1}f}"
+
+
 def stages(report: dict) -> list[tuple[str, int]]:
     """The funnel's stages, each with how many records reached it."""
     pages = report["pages"]
@@ -51,15 +105,25 @@ def stages(report: dict) -> list[tuple[str, int]]:
     return rows
 
 
-def as_text(report: dict) -> str:
-    lines = [f"run {report['run']}  release {report.get('release') or report.get('note') or '-'}", ""]
-    for name, count in stages(report):
-        lines.append(f"  {name:<20}{count:>8}")
+def as_text(report: dict, previous: dict | None = None) -> str:
+    """The report as text; ``previous``: the run before it, shown in a second column with the change."""
+    lines = [f"run {report['run']}  release {report.get('release') or report.get('note') or '-'}"]
+    if report.get("seconds") is not None:
+        lines.append(f"started {report.get('started_at') or '?'}, {report['seconds']:.1f} s")
+    if previous is not None:
+        release = previous.get("release") or previous.get("note") or "-"
+        lines.append(f"previous run {previous['run']}  release {release}")
+    lines.append("")
+    lines += _counts_text(stages(report), stages(previous) if previous else None, width=20, indent="  ")
+    lines += _timings_text(report, previous)
     funnel = report["funnel"]
+    before = previous["funnel"] if previous else None
     lines += ["", "  pairs dropped by reason"]
-    lines += [f"    {k:<56}{v:>8}" for k, v in sorted(funnel["pairs_dropped"].items(), key=lambda x: -x[1])]
+    lines += _counts_text(sorted(funnel["pairs_dropped"].items(), key=lambda x: -x[1]),
+                          list(before["pairs_dropped"].items()) if before else None, absent=0)
     lines += ["", f"  triples kept {funnel['triples_kept']} of {funnel['triples_in']}; dropped by reason"]
-    lines += [f"    {k:<56}{v:>8}" for k, v in sorted(funnel["triples_dropped"].items(), key=lambda x: -x[1])]
+    lines += _counts_text(sorted(funnel["triples_dropped"].items(), key=lambda x: -x[1]),
+                          list(before["triples_dropped"].items()) if before else None, absent=0)
     for kind, counts in (funnel.get("domains") or {}).items():
         if counts:
             lines += ["", f"  kept pairs by {kind}"]
@@ -77,6 +141,43 @@ def as_text(report: dict) -> str:
                   f"  each dropped item with its verifier, reason and evidence: runs/{report['run']}/items/"
                   "verification.jsonl"]
     return "\n".join(lines)
+
+
+def _counts_text(rows: list[tuple[str, int]], previous: list[tuple[str, int]] | None, width: int = 56,
+                 indent: str = "    ", absent: int | None = None) -> list[str]:
+    """``label  count`` lines; with ``previous``, its count and the change beside (a reason only the
+    previous run had is listed with 0 now). absent: a label the previous run lacks counted as this (0 for
+    drop reasons: none dropped), or None (–: not measured then, like search before it existed)."""
+    if previous is None:
+        return [f"{indent}{k:<{width}}{v:>8}" for k, v in rows]
+    before = {k: absent for k, _ in rows} | dict(previous) if absent is not None else dict(previous)
+    rows = rows + [(k, 0) for k, _ in previous if k not in dict(rows)]
+    head = f"{indent}{'':<{width}}{'this run':>10}{'previous':>10}{'change':>8}"
+    return [head] + [f"{indent}{k:<{width}}{v:>10}{_fmt(before.get(k)):>10}{difference(v, before.get(k)):>8}"
+                     for k, v in rows]
+
+
+def _fmt(value) -> str:
+    return "–" if value is None else str(value)
+
+
+def _timings_text(report: dict, previous: dict | None) -> list[str]:
+    rows = stage_timings(report)
+    if not rows:
+        return []
+    before = {r["stage"]: r for r in (previous or {}).get("stages") or []}
+    flow = f" of the flow's {report['seconds']:.1f} s" if report.get("seconds") else ""
+    lines = ["", f"  stage timings{flow}",
+             f"    {'stage':<12}{'seconds':>9}{'share':>7}  {'in → out':<28}{'':<8}"
+             + (f"{'previous':>10}{'change':>8}" if previous is not None else "")]
+    for r in rows:
+        line = (f"    {r['stage']:<12}{r['seconds']:>9.1f}{r['share']:>7.0%}  {in_out(r):<28}"
+                f"{'cached' if r.get('cached') else '':<8}")
+        if previous is not None:
+            old = before.get(r["stage"], {}).get("seconds")
+            line += f"{'–' if old is None else f'{old:.1f}':>10}{difference(r['seconds'], old, 1):>8}"
+        lines.append(line.rstrip())
+    return lines
 
 
 def item_sections(items: dict) -> list[tuple[str, list[tuple[str, int]]]]:
@@ -97,33 +198,104 @@ def item_sections(items: dict) -> list[tuple[str, list[tuple[str, int]]]]:
     return [(title, list(counts.items())) for title, counts in sections if counts]
 
 
+FONT_PX = 13
+BAR_PX = 420  # the longest bar
+
+
+def text_width(text: str, font_px: int = FONT_PX) -> int:
+    """An upper estimate of ``text``'s width in a sans-serif font, so a label is never under-measured: a CJK
+    (wide) character or M, W, m, w, @, % is one em, another capital or a maths sign 0.85 em, anything else
+    0.65 em (each at least its width in DejaVu Sans, one of the widest sans-serif fonts)."""
+    def ems(c: str) -> float:
+        if unicodedata.east_asian_width(c) in "WF" or c in "MWmw@%":
+            return 1.0
+        return 0.85 if c.isupper() or c in "#&+<=>^~" else 0.65
+
+    return int(sum(map(ems, text)) * font_px + 0.999)
+
+
 def _bars(rows: list[tuple[str, int]], colour: str) -> str:
+    """A horizontal bar chart; the label column is as wide as the longest label, so none is cut."""
     if not rows:
         return "<p>none</p>"
     top = max(v for _, v in rows) or 1
+    label_px = max(text_width(label) for label, _ in rows) + 4
+    value_px = max(text_width(str(v)) for _, v in rows) + 10
+    width = label_px + 10 + BAR_PX + 6 + value_px
     height = 26 * len(rows) + 10
-    parts = [f'<svg width="760" height="{height}" role="img">']
+    # viewBox: a page narrower than the chart scales it down instead of cutting its right edge.
+    parts = [f'<svg class="bars" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+             f'data-label-width="{label_px}" role="img">']
     for i, (label, value) in enumerate(rows):
         y = 10 + 26 * i
-        width = int(420 * value / top)
-        parts.append(f'<text x="300" y="{y + 15}" text-anchor="end" font-size="13">{escape(label)}</text>'
-                     f'<rect x="310" y="{y}" width="{width}" height="20" fill="{colour}"></rect>'
-                     f'<text x="{316 + width}" y="{y + 15}" font-size="13">{value}</text>')
+        bar = int(BAR_PX * value / top)
+        parts.append(f'<text x="{label_px}" y="{y + 15}" text-anchor="end" font-size="{FONT_PX}">{escape(label)}</text>'
+                     f'<rect x="{label_px + 10}" y="{y}" width="{bar}" height="20" fill="{colour}"></rect>'
+                     f'<text x="{label_px + 16 + bar}" y="{y + 15}" font-size="{FONT_PX}">{value}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
 
-def as_html(report: dict) -> str:
+def _table(head: list[str], rows: list[list], numeric: set[int] = frozenset()) -> str:
+    cells = "".join(f"<th>{escape(h)}</th>" for h in head)
+    body = "".join("<tr>" + "".join(f'<td{" class=num" if i in numeric else ""}>{escape(str(c))}</td>'
+                                    for i, c in enumerate(row)) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{cells}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _timings_html(report: dict, previous: dict | None) -> str:
+    rows = stage_timings(report)
+    if not rows:
+        return ""
+    before = {r["stage"]: r for r in (previous or {}).get("stages") or []}
+    head = ["stage", "seconds", "share of the run", "in → out", "cached"]
+    if previous is not None:
+        head += [f"previous ({previous['run']}) s", "change s"]
+    body = []
+    for r in rows:
+        row = [r["stage"], f"{r['seconds']:.1f}", f"{r['share']:.0%}", in_out(r), "cached" if r.get("cached") else ""]
+        if previous is not None:
+            old = before.get(r["stage"], {}).get("seconds")
+            row += ["–" if old is None else f"{old:.1f}", difference(r["seconds"], old, 1)]
+        body.append(row)
+    numeric = {1, 2} | ({5, 6} if previous is not None else set())
+    return (f"<h2>Stage timings</h2>{_table(head, body, numeric)}"
+            f"{_bars([(r['stage'], round(r['seconds'], 1)) for r in rows], '#5c8a8a')}")
+
+
+def _previous_html(report: dict, previous: dict | None) -> str:
+    if previous is None:
+        return ""
+    before = dict(stages(previous))
+    rows = [[name, count, _fmt(before.get(name)), difference(count, before.get(name))]
+            for name, count in stages(report)]
+    drops = dict(previous["funnel"]["pairs_dropped"])
+    now = report["funnel"]["pairs_dropped"]
+    rows += [[f"pairs dropped: {k}", now.get(k, 0), drops.get(k, 0), difference(now.get(k, 0), drops.get(k, 0))]
+             for k in sorted(set(now) | set(drops), key=lambda k: -now.get(k, 0))]
+    return (f"<h2>Beside the previous run</h2><p>Previous run: {escape(previous['run'])}, release "
+            f"{escape(str(previous.get('release') or previous.get('note') or '-'))}</p>"
+            + _table(["", "this run", "previous", "change"], rows, {1, 2, 3}))
+
+
+def as_html(report: dict, previous: dict | None = None) -> str:
+    """The report as an HTML page; ``previous``: the run before it, compared in its own section."""
     funnel = report["funnel"]
     pair_drops = sorted(funnel["pairs_dropped"].items(), key=lambda x: -x[1])
     triple_drops = sorted(funnel["triples_dropped"].items(), key=lambda x: -x[1])
     return (
         '<!DOCTYPE html><html lang="zh-CN"><head><meta charset="utf-8">'
         f"<title>zhbench run {escape(report['run'])}</title>"
-        "<style>body{font-family:sans-serif;margin:2em;max-width:820px}</style></head><body>"
-        f"<h1>Run {escape(report['run'])}</h1><p>Release: {escape(str(report.get('release') or report.get('note') or '-'))}</p>"
-        f"<h2>Funnel</h2>{_bars(stages(report), '#4878a8')}"
-        f"<h2>Pairs dropped, by reason</h2>{_bars(pair_drops, '#c8553d')}"
+        "<style>body{font-family:sans-serif;margin:2em;max-width:1000px}svg.bars{max-width:100%;height:auto}"
+        "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}td.num{text-align:right}</style>"
+        f"</head><body><h1>Run {escape(report['run'])}</h1>"
+        f"<p>Release: {escape(str(report.get('release') or report.get('note') or '-'))}</p>"
+        + (f"<p>Started {escape(str(report.get('started_at') or '?'))}, {report['seconds']:.1f} s</p>"
+           if report.get("seconds") is not None else "")
+        + f"<h2>Funnel</h2>{_bars(stages(report), '#4878a8')}"
+        + _previous_html(report, previous)
+        + _timings_html(report, previous)
+        + f"<h2>Pairs dropped, by reason</h2>{_bars(pair_drops, '#c8553d')}"
         f"<h2>Triples dropped, by reason</h2>{_bars(triple_drops, '#e09f3e')}"
         + "".join(f"<h2>Kept pairs, by {escape(kind)}</h2>{_bars(list(counts.items()), '#6a994e')}"
                   for kind, counts in (funnel.get("domains") or {}).items() if counts)

@@ -8,12 +8,14 @@ its own section.
 
 from __future__ import annotations
 
+import os
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
+from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
 
 from crawlers.crawl import DEFAULT_USER_AGENT
 
@@ -52,6 +54,10 @@ class CrawlSettings(_Section):
     backoff_base_s: float = Field(1.0, gt=0, description="first pause of a domain after a block")
     backoff_max_s: float = Field(300.0, gt=0, description="longest pause of a domain after repeated blocks")
     parser_backend: Literal["lxml", "bs4"] = "lxml"
+    reuse: bool = Field(True, description="zhbench run: take the finished crawl of the same settings, seeds and "
+                        "site again instead of fetching every page anew (false: crawl again)")
+    from_crawl: str | None = Field(None, description="zhbench run: build from this finished crawl of the data "
+                                   "directory (a name under DATA_DIR/crawls) instead of crawling")
 
 
 class AlignSettings(_Section):
@@ -179,6 +185,79 @@ class ReleaseSettings(_Section):
                                              "blocks the release")
 
 
+class EngineSettings(_Section):
+    """Where and how the flow's stage tasks run. Nothing here changes what a run publishes: a release built
+    on threads, processes or a Dask cluster is the same bytes, and the release records none of it."""
+
+    task_runner: Literal["threads", "processes", "dask"] = Field(
+        "threads", description="threads or processes on this machine, or a Dask cluster (prefect-dask)")
+    workers: int = Field(0, ge=0, description="threads or processes, or the local Dask cluster's worker "
+                         "processes; 0: one per core")
+    dask_address: str | None = Field(None, description="scheduler of a running Dask cluster, e.g. "
+                                     "tcp://10.0.0.5:8786; unset with task_runner = 'dask': a local cluster of "
+                                     "`workers` processes started for the run")
+    shard_pages: int = Field(2000, ge=1, description="pages per alignment shard: the unit of parallel work and "
+                             "of resuming a killed run")
+    retries: int = Field(1, ge=0, description="retries of a stage task that failed for a passing reason (a lost "
+                         "worker, a full disk freed, a timeout); a wrong setting or input fails at once")
+    retry_delay_s: float = Field(10.0, ge=0)
+
+
+class ScheduleSettings(_Section):
+    """When ``zhbench deploy`` runs the flow. Nothing here changes what a run publishes."""
+
+    cdtp: str | None = Field(None, description="cron expression of the cdtp deployment's runs, e.g. '0 3 * * *' "
+                             "(03:00 every night); unset: runs only when triggered")
+    timezone: str = Field("UTC", description="IANA time zone the cron expression is read in, e.g. Asia/Shanghai")
+    deployment: str = Field("nightly", min_length=1, pattern=r"^[^/%&><]+$",
+                            description="name of the deployment: runs are triggered as cdtp/<name>")
+
+    @field_validator("cdtp")
+    @classmethod
+    def _cron(cls, value: str | None) -> str | None:
+        if value is not None and not is_cron(value):
+            raise PydanticCustomError("cron", "not a cron expression Prefect accepts; give five fields (minute "
+                                              "hour day-of-month month day-of-week), e.g. '0 3 * * *', or @daily")
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _timezone(cls, value: str) -> str:
+        from zoneinfo import available_timezones
+
+        if value not in available_timezones():  # the list Prefect checks a schedule's time zone against
+            raise PydanticCustomError("timezone", "unknown time zone; give an IANA name such as UTC or "
+                                                  "Asia/Shanghai")
+        return value
+
+
+def is_cron(expression: str) -> bool:
+    """Whether Prefect's server can schedule ``expression``.
+
+    Checked with the croniter Prefect ships (``prefect._vendor.croniter``) and Prefect's own extra rule
+    (no random or hashed fields), so what loads here is what the server accepts. The module is loaded
+    from its file: importing the ``prefect`` package would set Prefect up (plugins, telemetry) before
+    ``flows.engine.configure_prefect`` has run, in every command that loads settings.
+    """
+    fields = expression.split()
+    return _prefect_croniter().is_valid(expression) and not any(f.casefold() in ("r", "h") for f in fields)
+
+
+def _prefect_croniter():
+    import importlib.util
+    import sys
+
+    name = "zhbench._prefect_croniter"
+    if name not in sys.modules:
+        package = importlib.util.find_spec("prefect")  # a top-level spec: finding it imports nothing
+        path = Path(package.origin).parent / "_vendor" / "croniter" / "croniter.py"
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules[name] = module
+    return sys.modules[name].croniter
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ZHBENCH_", env_nested_delimiter="__", extra="forbid")
 
@@ -190,27 +269,117 @@ class Settings(BaseSettings):
     verify: VerifySettings = Field(default_factory=VerifySettings)
     llm: LLMSection = Field(default_factory=LLMSection)
     release: ReleaseSettings = Field(default_factory=ReleaseSettings)
+    engine: EngineSettings = Field(default_factory=EngineSettings)
+    schedule: ScheduleSettings = Field(default_factory=ScheduleSettings)
 
     @classmethod
     def load(cls, config_file: Path | None = None, overrides: dict[str, Any] | None = None) -> "Settings":
-        data: dict[str, Any] = {}
-        if config_file is not None:
-            path = Path(config_file)
-            if not path.is_file():
-                raise SettingsError(f"config file {path} does not exist")
-            try:
-                data = tomllib.loads(path.read_text(encoding="utf-8"))
-            except tomllib.TOMLDecodeError as exc:
-                raise SettingsError(f"config file {path} is not valid TOML: {exc}") from None
+        return cls.load_with_sources(config_file, overrides)[0]
+
+    @classmethod
+    def load_with_sources(cls, config_file: Path | None = None, overrides: dict[str, Any] | None = None
+                          ) -> tuple["Settings", dict[str, str]]:
+        """The settings, and for each dotted leaf setting where its value came from.
+
+        A source is "flag", "file <path>", "environment ZHBENCH_..." or "default"; a list
+        (``verify.panel``) is one leaf, as it comes whole from one source.
+        """
+        from_file = _read_config(config_file)
+        from_flags: dict[str, Any] = {}
         for dotted, value in (overrides or {}).items():
-            if value is None:
-                continue
-            section, _, key = dotted.rpartition(".")
-            target = data.setdefault(section, {}) if section else data
-            target[key] = value
+            if value is not None:
+                _put(from_flags, dotted, value)
         try:
-            return cls(**data)
+            settings = cls(**_merged(from_file, from_flags))
         except ValidationError as exc:
             error = exc.errors()[0]
             where = ".".join(str(p) for p in error["loc"])
             raise SettingsError(f"setting {where}: {error['msg']} (got {error.get('input')!r})") from None
+        # pydantic-settings' own source reads the environment again, so prefix, case, the "__" nesting
+        # and whole sections as JSON are detected by its rules, not a copy of them.
+        env = EnvSettingsSource(cls)
+        from_env = env()
+        sources: dict[str, str] = {}
+        for dotted in _leaves(settings):
+            if _holds(from_flags, dotted):
+                sources[dotted] = "flag"
+            elif _holds(from_file, dotted):
+                sources[dotted] = f"file {config_file}"
+            elif _holds(from_env, dotted):
+                sources[dotted] = f"environment {_env_name(env, dotted)}"
+            else:
+                sources[dotted] = "default"
+        return settings, sources
+
+
+def env_variable(dotted: str) -> str:
+    """The environment variable that sets a dotted setting: ``crawl.max_pages`` -> ``ZHBENCH_CRAWL__MAX_PAGES``."""
+    config = Settings.model_config
+    return (config["env_prefix"] + config["env_nested_delimiter"].join(dotted.split("."))).upper()
+
+
+def _read_config(config_file: Path | None) -> dict[str, Any]:
+    if config_file is None:
+        return {}
+    path = Path(config_file)
+    if not path.is_file():
+        raise SettingsError(f"config file {path} does not exist")
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"config file {path} is not valid TOML: {exc}") from None
+
+
+def _put(data: dict[str, Any], dotted: str, value: Any) -> None:
+    *sections, key = dotted.split(".")
+    for section in sections:
+        data = data.setdefault(section, {})
+    data[key] = value
+
+
+def _merged(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    """``base`` with ``top`` laid over it, section by section; neither is changed."""
+    merged = dict(base)
+    for key, value in top.items():
+        if isinstance(value, dict) and key in merged:
+            # a file's section that is not a table stays, so validation names it
+            if isinstance(merged[key], dict):
+                merged[key] = _merged(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _holds(data: dict[str, Any], dotted: str) -> bool:
+    for part in dotted.split("."):
+        if not isinstance(data, dict) or part not in data:
+            return False
+        data = data[part]
+    return True
+
+
+def _leaves(model: BaseModel, prefix: str = "") -> list[str]:
+    leaves: list[str] = []
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        if isinstance(value, BaseModel):
+            leaves += _leaves(value, f"{prefix}{name}.")
+        else:
+            leaves.append(prefix + name)
+    return leaves
+
+
+def _env_name(env: EnvSettingsSource, dotted: str) -> str:
+    """The variable that set ``dotted``: its own (``ZHBENCH_CRAWL__MAX_PAGES``, which pydantic-settings lays over
+    a section's JSON) or its section's (``ZHBENCH_CRAWL='{"max_pages": 5}'``), spelt as in the environment."""
+    def key(name: str) -> str:
+        return name if env.case_sensitive else name.lower()
+
+    parts = dotted.split(".")
+    for depth in range(len(parts), 0, -1):
+        wanted = key(env.env_prefix + env.env_nested_delimiter.join(parts[:depth]))
+        if wanted in env.env_vars:
+            # The last spelling wins, as in pydantic-settings' own mapping of the environment.
+            spelt = [name for name in os.environ if key(name) == wanted]
+            return spelt[-1] if spelt else wanted.upper()
+    return env_variable(dotted)

@@ -1,0 +1,138 @@
+"""End to end on the realistic mirror: pages/s, per-stage time and peak memory, and 1 against 2 Dask workers.
+
+    python -m bench.flow_bench [--sizes 2000 10000] [--dask-workers 1 2] [--dir /tmp/zhbench-flow-bench]
+
+Each measurement is one ``zhbench run --profile realistic --mirror-size N`` in a fresh data directory (so
+nothing is cached), search validation off as in the realistic test (BM25 over a long-tail crawl confirms
+almost nothing, so it would measure a stage that keeps no pair), the mirror on loopback. Reported per run:
+
+* wall time of the whole command (Prefect's start-up included), and of each stage from the run's report;
+* pages/s: content and other pages fetched, over the whole command's wall time, and per core;
+* peak memory: the largest sum of the resident sets of the command and every process under it (the
+  temporary Prefect server, the crawler, Dask workers), sampled every 0.2 s from /proc.
+
+``--dask-workers`` runs the largest size again on a local Dask cluster of that many worker processes
+(``--task-runner dask --workers K``) and gives the speed-up of the whole run and of the alignment (the stage
+mapped over page parts). A machine with fewer cores than workers shows no speed-up: say which this is.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from bench.localhost import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as handle:
+            return [int(c) for c in handle.read().split()]
+    except OSError:
+        return []
+
+
+def _rss_bytes(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm", encoding="ascii") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def tree_rss(pid: int) -> int:
+    """Resident bytes of ``pid`` and every process under it."""
+    total, stack = 0, [pid]
+    while stack:
+        current = stack.pop()
+        total += _rss_bytes(current)
+        stack.extend(_children(current))
+    return total
+
+
+def measure(command: list[str], env: dict) -> dict:
+    """Run ``command``; its wall time, exit status and the peak of its process tree's resident memory."""
+    started = time.monotonic()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    peak = [0]
+
+    def sample() -> None:
+        while proc.poll() is None:
+            peak[0] = max(peak[0], tree_rss(proc.pid))
+            time.sleep(0.2)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    out, err = proc.communicate()
+    sampler.join()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed ({proc.returncode}):\n{err[-3000:]}")
+    return {"seconds": time.monotonic() - started, "peak_rss_mb": peak[0] / 2**20, "stdout": out}
+
+
+def run_once(size: int, work: Path, extra: list[str]) -> dict:
+    data = work / f"data-{size}-{'-'.join(extra) or 'threads'}"
+    shutil.rmtree(data, ignore_errors=True)
+    command = [sys.executable, "-m", "flows.cli", "run", "--profile", "realistic", "--mirror-size", str(size),
+               "--data-dir", str(data), "--mirror-port", str(free_port()), "--quiet", *extra]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+           "ZHBENCH_VERIFY__SEARCH": "false"}
+    result = measure(command, env)
+    runs = sorted(p for p in (data / "runs").iterdir() if (p / "report.json").is_file())
+    report = json.loads((runs[-1] / "report.json").read_text(encoding="utf-8"))
+    pages = sum(report["pages"].values())
+    stages = {s["stage"]: s["seconds"] for s in report.get("stages", [])}
+    shutil.rmtree(data, ignore_errors=True)
+    return {"size": size, "runner": " ".join(extra) or "threads", "pages": pages, "seconds": result["seconds"],
+            "flow_seconds": report.get("seconds"), "pages_per_s": pages / result["seconds"],
+            "pages_per_s_per_core": pages / result["seconds"] / (os.cpu_count() or 1),
+            "peak_rss_mb": result["peak_rss_mb"], "pairs_kept": report["funnel"]["pairs_kept"], "stages": stages}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 10000], help="realistic mirror sizes")
+    parser.add_argument("--dask-workers", type=int, nargs="*", default=[1, 2],
+                        help="local Dask cluster sizes to run the largest size on (none: skip)")
+    parser.add_argument("--dir", type=Path, default=Path("/tmp/zhbench-flow-bench"), help="scratch directory")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    args = parser.parse_args(argv)
+    args.dir.mkdir(parents=True, exist_ok=True)
+    results = [run_once(size, args.dir, []) for size in args.sizes]
+    for workers in args.dask_workers:
+        results.append(run_once(max(args.sizes), args.dir, ["--task-runner", "dask", "--workers", str(workers)]))
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return 0
+    print(f"machine: {os.cpu_count()} cores; search validation off; fresh data directory per run")
+    print(f"{'pages':>7} {'runner':<28} {'wall s':>8} {'flow s':>8} {'pages/s':>8} {'/core':>7} {'peak MB':>8} "
+          f"{'pairs':>6}  stages (s)")
+    for r in results:
+        stages = ", ".join(f"{k} {v:.1f}" for k, v in r["stages"].items())
+        print(f"{r['pages']:>7} {r['runner']:<28} {r['seconds']:>8.1f} {r['flow_seconds'] or 0:>8.1f} "
+              f"{r['pages_per_s']:>8.1f} {r['pages_per_s_per_core']:>7.1f} {r['peak_rss_mb']:>8.0f} "
+              f"{r['pairs_kept']:>6}  {stages}")
+    dask = [r for r in results if r["runner"].startswith("--task-runner dask")]
+    if len(dask) >= 2:
+        one, two = dask[0], dask[-1]
+        print(f"speed-up {one['runner'].rsplit(' ', 1)[-1]} -> {two['runner'].rsplit(' ', 1)[-1]} Dask workers: "
+              f"run {one['seconds'] / two['seconds']:.2f}x, align "
+              f"{one['stages'].get('align', 0) / max(two['stages'].get('align', 0), 1e-9):.2f}x")
+    if len(args.sizes) >= 2:
+        small, large = results[0], results[len(args.sizes) - 1]
+        print(f"from {small['pages']} to {large['pages']} pages: peak memory x{large['peak_rss_mb'] / small['peak_rss_mb']:.2f}, "
+              f"wall time x{large['seconds'] / small['seconds']:.2f} for x{large['pages'] / small['pages']:.2f} pages")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
