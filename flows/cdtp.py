@@ -493,18 +493,29 @@ def resolve_settings(params: dict) -> Settings:
     """The flow's parameters as settings, masked values taken from this process's own settings: those of
     ``run_cdtp``'s caller, or, in a deployment's run, the config file named by ZHBENCH_CONFIG and the
     ZHBENCH_* environment."""
-    from flows.masking import restore_masked
+    from flows.masking import mask_settings, restore_masked
 
     real = _local.get("settings")
     if real is None:
         real = Settings.load(Path(os.environ["ZHBENCH_CONFIG"]) if os.environ.get("ZHBENCH_CONFIG") else None)
-    data = restore_masked(params, real.model_dump(mode="json"))
+    # The parameters over this process's settings: a deployment may carry a few settings (prefect.yaml), the
+    # config file the rest.
+    data = restore_masked(_overlay(mask_settings(real.model_dump(mode="json")), params), real.model_dump(mode="json"))
     # Absolute: a task on another process or host (a Dask worker) reads the same files by path.
     data["data_dir"] = str(Path(data.get("data_dir") or real.data_dir).absolute())
     try:
         return Settings(**data)
     except Exception as exc:  # pydantic's ValidationError, named like Settings.load names it
         raise SettingsError(f"flow parameters: {exc}") from None
+
+
+def _overlay(base: dict, given: dict) -> dict:
+    """``base`` with the values ``given`` sets, section by section."""
+    merged = dict(base)
+    for key, value in given.items():
+        merged[key] = _overlay(base[key], value) if isinstance(value, dict) and isinstance(base.get(key), dict) \
+            else value
+    return merged
 
 
 @flow(name="cdtp", log_prints=False, persist_result=False)

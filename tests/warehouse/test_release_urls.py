@@ -40,7 +40,7 @@ def test_a_mirror_runs_release_has_public_urls_and_its_crawl_the_fetch_urls(tmp_
     exported = (tmp_path / "csqa" / "eval" / "chinese_simpleqa.jsonl").read_text(encoding="utf-8")
     assert "127.0.0.1" not in exported and "https://baike.baidu.com/item/" in exported
 
-    urls = [u for path in (data / "runs").glob("*/crawl/pages/*.parquet")
+    urls = [u for path in (data / "crawls").glob("run-*/pages/*.parquet")
             for u in pq.read_table(path, columns=["url"]).column(0).to_pylist()]
     assert urls and all(u.startswith("http://127.0.0.1:") for u in urls)
 
