@@ -8,6 +8,7 @@ engine and the engine is tested once.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import os
@@ -37,7 +38,7 @@ from filters.triples import page_to_pair, relation_aliases
 from flows.items import item_tables, items_stage
 from flows.verify import verify_stage
 from flows import caching, progress
-from flows.crawling import crawl_config, crawl_dir_of, crawls_root, register_crawl, site_for
+from flows.crawling import crawl_config, crawl_dir_of, crawls_root, due_only, parse_age, register_crawl, site_for
 from flows.settings import (AlignSettings, CrawlSettings, DedupSettings, ItemsSettings, LLMSection, ReleaseSettings,
                             Settings, SettingsError, VerifySettings)
 from schemas import DROPPED_TRIPLE_SCHEMA, PAGE_SCHEMA, PAIR_SCHEMA, RELATION_SCHEMA, Page, Pair
@@ -106,9 +107,19 @@ def crawl_digest(pages: Path, origin: str = "") -> str:
     return digest.hexdigest()
 
 
-def snapshot_stage(page_shards: list[Path], data_dir: Path, base_url: str = "") -> Snapshot:
+# Several crawls of one site (a crawl and its recrawls, or the processes of a shared crawl): of a page fetched
+# in several, the latest fetch.
+LATEST_PAGES_QUERY = PAGES_QUERY.replace("ORDER BY", """QUALIFY row_number() OVER (
+    PARTITION BY regexp_replace(coalesce(canonical_url, url), '^[a-z]+://[^/]*', '')
+    ORDER BY fetched_at DESC, url) = 1
+ORDER BY""", 1)
+
+
+def snapshot_stage(page_shards: list[Path], data_dir: Path, base_url: str = "", latest_per_url: bool = False
+                   ) -> Snapshot:
     """The crawl as the later stages and the release see it: its pages in PAGES_QUERY's order, in
-    ``<data_dir>/snapshots/crawl-<digest>/pages.parquet``, named by ``crawl_digest``. A crawl that found
+    ``<data_dir>/snapshots/crawl-<digest>/pages.parquet``, named by ``crawl_digest`` (``latest_per_url``: of
+    a page in several of the shards' crawls, its latest fetch). A crawl that found
     the same pages as an earlier one reuses its snapshot, so releases built from either name one crawl
     by one path, and the snapshot outlives the run directory it came from."""
     if not page_shards:
@@ -119,8 +130,8 @@ def snapshot_stage(page_shards: list[Path], data_dir: Path, base_url: str = "") 
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
     try:
-        releases.write_table(releases.TableSpec("pages", "all", PAGE_SCHEMA, PAGES_QUERY, page_shards),
-                             tmp / "pages.parquet")
+        query = LATEST_PAGES_QUERY if latest_per_url else PAGES_QUERY
+        releases.write_table(releases.TableSpec("pages", "all", PAGE_SCHEMA, query, page_shards), tmp / "pages.parquet")
         parts = urlsplit(base_url)
         digest = crawl_digest(tmp / "pages.parquet", f"{parts.scheme}://{parts.netloc}" if parts.netloc else "")[:16]
         final = root / f"crawl-{digest}"
@@ -421,7 +432,7 @@ def publish_checked(*args, **kwargs) -> tuple[Path | None, str]:
 # stage's result from the cache and computes from the first unfinished one. The crawl resumes from its fetch
 # log; the snapshot is named by its pages' content.
 
-CRAWL_RUN_ONLY = {"mirror_port", "concurrency", "reuse", "from_crawl"}  # how a crawl runs, not what it finds
+CRAWL_RUN_ONLY = {"mirror_port", "concurrency", "reuse", "from_crawl", "recrawl_after"}  # how a crawl runs, not what it finds
 COMPLETE = ".complete"  # in a crawl directory: the crawl ran to its end
 
 
@@ -471,27 +482,39 @@ verify_task = _cached_task(verify_task_fn, "verify")
 items_task = _cached_task(items_task_fn, "items")
 publish_task = task(publish_checked, name="publish")
 
-# Settings of the process that calls the flow, unmasked (``run_cdtp``): the flow's parameters carry them
+# Settings of the process that calls the flow, unmasked (``run_flow``): the flow's parameters carry them
 # masked, so a URL's key never reaches Prefect's API, and the flow takes the real values from here.
 _local: dict[str, Settings] = {}
+# The run's stage clock, shared by the flow and its subflows (they run in its thread).
+_clock: contextvars.ContextVar["StageClock"] = contextvars.ContextVar("zhbench_stage_clock")
 
 
-def run_cdtp(settings: Settings) -> RunSummary:
-    """The ``cdtp`` flow in this process, on the task runner ``settings.engine`` selects."""
-    from flows.runner import make_task_runner
+def current_clock() -> "StageClock":
+    """The running flow's stage clock. (Flow bodies call this rather than read ``_clock``: a task sent to a
+    Dask worker carries its flow's function, pickled with the globals it names, and a ContextVar cannot be.)"""
+    return _clock.get()
+
+
+def run_flow(settings: Settings, name: str = "cdtp") -> RunSummary:
+    """The ``cdtp`` or ``simpleqa`` flow in this process, its stage tasks on the task runner ``settings.engine``
+    selects."""
     from flows.masking import mask_settings
 
+    flows = {"cdtp": cdtp_flow, "simpleqa": simpleqa_flow}
     _local["settings"] = settings
     try:
-        flow_fn = cdtp_flow.with_options(task_runner=make_task_runner(settings.engine))
-        return flow_fn(mask_settings(settings.model_dump(mode="json")))
+        return flows[name](mask_settings(settings.model_dump(mode="json")))
     finally:
         _local.pop("settings", None)
 
 
+def run_cdtp(settings: Settings) -> RunSummary:
+    return run_flow(settings, "cdtp")
+
+
 def resolve_settings(params: dict) -> Settings:
     """The flow's parameters as settings, masked values taken from this process's own settings: those of
-    ``run_cdtp``'s caller, or, in a deployment's run, the config file named by ZHBENCH_CONFIG and the
+    ``run_flow``'s caller, or, in a deployment's run, the config file named by ZHBENCH_CONFIG and the
     ZHBENCH_* environment."""
     from flows.masking import mask_settings, restore_masked
 
@@ -520,12 +543,44 @@ def _overlay(base: dict, given: dict) -> dict:
 
 @flow(name="cdtp", log_prints=False, persist_result=False)
 def cdtp_flow(settings: dict) -> RunSummary:
-    """The whole run from plain settings (``Settings.model_dump(mode="json")``, secrets masked), holding
-    the data directory's lock (taken before by ``zhbench run``, which can wait for it; taken here when
-    the flow runs on its own, as in a deployment)."""
+    """CDTP data-text pairs and the items built on them (KGC, QA, triple-to-text, cloze, SimpleQA-style), from
+    plain settings (``Settings.model_dump(mode="json")``, secrets masked). Holds the data directory's lock
+    (taken before by ``zhbench run``, which can wait for it; taken here when the flow runs on its own, as in a
+    deployment)."""
     resolved = resolve_settings(settings)
     with data_dir_lock(Path(resolved.data_dir)):
-        return _cdtp(resolved)
+        return _run(resolved, review=False)
+
+
+@flow(name="simpleqa", log_prints=False, persist_result=False)
+def simpleqa_flow(settings: dict) -> RunSummary:
+    """Chinese SimpleQA-style questions: the same knowledge text as ``cdtp`` (its corpus subflow, cached
+    alike), questions generated and checked (criteria, RAG evidence, difficulty, contamination), a release of
+    their own (named ``simpleqa`` unless release.name says otherwise), every question queued for review."""
+    resolved = simpleqa_settings(resolve_settings(settings))
+    with data_dir_lock(Path(resolved.data_dir)):
+        return _run(resolved, review=True)
+
+
+def simpleqa_settings(settings: Settings) -> Settings:
+    release = settings.release if settings.release.name != "cdtp" else \
+        settings.release.model_copy(update={"name": "simpleqa"})
+    items = settings.items.model_copy(update={"kinds": ["simpleqa"]})
+    return settings.model_copy(update={"items": items, "release": release})
+
+
+@flow(name="corpus", log_prints=False, persist_result=False)
+def corpus_flow(settings: dict) -> dict:
+    """Subflow shared by ``cdtp`` and ``simpleqa``: crawl -> snapshot -> alignment (rules, then the pages in
+    parts) -> dedup -> search validation -> domains: the knowledge text, as pair shards and their funnel."""
+    return _corpus(resolve_settings(settings), current_clock())
+
+
+@flow(name="items", log_prints=False, persist_result=False)
+def items_flow(settings: dict, pair_shards: list[str], page_shards: list[str], verify_key: str) -> dict:
+    """Subflow: items of the configured kinds from the kept pairs, generated and verified."""
+    return _items(resolve_settings(settings), [Path(p) for p in pair_shards], [Path(p) for p in page_shards],
+                  verify_key, current_clock())
 
 
 def manifest_config(settings: Settings) -> dict:
@@ -533,11 +588,12 @@ def manifest_config(settings: Settings) -> dict:
     masked."""
     from flows.masking import mask_settings
 
-    return mask_settings(settings.model_dump(mode="json", exclude={"data_dir": True, "engine": True, "schedule": True,
-                                                                   "crawl": {"mirror_port", "reuse", "from_crawl"}}))
+    return mask_settings(settings.model_dump(mode="json", exclude={
+        "data_dir": True, "engine": True, "schedule": True, "crawl": {"mirror_port", "reuse", "from_crawl", "recrawl_after"}}))
 
 
-def _cdtp(settings: Settings) -> RunSummary:
+def _run(settings: Settings, review: bool) -> RunSummary:
+    from prefect.exceptions import TerminationSignal
     from prefect.runtime import flow_run
 
     from flows.masking import mask_settings
@@ -552,16 +608,18 @@ def _cdtp(settings: Settings) -> RunSummary:
     flow_run_id = str(flow_run.id) if flow_run.id else None
     # The run's own settings go to the catalog; the release's leave out where and how this run ran.
     run_config = mask_settings(settings.model_dump(mode="json", exclude={"data_dir"}))
-    config = manifest_config(settings)
     catalog = Catalog(data_dir / "catalog.duckdb")
     catalog.start_run({"run_id": run_dir.name, "flow_run_id": flow_run_id, "started_at": started_at,
                        "release_name": settings.release.name, "settings": run_config})
+    token = _clock.set(StageClock())
     try:
-        return _stages(settings, data_dir, run_dir, flow_run_id, started, started_at, config, run_config, repaired)
+        return _stages(settings, data_dir, run_dir, flow_run_id, started, started_at, run_config, repaired, review)
     except BaseException as exc:
-        status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
-        catalog.set_run_status(run_dir.name, status, str(exc) or type(exc).__name__)
+        stopped = isinstance(exc, (KeyboardInterrupt, TerminationSignal))  # Prefect's form of SIGTERM
+        catalog.set_run_status(run_dir.name, "interrupted" if stopped else "failed", str(exc) or type(exc).__name__)
         raise
+    finally:
+        _clock.reset(token)
 
 
 class StageClock:
@@ -610,49 +668,106 @@ def _zeroed(value):
     return 0 if isinstance(value, (int, float)) and not isinstance(value, bool) else value
 
 
-def crawl_run_stage(settings: Settings, data_dir: Path, clock: StageClock) -> tuple[CrawlResult, str]:
-    """The run's crawl, and the origin (scheme://host:port) it fetched from.
+def crawl_run_stage(settings: Settings, data_dir: Path, clock: StageClock) -> tuple[list[CrawlResult], str]:
+    """The run's crawls (oldest first: of a page in several, the snapshot keeps the latest fetch), and the
+    origin (scheme://host:port) they fetched from.
 
-    With ``crawl.from_crawl``: that crawl of the data directory, as it is. Otherwise the run's own crawl,
-    ``crawls/run-<key>``, named by the crawl settings, the seeds' content and the site's address: a
-    finished one is reused (``crawl.reuse``), an unfinished one (a killed run's) is resumed, and
-    ``crawl.reuse = false`` crawls again into ``run-<key>-<time>``."""
+    With ``crawl.from_crawl``: those finished crawls of the data directory, as they are. Otherwise the run's
+    own, ``crawls/run-<key>*``, named by the crawl settings, the seeds' content and the site's address:
+
+    * an unfinished one (a killed run's) is resumed;
+    * a finished one is reused (``crawl.reuse``) with the recrawls made after it; when the last of them
+      finished ``crawl.recrawl_after`` ago or more, a recrawl asks again, conditionally, for the pages
+      fetched that long ago (``run-<key>-<time>``), so an unchanged site gives the same snapshot;
+    * ``crawl.reuse = false``, or no finished crawl: a full crawl (``run-<key>`` or ``run-<key>-<time>``).
+    """
     crawl = settings.crawl
     if crawl.from_crawl:
-        out = crawl_dir_of(data_dir, crawl.from_crawl)
-        stats_path = out / "crawl-stats.json"
-        if not stats_path.exists():
-            raise CrawlError(f"crawl {crawl.from_crawl} in {out} has not finished (no crawl-stats.json): "
-                             f"continue it with zhbench crawl --resume --name {out.name}, or name another crawl")
         clock.start("crawl", unit="pages")
-        result = collect(out, json.loads(stats_path.read_text(encoding="utf-8")))
-        clock.finish("crawl", None, sum(result.by_status.values()), "pages", cached=True)
-        return result, _crawl_origin(out)
+        results = []
+        for name in crawl.from_crawl:
+            out = crawl_dir_of(data_dir, name)
+            stats_path = out / "crawl-stats.json"
+            if not stats_path.exists():
+                raise CrawlError(f"crawl {name} in {out} has not finished (no crawl-stats.json): continue it with "
+                                 f"zhbench crawl --resume --name {out.name}, or name another crawl")
+            results.append(collect(out, json.loads(stats_path.read_text(encoding="utf-8"))))
+        clock.finish("crawl", None, sum(sum(r.by_status.values()) for r in results), "pages", cached=True)
+        return results, _crawl_origin(Path(results[0].out_dir))
     with site_for(crawl, crawl.mirror_port) as base_url:
         key = caching.stage_key("crawl", {k: v for k, v in caching.section(crawl).items() if k not in CRAWL_RUN_ONLY},
                                 base_url, [caching.file_digest(p) for p in crawl.seeds], code=False)
         root = crawls_root(data_dir)
         prefix = f"run-{key[:12]}"
         earlier = sorted(p for p in root.glob(prefix + "*") if (p / "fetched.jsonl").exists()) if root.is_dir() else []
-        latest = earlier[-1] if earlier else None
         clock.start("crawl", unit="pages")
-        if latest is not None and (latest / COMPLETE).exists() and crawl.reuse:
-            result = collect(latest, json.loads((latest / "crawl-stats.json").read_text(encoding="utf-8")))
-            clock.finish("crawl", None, sum(result.by_status.values()), "pages", cached=True)
-            return result, base_url
-        resume = latest is not None and not (latest / COMPLETE).exists()
-        out = latest if resume else root / (prefix if latest is None else
-                                            f"{prefix}-{datetime.now(timezone.utc):%Y%m%dT%H%M%SZ}")
+        latest = earlier[-1] if earlier else None
+        if latest is not None and not (latest / COMPLETE).exists():
+            kind = (latest / KIND).read_text(encoding="utf-8").strip() if (latest / KIND).exists() else "full"
+            resumed = _crawl_into(settings, data_dir, base_url, latest, kind, resume=True)
+            results = [*(_finished(earlier[:-1]) if kind == "recrawl" else []), resumed]
+        elif latest is not None and crawl.reuse:
+            results = _finished(earlier)
+            due = crawl.recrawl_after and _finished_at(latest) <= datetime.now(timezone.utc) - parse_age(
+                crawl.recrawl_after)
+            if due:
+                results.append(_crawl_into(settings, data_dir, base_url, root / f"{prefix}-{_stamp()}", "recrawl"))
+        else:
+            out = root / (prefix if latest is None else f"{prefix}-{_stamp()}")
+            results = [_crawl_into(settings, data_dir, base_url, out, "full")]
+        # Out: the fetches this run made (a recrawl's 304s included), or, reusing, the pages it reused.
+        fetched_now = [r for r in results if not r.stats.get("zhbench/reused")]
+        clock.finish("crawl", None, sum(sum(r.by_status.values()) for r in fetched_now or results), "pages",
+                     cached=not fetched_now)
+        return results, base_url
 
-        def advanced(p: dict) -> None:
-            if p:
-                progress.advanced("crawl", int(p.get("pages", 0)), None, "pages")
 
-        result = run_crawl(crawl_config(crawl, base_url, out, data_dir / "raw", resume=resume), progress=advanced)
-        (out / COMPLETE).write_text(datetime.now(timezone.utc).isoformat(timespec="seconds") + "\n", encoding="utf-8")
-        register_crawl(data_dir, out.name, out)
-        clock.finish("crawl", None, sum(result.by_status.values()), "pages")
-        return result, base_url
+KIND = ".kind"  # in a crawl directory of a run: "full" or "recrawl"
+
+
+def _stamp() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+def _crawl_into(settings: Settings, data_dir: Path, base_url: str, out: Path, kind: str,
+                resume: bool = False) -> CrawlResult:
+    """Crawl (or resume) into ``out``: a full crawl, or a recrawl that asks only for what is due."""
+    crawl = settings.crawl
+    out.mkdir(parents=True, exist_ok=True)
+    (out / KIND).write_text(kind + "\n", encoding="utf-8")
+    config = crawl_config(crawl, base_url, out, data_dir / "raw", resume=resume)
+    if kind == "recrawl":
+        due_only(config, data_dir, base_url, parse_age(crawl.recrawl_after or "0s"))
+
+    def advanced(p: dict) -> None:
+        if p:
+            progress.advanced("crawl", int(p.get("pages", 0)), None, "pages")
+
+    result = run_crawl(config, progress=advanced)
+    (out / COMPLETE).write_text(datetime.now(timezone.utc).isoformat(timespec="seconds") + "\n", encoding="utf-8")
+    register_crawl(data_dir, out.name, out)
+    return result
+
+
+def _finished(crawl_dirs: list[Path]) -> list[CrawlResult]:
+    """The finished crawls a run builds from, oldest first: the last full crawl and the recrawls after it."""
+    done = [p for p in crawl_dirs if (p / COMPLETE).exists()]
+    full = [i for i, p in enumerate(done)
+            if not (p / KIND).exists() or (p / KIND).read_text(encoding="utf-8").strip() == "full"]
+    results = []
+    for path in done[full[-1] if full else 0:]:
+        result = collect(path, json.loads((path / "crawl-stats.json").read_text(encoding="utf-8")))
+        result.stats = {**result.stats, "zhbench/reused": 1}
+        results.append(result)
+    return results
+
+
+def _finished_at(crawl_dir: Path) -> datetime:
+    text = (crawl_dir / COMPLETE).read_text(encoding="utf-8").strip()
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return datetime.fromtimestamp((crawl_dir / COMPLETE).stat().st_mtime, timezone.utc)
 
 
 def _crawl_origin(crawl_dir: Path) -> str:
@@ -665,45 +780,57 @@ def _crawl_origin(crawl_dir: Path) -> str:
         return ""
 
 
-def _stages(settings: Settings, data_dir: Path, run_dir: Path, flow_run_id: str | None, started: float,
-            started_at: datetime, config: dict, run_config: dict, repaired: list[str]) -> RunSummary:
-    from flows.runner import passing_failure
+class _Stages:
+    """Submits a run's stage tasks: each cached by its key, retried on passing failures, writing into its
+    work directory (flows/caching.py)."""
 
-    clock = StageClock()
-    storage = caching.result_storage(data_dir)
-    engine = settings.engine
+    def __init__(self, settings: Settings, clock: StageClock) -> None:
+        self.data_dir = Path(settings.data_dir)
+        self.engine = settings.engine
+        self.clock = clock
+        self.storage = caching.result_storage(self.data_dir)
 
-    def submit(stage_task, work: str, key: str, **params):
-        out_dir = caching.work_dir(data_dir, work, key)
+    def submit(self, stage_task, work: str, key: str, **params):
+        from flows.runner import passing_failure
+
+        out_dir = caching.work_dir(self.data_dir, work, key)
         configured = stage_task.with_options(
-            result_storage=storage, refresh_cache=not caching.is_done(out_dir), retries=engine.retries,
-            retry_delay_seconds=engine.retry_delay_s, retry_condition_fn=passing_failure)
+            result_storage=self.storage, refresh_cache=not caching.is_done(out_dir), retries=self.engine.retries,
+            retry_delay_seconds=self.engine.retry_delay_s, retry_condition_fn=passing_failure)
         return configured.submit(key=key, out_dir=out_dir, **params)
 
-    def run_task(stage: str, stage_task, key: str, records_in: int | None, unit: str, out_of):
-        clock.start(stage, records_in, unit)
-        future = submit(stage_task, stage, key, **params_of[stage])
+    def run(self, stage: str, stage_task, key: str, records_in: int | None, unit: str, out_of, **params):
+        self.clock.start(stage, records_in, unit)
+        future = self.submit(stage_task, stage, key, **params)
         result = future.result()
         cached = future.state.name == "Cached"
-        clock.finish(stage, records_in, out_of(result), unit, cached)
+        self.clock.finish(stage, records_in, out_of(result), unit, cached)
         return result, cached
 
-    params_of: dict[str, dict] = {}
-    crawled, origin = crawl_run_stage(settings, data_dir, clock)
-    clock.start("snapshot", sum(crawled.by_status.values()), "pages")
-    pages = snapshot_stage(crawled.shards, data_dir, origin)
-    clock.finish("snapshot", sum(crawled.by_status.values()), _rows(pages.shards), "pages")
+
+def _corpus(settings: Settings, clock: StageClock) -> dict:
+    data_dir = Path(settings.data_dir)
+    stages = _Stages(settings, clock)
+    crawls, origin = crawl_run_stage(settings, data_dir, clock)
+    shards = [shard for crawl in crawls for shard in crawl.shards]
+    fetched = sum(sum(crawl.by_status.values()) for crawl in crawls)
+    clock.start("snapshot", fetched, "pages")
+    pages = snapshot_stage(shards, data_dir, origin, latest_per_url=len(crawls) > 1)
+    clock.finish("snapshot", fetched, _rows(pages.shards), "pages")
+    crawled = CrawlResult(crawls[-1].out_dir, shards, crawls[-1].stats, crawls[-1].by_status, crawls[-1].changes,
+                          crawls[-1].failures)
 
     align_key = caching.stage_key("align", pages.digest, caching.section(settings.align))
     # The rules from the whole crawl, then the pages in parts (tasks the runner may run side by side); a killed
     # run resumes at the first part it had not finished.
     clock.start("align", None, "pairs")
-    rules_future = submit(align_rules_task, "align-rules", align_key, page_shards=pages.shards, align=settings.align)
+    rules_future = stages.submit(align_rules_task, "align-rules", align_key, page_shards=pages.shards,
+                                 align=settings.align)
     rules = rules_future.result()
-    ranges = page_ranges(pages.shards[0], engine.shard_pages) if pages.shards else []
-    futures = [submit(align_shard_task, "align", caching.stage_key("align-shard", align_key, start, stop),
-                      pages=pages.shards[0], start=start, stop=stop, rules=rules, align=settings.align,
-                      cache_dir=data_dir / "cache") for start, stop in ranges]
+    ranges = page_ranges(pages.shards[0], settings.engine.shard_pages) if pages.shards else []
+    futures = [stages.submit(align_shard_task, "align", caching.stage_key("align-shard", align_key, start, stop),
+                             pages=pages.shards[0], start=start, stop=stop, rules=rules, align=settings.align,
+                             cache_dir=data_dir / "cache") for start, stop in ranges]
     parts = []
     for done, future in enumerate(futures, 1):
         parts.append(future.result())
@@ -713,58 +840,81 @@ def _stages(settings: Settings, data_dir: Path, run_dir: Path, flow_run_id: str 
                  cached=all(f.state.name == "Cached" for f in [rules_future, *futures]))
 
     against = releases_state(data_dir, settings.release.name) if settings.dedup.against_releases else None
-    dedup_key = caching.stage_key("dedup", align_key, caching.section(settings.dedup), against)
-    params_of["dedup"] = {"pair_shards": aligned.shards, "dedup": settings.dedup, "funnel": aligned.funnel,
-                          "data_dir": data_dir, "release_name": settings.release.name}
-    dedup_out, _ = run_task("dedup", dedup_task, dedup_key, aligned.funnel["pairs_kept"], "pairs",
-                            lambda r: r["funnel"]["pairs_kept"])
+    dedup_key = caching.stage_key("dedup", align_key, caching.section(settings.dedup), settings.release.name,
+                                  against)
+    dedup_out, _ = stages.run("dedup", dedup_task, dedup_key, aligned.funnel["pairs_kept"], "pairs",
+                              lambda r: r["funnel"]["pairs_kept"], pair_shards=aligned.shards,
+                              dedup=settings.dedup, funnel=aligned.funnel, data_dir=data_dir,
+                              release_name=settings.release.name)
 
     verify_key = caching.stage_key("verify", dedup_key, pages.digest, caching.section(settings.verify))
-    params_of["verify"] = {"pair_shards": dedup_out["shards"], "page_shards": pages.shards, "verify": settings.verify,
-                           "funnel": dedup_out["funnel"], "catalog_path": data_dir / "catalog.duckdb",
-                           "rules": aligned.rules}
-    deduped, cached = run_task("verify", verify_task, verify_key, dedup_out["funnel"]["pairs_kept"], "pairs",
-                               lambda r: r["funnel"]["pairs_kept"])
+    verified, cached = stages.run("verify", verify_task, verify_key, dedup_out["funnel"]["pairs_kept"], "pairs",
+                                  lambda r: r["funnel"]["pairs_kept"], pair_shards=dedup_out["shards"],
+                                  page_shards=pages.shards, verify=settings.verify, funnel=dedup_out["funnel"],
+                                  catalog_path=data_dir / "catalog.duckdb", rules=aligned.rules)
     if cached:
-        deduped = dict(deduped, funnel=_forget_run_counts(deduped["funnel"]))
-    deduped["funnel"]["domains"] = kept_distribution(deduped["shards"])
-    items = {"shards": [], "report": {}}
-    if deduped["funnel"]["pairs_kept"] > 0:
-        items_against = (releases_state(data_dir, settings.release.name) if settings.dedup.against_releases
-                         else None)
-        items_key = caching.stage_key("items", verify_key, caching.section(settings.items),
-                                      caching.section(settings.llm), caching.section(settings.verify),
-                                      pages.digest, items_against)
-        params_of["items"] = {"pair_shards": deduped["shards"], "items": settings.items,
-                              "cache_dir": data_dir / "cache",
-                              "data_dir": data_dir if settings.dedup.against_releases else None,
-                              "release_name": settings.release.name, "llm": settings.llm,
-                              "catalog_path": data_dir / "catalog.duckdb", "verify": settings.verify,
-                              "page_shards": pages.shards}
-        items, cached = run_task("items", items_task, items_key, None, "items",
-                                 lambda r: sum((r["report"].get("items_kept") or {}).values()))
-        if cached:
-            items = dict(items, report=_forget_run_counts({"report": items["report"]})["report"])
-    deduped["funnel"]["items"] = items["report"]
-    counts = release_counts({"pages": aligned.pages_by_status, **deduped["funnel"]})
+        verified = dict(verified, funnel=_forget_run_counts(verified["funnel"]))
+    verified["funnel"]["domains"] = kept_distribution(verified["shards"])
+    return {"crawled": crawled, "pages": pages, "aligned": aligned, "dedup": dedup_out, "verified": verified,
+            "verify_key": verify_key}
+
+
+def _items(settings: Settings, pair_shards: list[Path], page_shards: list[Path], verify_key: str,
+           clock: StageClock) -> dict:
+    data_dir = Path(settings.data_dir)
+    against = releases_state(data_dir, settings.release.name) if settings.dedup.against_releases else None
+    items_key = caching.stage_key("items", verify_key, caching.section(settings.items), caching.section(settings.llm),
+                                  caching.section(settings.verify), settings.release.name, against)
+    items, cached = _Stages(settings, clock).run(
+        "items", items_task, items_key, None, "items", lambda r: sum((r["report"].get("items_kept") or {}).values()),
+        pair_shards=pair_shards, items=settings.items, cache_dir=data_dir / "cache",
+        data_dir=data_dir if settings.dedup.against_releases else None, release_name=settings.release.name,
+        llm=settings.llm, catalog_path=data_dir / "catalog.duckdb", verify=settings.verify, page_shards=page_shards)
+    if cached:
+        items = dict(items, report=_forget_run_counts({"report": items["report"]})["report"])
+    return items
+
+
+def _stages(settings: Settings, data_dir: Path, run_dir: Path, flow_run_id: str | None, started: float,
+            started_at: datetime, run_config: dict, repaired: list[str], review: bool) -> RunSummary:
+    from flows.masking import mask_settings
+    from flows.runner import engine_for_run, make_task_runner
+
+    clock = _clock.get()
+    with engine_for_run(settings.engine) as engine:
+        # The subflows' tasks go to the run's task runner (a local Dask cluster is started once, above).
+        params = mask_settings(settings.model_dump(mode="json"))
+        corpus = corpus_flow.with_options(task_runner=make_task_runner(engine))(params)
+        verified = corpus["verified"]
+        items = {"shards": [], "report": {}}
+        if verified["funnel"]["pairs_kept"] > 0:
+            items = items_flow.with_options(task_runner=make_task_runner(engine))(
+                params, [str(p) for p in verified["shards"]], [str(p) for p in corpus["pages"].shards],
+                corpus["verify_key"])
+    crawled, pages, aligned = corpus["crawled"], corpus["pages"], corpus["aligned"]
+    funnel = verified["funnel"]
+    funnel["items"] = items["report"]
+    counts = release_counts({"pages": aligned.pages_by_status, **funnel})
     release_dir, note, blocked = None, "", ""
-    if deduped["funnel"]["pairs_kept"] > 0:
+    if funnel["pairs_kept"] > 0:
         hierarchy = load_hierarchy(settings.release.name, settings.release.hierarchy)
         clock.start("publish")
         # In the flow's process, which holds the data directory's lock: the release and the catalog have one
         # writer.
         release_dir, blocked = publish_task(
-            deduped["shards"], settings.release, data_dir, config, counts, pages.digest, flow_run_id,
-            item_tables(items["shards"], settings.items, hierarchy), hierarchy,
+            verified["shards"], settings.release, data_dir, manifest_config(settings), counts, pages.digest,
+            flow_run_id, item_tables(items["shards"], settings.items, hierarchy), hierarchy,
             gate_rules(settings, hierarchy) if settings.release.gate else None,
             run_dir / "validation", aligned.relations, pages.shards, run_dir.name)
         clock.finish("publish", None, None, "")
         note = blocked
     else:
-        note = no_release_note(deduped["funnel"], settings.release.name)
+        note = no_release_note(funnel, settings.release.name)
+    if review and release_dir is not None:
+        funnel["review"] = {"queued": review_stage(release_dir, data_dir, settings.items.kinds, clock)}
     seconds = time.monotonic() - started
     report = {"run": run_dir.name, "release": str(release_dir) if release_dir else None, "note": note,
-              "pages": aligned.pages_by_status, "funnel": deduped["funnel"], "stages": clock.stages,
+              "pages": aligned.pages_by_status, "funnel": funnel, "stages": clock.stages,
               "started_at": started_at.isoformat(timespec="seconds"), "seconds": round(seconds, 3)}
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "report.json").write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
@@ -777,15 +927,27 @@ def _stages(settings: Settings, data_dir: Path, run_dir: Path, flow_run_id: str 
         "run_id": run_dir.name, "flow_run_id": flow_run_id, "started_at": started_at,
         "finished_at": datetime.now(timezone.utc), "status": status, "release_name": settings.release.name,
         "release_version": release_dir.name if release_dir else None, "note": note, "settings": run_config,
-        "funnel": deduped["funnel"]},
-        {"crawl": crawled.shards, "align": aligned.shards, "dedup": dedup_out["shards"], "verify": deduped["shards"],
-         "items": items["shards"]},
+        "funnel": funnel},
+        {"crawl": crawled.shards, "align": aligned.shards, "dedup": corpus["dedup"]["shards"],
+         "verify": verified["shards"], "items": items["shards"]},
         data_dir)
     return RunSummary(release_dir=release_dir, run_dir=run_dir, pages=aligned.pages_by_status,
-                      funnel=deduped["funnel"], crawl_stats=crawled.stats,
+                      funnel=funnel, crawl_stats=crawled.stats,
                       problems=releases.verify(release_dir) if release_dir else [],
                       seconds=seconds, note=note, blocked=bool(blocked), repaired=repaired,
                       stages=clock.stages)
+
+
+def review_stage(release_dir: Path, data_dir: Path, kinds: list[str], clock: StageClock) -> int:
+    """Every item of the release's configs of ``kinds`` queued for two blind annotations (all splits)."""
+    from warehouse.release import load_manifest
+    from warehouse.reviews import Reviews
+
+    configs = sorted({f.config for f in load_manifest(release_dir).files} & set(kinds))
+    clock.start("review", None, "items")
+    queued = Reviews(Path(data_dir) / "catalog.duckdb").enqueue(release_dir, configs, None, 0, "all") if configs else 0
+    clock.finish("review", None, queued, "items")
+    return queued
 
 
 def _rows(shards: list[Path]) -> int:

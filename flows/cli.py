@@ -75,11 +75,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     with data_dir_lock(Path(settings.data_dir), wait=args.wait, waiting=waiting):
         from flows import progress
-        from flows.cdtp import run_cdtp
+        from flows.cdtp import run_flow
         from flows.display import StageDisplay
 
         with StageDisplay(quiet=args.quiet, since=began) as display, progress.listening(display):
-            summary = run_cdtp(settings)
+            summary = run_flow(settings, args.flow)
     startup = None if display.first_started is None else display.first_started - began
     print(format_summary(summary, seconds=time.monotonic() - began, startup=startup))
     return 1 if summary.problems or summary.blocked else 0
@@ -136,6 +136,10 @@ def format_summary(summary, seconds: float | None = None, startup: float | None 
     items = funnel.get("items") or {}
     if items.get("items_kept"):
         lines.append("  items           " + ", ".join(f"{k} {v}" for k, v in items["items_kept"].items()))
+    if (funnel.get("review") or {}).get("queued"):
+        release = summary.release_dir
+        lines.append(f"  review          {funnel['review']['queued']} items queued for two blind annotations "
+                     f"(zhbench review status {release.name} --name {release.parent.name})")
     if summary.release_dir is None:
         lines.append(f"  release         {summary.note}")
     else:
@@ -301,7 +305,7 @@ def cmd_crawl(args: argparse.Namespace) -> int:
         result = crawl_job(settings.crawl, Path(settings.data_dir), name=args.name, resume=args.resume,
                            mirror_port=settings.crawl.mirror_port,
                            recrawl_after=parse_age(args.recrawl_after) if args.recrawl_after else None,
-                           redis_url=args.redis or "", progress=progress)
+                           redis_url=args.redis or "", redis_key=args.redis_key or "", progress=progress)
     finally:
         progress.done()
     stats = result.stats
@@ -705,13 +709,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
-    run = _command(sub, "run", "Crawl, align and release: the CDTP flow, end to end.",
+    run = _command(sub, "run", "Crawl, align and release: the CDTP flow (or the SimpleQA flow), end to end.",
                    "zhbench run --max-pages 200\n"
+                   "zhbench run --flow simpleqa   # SimpleQA-style questions only, a 'simpleqa' release, queued "
+                   "for review\n"
+                   "zhbench run --crawl baidu-1   # from a finished crawl, without fetching\n"
                    "zhbench run --config zhbench.toml --seeds seeds.tsv --base-url https://baike.baidu.com\n"
                    "zhbench run --wait          # after the run that is using the data directory now\n"
                    "SOURCE_DATE_EPOCH=1767225600 zhbench run   # created_at fixed: a rebuild is the same bytes",
                    cmd_run)
     _settings_options(run)
+    run.add_argument("--flow", choices=["cdtp", "simpleqa"], default="cdtp",
+                     help="cdtp: pairs and every item kind (default); simpleqa: SimpleQA-style questions only, "
+                          "released as 'simpleqa' and queued for review")
     run.add_argument("--verbose", action="store_true", help="show Prefect's run log")
     run.add_argument("--quiet", action="store_true", help="no live stage display on stderr; only the summary")
     run.add_argument("--wait", action="store_true",
@@ -760,6 +770,8 @@ def build_parser() -> argparse.ArgumentParser:
     crawl.add_argument("--resume", action="store_true", help="continue the named (default: latest) crawl")
     crawl.add_argument("--recrawl-after", help="fetch again, conditionally, pages older than this (e.g. 7d)")
     crawl.add_argument("--redis", help="Redis URL to share the frontier with other crawler processes")
+    crawl.add_argument("--redis-key", help="name of the shared crawl in Redis (default: --name); give every "
+                                          "process of one crawl the same key and each its own --name")
     crawl.add_argument("--mirror-port", type=int,
                        help="port of the bundled mirror (default 8800; resume and recrawl need the same one)")
     crawl.add_argument("--config", type=Path, help="TOML settings file")
@@ -950,8 +962,9 @@ def _settings_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mirror-size", type=int, help="entries of the realistic mirror (default 3000)")
     p.add_argument("--readmit", action="store_true",
                    help="publish pairs even when an earlier release of the same name holds them")
-    p.add_argument("--crawl", metavar="NAME",
-                   help="build from this finished crawl under DATA_DIR/crawls instead of crawling")
+    p.add_argument("--crawl", metavar="NAME", nargs="+",
+                   help="build from these finished crawls under DATA_DIR/crawls instead of crawling (several: "
+                        "the processes of one shared crawl; of a page in several, the latest fetch)")
     p.add_argument("--recrawl", action="store_true",
                    help="fetch every page again, even when a finished crawl of the same settings exists")
     p.add_argument("--task-runner", choices=["threads", "processes", "dask"],

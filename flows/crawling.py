@@ -120,7 +120,7 @@ def latest_crawl(data_dir: Path) -> str:
 
 def crawl_job(crawl: CrawlSettings, data_dir: Path, name: str | None = None, resume: bool = False,
               recrawl_after: timedelta | None = None, redis_url: str = "", mirror_port: int = 0,
-              progress: Callable[[dict], None] | None = None) -> CrawlResult:
+              progress: Callable[[dict], None] | None = None, redis_key: str = "") -> CrawlResult:
     """Crawl (or resume, or recrawl) into ``<data_dir>/crawls/<name>`` and register it in the catalog."""
     data_dir = Path(data_dir)
     if name is not None:
@@ -134,24 +134,40 @@ def crawl_job(crawl: CrawlSettings, data_dir: Path, name: str | None = None, res
     if not resume and (out_dir / "fetched.jsonl").exists():
         raise CrawlError(f"crawl {name} already exists in {out_dir}; continue it with --resume, "
                          "or choose another --name")
-    catalog = Catalog(data_dir / "catalog.duckdb")
-    extra: dict = {"resume": resume, "redis_url": redis_url}
+    extra: dict = {"resume": resume, "redis_url": redis_url, "redis_key": redis_key}
     with site_for(crawl, mirror_port) as base_url:
         config = crawl_config(crawl, base_url, out_dir, data_dir / "raw", **extra)
         if recrawl_after is not None:
-            # Due pages are asked for again, conditionally; pages fetched recently are left alone;
-            # links to entries never fetched are followed as in any crawl.
-            host = urlsplit(base_url).netloc
-            latest = {url: info for url, info in catalog.latest().items() if urlsplit(url).netloc == host}
-            now = datetime.now(timezone.utc)
-            config.known = {url: _validators(info) for url, info in latest.items()
-                            if now - info["fetched_at"] >= recrawl_after}
-            config.skip_urls = sorted(set(latest) - set(config.known))
-            config.follow_known = False
-            config.start_urls = list(config.known) + config.start_urls
+            due_only(config, data_dir, base_url, recrawl_after)
         result = run_crawl(config, progress=progress)
     register_crawl(data_dir, name, out_dir)
     return result
+
+
+def due_only(config: CrawlConfig, data_dir: Path, base_url: str, recrawl_after: timedelta) -> None:
+    """Turn ``config`` into a recrawl: the pages of ``base_url``'s host the catalog holds that were fetched
+    ``recrawl_after`` ago or more are asked for again, conditionally (ETag, Last-Modified: a 304 records
+    them unchanged); pages fetched since are left alone; links to entries never fetched are followed as in
+    any crawl."""
+    host = urlsplit(base_url).netloc
+    latest = {url: info for url, info in Catalog(Path(data_dir) / "catalog.duckdb").latest().items()
+              if urlsplit(url).netloc == host}
+    now = datetime.now(timezone.utc)
+    config.known = {url: _validators(info) for url, info in latest.items() if now - info["fetched_at"] >= recrawl_after}
+    config.skip_urls = sorted(set(latest) - set(config.known))
+    config.follow_known = False
+    config.start_urls = list(config.known) + config.start_urls
+
+
+AGE = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$")
+
+
+def parse_age(text: str) -> timedelta:
+    """'30m', '12h', '7d' as a timedelta; ValueError for anything else."""
+    found = AGE.match(text.strip())
+    if not found:
+        raise ValueError(f"{text!r}: give a number and a unit, e.g. 30m, 12h or 7d")
+    return timedelta(seconds=float(found.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400}[found.group(2)])
 
 
 def register_crawl(data_dir: Path, name: str, out_dir: Path) -> int:

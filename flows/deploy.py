@@ -1,9 +1,9 @@
-"""``zhbench deploy``: the cdtp flow as a Prefect deployment, served from this process.
+"""``zhbench deploy``: the cdtp and simpleqa flows as Prefect deployments, served from this process.
 
 The deployment is registered with the Prefect server at ``PREFECT_API_URL`` (a long-running one: the
 temporary server of ``zhbench run`` is gone when the command ends) and this process runs its flow runs,
-each in a child process, until SIGTERM or Ctrl-C: the scheduled ones (``schedule.cdtp``, a cron
-expression) and those triggered with ``prefect deployment run 'cdtp/<name>'``.
+each in a child process, one at a time, until SIGTERM or Ctrl-C: the scheduled ones (``schedule.cdtp`` and
+``schedule.simpleqa``, cron expressions) and those triggered with ``prefect deployment run 'cdtp/<name>'``.
 
 The deployment's parameters are the settings as this command loads them, with secrets masked; a run
 takes the real values from the config file named by ``ZHBENCH_CONFIG``, which this command sets for
@@ -13,6 +13,7 @@ the runs it starts (``flows.cdtp.resolve_settings``).
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 from pathlib import Path
 
@@ -36,23 +37,26 @@ def deployment_parameters(settings: Settings) -> dict:
     return {"settings": mask_settings(data)}
 
 
-def build_deployment(settings: Settings):
-    """The cdtp flow's ``RunnerDeployment``, named and scheduled by ``settings.schedule``, its runs on the
-    task runner ``settings.engine`` selects."""
+FLOW_TITLES = {"cdtp": "crawl, align and release (the CDTP flow)",
+               "simpleqa": "SimpleQA-style questions, released and queued for review (the SimpleQA flow)"}
+
+
+def build_deployment(settings: Settings, name: str = "cdtp"):
+    """The ``cdtp`` or ``simpleqa`` flow's ``RunnerDeployment``, named and scheduled by ``settings.schedule``.
+    Its stage tasks run on the task runner ``settings.engine`` selects (the flow gives it to its subflows)."""
     from prefect.schedules import Cron
     from prefect.types.entrypoint import EntrypointType
 
-    from flows.cdtp import cdtp_flow
-    from flows.runner import make_task_runner
+    from flows.cdtp import cdtp_flow, simpleqa_flow
 
     schedule = settings.schedule
-    flow = cdtp_flow.with_options(task_runner=make_task_runner(settings.engine))
+    cron = getattr(schedule, name)
+    flow = {"cdtp": cdtp_flow, "simpleqa": simpleqa_flow}[name]
     return flow.to_deployment(
         name=schedule.deployment,
-        schedules=[Cron(schedule.cdtp, timezone=schedule.timezone)] if schedule.cdtp else [],
+        schedules=[Cron(cron, timezone=schedule.timezone)] if cron else [],
         parameters=deployment_parameters(settings),
-        description="zhbench: crawl, align and release (the CDTP flow); settings from "
-                    f"{os.environ.get('ZHBENCH_CONFIG', 'the environment')}",
+        description=f"zhbench: {FLOW_TITLES[name]}; settings from {os.environ.get('ZHBENCH_CONFIG', 'the environment')}",
         tags=["zhbench"],
         entrypoint_type=EntrypointType.MODULE_PATH,  # flows.cdtp.cdtp_flow, not a path relative to the cwd
     )
@@ -61,21 +65,22 @@ def build_deployment(settings: Settings):
 def describe(settings: Settings) -> list[str]:
     """What is being served and how to run it, as printed at start."""
     schedule = settings.schedule
-    name = f"cdtp/{schedule.deployment}"
-    when = (f"'{schedule.cdtp}' ({schedule.timezone})" if schedule.cdtp
-            else "none (no schedule.cdtp or --cron): it runs when triggered")
-    lines = [f"zhbench: serving deployment {name} to {os.environ['PREFECT_API_URL']}",
-             f"  schedule:     {when}",
-             f"  run it now:   prefect deployment run '{name}'",
-             f"  settings:     {os.environ['ZHBENCH_CONFIG']}; data directory {Path(settings.data_dir).resolve()}",
-             "  stop with Ctrl-C or SIGTERM (the schedule is paused until it is served again)"]
-    if schedule.cdtp and settings.release.version:
+    lines = [f"zhbench: serving deployments to {os.environ['PREFECT_API_URL']}"]
+    for flow_name in FLOW_TITLES:
+        name, cron = f"{flow_name}/{schedule.deployment}", getattr(schedule, flow_name)
+        when = (f"'{cron}' ({schedule.timezone})" if cron
+                else f"none (no schedule.{flow_name}{' or --cron' if flow_name == 'cdtp' else ''}): it runs when "
+                     "triggered")
+        lines += [f"  {name}", f"    schedule:   {when}", f"    run it now: prefect deployment run '{name}'"]
+    lines += [f"  settings:     {os.environ['ZHBENCH_CONFIG']}; data directory {Path(settings.data_dir).resolve()}",
+              "  stop with Ctrl-C or SIGTERM (the schedules are paused until they are served again)"]
+    if (schedule.cdtp or schedule.simpleqa) and settings.release.version:
         lines.append(f"  note: release.version = {settings.release.version} is fixed: every scheduled run after "
                      "the first stops on 'release already exists'; leave it unset for the next minor version")
     return lines
 
 
-def serve_deployment(settings: Settings) -> None:
+def serve_deployment(settings: Settings, verbose: bool = False) -> None:
     """Register the deployment and run its flow runs, one at a time, until SIGTERM or Ctrl-C."""
     import warnings
 
@@ -85,12 +90,16 @@ def serve_deployment(settings: Settings) -> None:
     # coroutine and drops it (the warning below); its sys.exit(0) then unwinds the runner, which pauses
     # the schedule and stops as on Ctrl-C.
     warnings.filterwarnings("ignore", "coroutine 'Runner.astop' was never awaited", RuntimeWarning)
-    deployment = build_deployment(settings)
+    # That exit also cancels the runner's control-channel reader mid-read, which asyncio then reports as an
+    # "Exception in callback" traceback: shutdown noise, shown with --verbose only.
+    if not verbose:
+        logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+    deployments = [build_deployment(settings, name) for name in FLOW_TITLES]
     for line in describe(settings):
         print(line, flush=True)
     try:
         # One run at a time: runs share the data directory, whose lock a second run would find held.
-        serve(deployment, limit=1, print_starting_message=False)
+        serve(*deployments, limit=1, print_starting_message=False)
     except SystemExit:  # Prefect's runner answers SIGTERM by stopping and sys.exit(0)
         pass
 
@@ -117,6 +126,7 @@ def cmd_deploy(args: argparse.Namespace) -> int:
     # The runs this process starts inherit its environment: flows.cdtp.resolve_settings reads the file
     # named here to put back the secrets the parameters carry masked.
     os.environ["ZHBENCH_CONFIG"] = str(Path(args.config).resolve())
-    serve_deployment(settings)
-    print(f"zhbench: stopped serving cdtp/{settings.schedule.deployment}", flush=True)
+    serve_deployment(settings, verbose=args.verbose)
+    print(f"zhbench: stopped serving cdtp/{settings.schedule.deployment} and simpleqa/{settings.schedule.deployment}",
+          flush=True)
     return 0

@@ -12,7 +12,9 @@ directory at the same path (one machine, or a shared file system mounted alike o
 
 from __future__ import annotations
 
+import contextlib
 import os
+from typing import Iterator
 
 from flows.settings import EngineSettings, SettingsError
 
@@ -40,6 +42,22 @@ def make_task_runner(engine: EngineSettings):
     return DaskTaskRunner(cluster_kwargs={"n_workers": worker_count(engine), "threads_per_worker": 1,
                                          "processes": True, "dashboard_address": None,
                                          "host": "127.0.0.1"})
+
+
+@contextlib.contextmanager
+def engine_for_run(engine: EngineSettings) -> Iterator[EngineSettings]:
+    """The engine settings a run's subflows share: with ``dask`` and no scheduler address, a local cluster of
+    ``workers`` processes on 127.0.0.1 is started here, once for the run, and its address given to every
+    subflow's task runner; it is stopped when the block ends."""
+    if engine.task_runner != "dask" or engine.dask_address:
+        yield engine
+        return
+    quiet_dask()
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=worker_count(engine), threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster:
+        yield engine.model_copy(update={"dask_address": cluster.scheduler_address})
 
 
 def quiet_dask() -> None:

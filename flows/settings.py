@@ -56,8 +56,12 @@ class CrawlSettings(_Section):
     parser_backend: Literal["lxml", "bs4"] = "lxml"
     reuse: bool = Field(True, description="zhbench run: take the finished crawl of the same settings, seeds and "
                         "site again instead of fetching every page anew (false: crawl again)")
-    from_crawl: str | None = Field(None, description="zhbench run: build from this finished crawl of the data "
-                                   "directory (a name under DATA_DIR/crawls) instead of crawling")
+    recrawl_after: str | None = Field(None, pattern=r"^\d+(\.\d+)?[smhd]$", description="zhbench run: when the "
+                                      "crawl it would reuse finished this long ago (e.g. 20h, 7d), ask again, "
+                                      "conditionally, for the pages fetched that long ago; unset: never")
+    from_crawl: list[str] = Field(default_factory=list, description="zhbench run: build from these finished crawls "
+                                  "of the data directory (names under DATA_DIR/crawls; of a page in several, the "
+                                  "latest fetch) instead of crawling")
 
 
 class AlignSettings(_Section):
@@ -208,11 +212,14 @@ class ScheduleSettings(_Section):
 
     cdtp: str | None = Field(None, description="cron expression of the cdtp deployment's runs, e.g. '0 3 * * *' "
                              "(03:00 every night); unset: runs only when triggered")
-    timezone: str = Field("UTC", description="IANA time zone the cron expression is read in, e.g. Asia/Shanghai")
+    simpleqa: str | None = Field(None, description="cron expression of the simpleqa deployment's runs; unset: "
+                                 "runs only when triggered")
+    timezone: str = Field("UTC", description="IANA time zone the cron expressions are read in, e.g. Asia/Shanghai")
     deployment: str = Field("nightly", min_length=1, pattern=r"^[^/%&><]+$",
-                            description="name of the deployment: runs are triggered as cdtp/<name>")
+                            description="name of the deployments: runs are triggered as cdtp/<name> and "
+                                        "simpleqa/<name>")
 
-    @field_validator("cdtp")
+    @field_validator("cdtp", "simpleqa")
     @classmethod
     def _cron(cls, value: str | None) -> str | None:
         if value is not None and not is_cron(value):

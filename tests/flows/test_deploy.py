@@ -177,7 +177,16 @@ def test_a_triggered_run_of_the_served_deployment_completes_and_publishes(tmp_pa
             assert parameters["engine"]["dask_address"] == "tcp://***@127.0.0.1:8786"
             assert parameters["data_dir"] == str(tmp_path / "data")
             assert served.schedules == []  # no schedule.cdtp: runs only when triggered
-            assert "schedule:     none" in deploy_log.read_text(encoding="utf-8")
+            assert "schedule:   none" in deploy_log.read_text(encoding="utf-8")
+
+            def simpleqa_deployment():
+                try:
+                    return client.read_deployment_by_name("simpleqa/test")
+                except Exception:  # registered after cdtp/test
+                    return None
+
+            assert _wait_for("deployment simpleqa/test", simpleqa_deployment, 60, deploy, deploy_log).parameters \
+                == served.parameters
 
             triggered = run_deployment("cdtp/test", timeout=0)
             final = _wait_for("the triggered flow run", lambda: (lambda run: run if run.state.is_final() else None)(
@@ -196,8 +205,8 @@ def test_a_triggered_run_of_the_served_deployment_completes_and_publishes(tmp_pa
         deploy.send_signal(signal.SIGTERM)
         assert deploy.wait(timeout=60) == 0
         output = deploy_log.read_text(encoding="utf-8")
-        assert output.rstrip().endswith("zhbench: stopped serving cdtp/test")
-        assert "Traceback" not in output
+        assert output.rstrip().endswith("zhbench: stopped serving cdtp/test and simpleqa/test")
+        assert "Traceback" not in output, output
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=60)
     finally:

@@ -113,6 +113,34 @@ def test_a_run_killed_at_three_stages_resumes_to_the_same_release(reference, tmp
 
 
 @pytest.mark.slow
+def test_a_second_run_reuses_the_crawl_and_a_due_recrawl_asks_conditionally(tmp_path):
+    """Run, run again (the finished crawl reused, nothing fetched, every stage up to dedup cached), then with
+    crawl.recrawl_after = 0s: every page asked again with its validators, the unchanged site answering 304,
+    so the snapshot is the same and no release is published."""
+    data, port = tmp_path / "data", str(free_port())
+
+    def run(**env: str) -> dict:
+        result = zhbench("run", "--data-dir", str(data), "--mirror-port", port, "--quiet", env={**EPOCH, **env})
+        assert result.returncode == 0, result.stderr[-2000:]
+        report = last_report(data)
+        return {s["stage"]: s for s in report["stages"]} | {"note": report["note"]}
+
+    run()
+    again = run()
+    assert again["crawl"]["cached"] and again["align"]["cached"]
+    assert "already in earlier cdtp releases" in again["note"]
+    assert len(list((data / "crawls").glob("run-*"))) == 1
+    recrawled = run(ZHBENCH_CRAWL__RECRAWL_AFTER="0s")
+    crawls = sorted((data / "crawls").glob("run-*"))
+    assert len(crawls) == 2 and not recrawled["crawl"]["cached"]
+    changes = [json.loads(line)["change"] for line in open(crawls[1] / "fetched.jsonl", encoding="utf-8")]
+    assert changes.count("unchanged") >= 0.95 * len(changes)  # answered 304 (the missing seed is asked again)
+    assert recrawled["align"]["cached"] and len(list((data / "snapshots").iterdir())) == 1
+    assert "already in earlier cdtp releases" in recrawled["note"]
+    assert not (data / "releases" / "cdtp" / "0.2.0").exists()
+
+
+@pytest.mark.slow
 def test_a_run_on_a_dask_cluster_publishes_the_same_release(reference, tmp_path):
     scheduler_port = free_port()
     dask = str(Path(sys.executable).with_name("dask"))
