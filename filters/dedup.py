@@ -29,6 +29,7 @@ references (the texts of earlier releases) are never dropped themselves.
 from __future__ import annotations
 
 import hashlib
+import shutil
 import os
 from functools import lru_cache
 import unicodedata
@@ -40,6 +41,7 @@ from typing import Iterable, Iterator, Sequence
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from filters.normalize import normalize, normalize_once
@@ -178,6 +180,8 @@ class Deduplicator:
         if not 0 < threshold < 1:
             raise ValueError(f"threshold must be in (0, 1), got {threshold}")
         self.hasher = MinHasher(num_perm, shingle, n, seed)
+        self._params = {"threshold": threshold, "num_perm": num_perm, "shingle": shingle, "n": n, "seed": seed,
+                        "batch_size": batch_size}
         self.threshold, self.num_perm, self.batch_size = threshold, num_perm, batch_size
         self.memory_limit, self.threads = memory_limit, threads
         self.bands, self.rows = lsh_bands(threshold, num_perm)
@@ -203,6 +207,47 @@ class Deduplicator:
         finally:
             if self._tmp is not None:
                 self._tmp.cleanup()
+
+    def sign_part(self, docs: Iterable[tuple[str, str]], out_dir: Path) -> int:
+        """Pass 1 for one part of the documents, into ``out_dir``: what ``find`` would spill for them. Parts
+        can be signed anywhere (a task per part, on other processes or hosts); ``find_signed`` takes them as
+        if the documents had been given to ``find`` in the parts' order, and gives the same duplicates."""
+        signer = Deduplicator(**self._params, work_dir=Path(out_dir))
+        return signer._spill(docs, reference=False)
+
+    def find_signed(self, parts: Iterable[Path]) -> Iterator[Duplicate]:
+        """``find`` over documents already signed by ``sign_part``, part after part."""
+        for part in parts:
+            self._add_part(Path(part))
+        if self._parts == 0:
+            return
+        try:
+            yield from self._resolve()
+        finally:
+            if self._tmp is not None:
+                self._tmp.cleanup()
+
+    def _add_part(self, part: Path) -> None:
+        """A signed part's files, renumbered after the documents already here."""
+        offset = self._rows
+        rows = 0
+        for docs in sorted(part.glob("docs-*.parquet")):
+            name = f"{self._parts:06d}"
+            self._parts += 1
+            table = pq.read_table(docs)
+            rows += table.num_rows
+            table = table.set_column(0, "seq", pc.add(table.column("seq"), pa.scalar(offset, pa.int64())))
+            pq.write_table(table, self.work_dir / f"docs-{name}.parquet")
+            bands = pq.read_table(part / docs.name.replace("docs-", "bands-"))
+            bands = bands.set_column(0, "seq", pc.add(bands.column("seq"), pa.scalar(offset, pa.int64())))
+            pq.write_table(bands, self.work_dir / f"bands-{name}.parquet",
+                           row_group_size=max(1, bands.num_rows // self.bands))
+        signatures = part / "signatures.bin"
+        if rows:
+            with open(signatures, "rb") as source, open(self.work_dir / "signatures.bin", "ab") as target:
+                shutil.copyfileobj(source, target, 1 << 20)
+        self._rows += rows
+        self.counts["documents"] += rows
 
     # -- pass 1: sign and spill ------------------------------------------------------------
 

@@ -287,6 +287,19 @@ def _id_key(pair_id: str) -> int:
     return int.from_bytes(hashlib.blake2b(pair_id.encode("utf-8"), digest_size=8).digest(), "big")
 
 
+def dedup_finder(dedup: DedupSettings, work_dir: Path | None = None) -> Deduplicator:
+    return Deduplicator(dedup.threshold, dedup.num_perm, dedup.shingle, dedup.n, work_dir=work_dir,
+                        memory_limit=dedup.memory_limit)
+
+
+def dedup_sign(pair_shards: list[Path], dedup: DedupSettings, out_dir: Path) -> Path:
+    """Pass 1 of the dedup (MinHash signatures, band keys) for the kept pairs of ``pair_shards``, into
+    ``out_dir``, for ``dedup_stage(signed=...)``."""
+    kept = ((p.pair_id, p.text) for p in iter_records(pair_shards, Pair) if p.decision == "kept")
+    dedup_finder(dedup).sign_part(kept, out_dir)
+    return Path(out_dir)
+
+
 def _write_duplicates(found: Path, out: Path, memory_limit: str) -> None:
     """duplicates.jsonl sorted by pair id, streamed from the Parquet the dedup wrote (DuckDB within
     memory_limit on one thread, sorting on disk beyond it)."""
@@ -298,18 +311,19 @@ def _write_duplicates(found: Path, out: Path, memory_limit: str) -> None:
 
 
 def dedup_stage(pair_shards: list[Path], dedup: DedupSettings, funnel: dict, out_dir: Path,
-                data_dir: Path | None = None, release_name: str = "cdtp") -> dict:
+                data_dir: Path | None = None, release_name: str = "cdtp", signed: list[Path] | None = None) -> dict:
     """Mark exact and near-duplicate kept pairs as dropped (the first id of a group survives), and
     with ``dedup.against_releases`` those that an earlier release of ``release_name`` holds.
 
     Rewrites the pair shards with the new decisions and returns the updated funnel; the groups
-    go to duplicates.jsonl beside the shards.
+    go to duplicates.jsonl beside the shards. ``signed``: the kept pairs' signatures, signed apart by
+    ``dedup_sign`` in the shards' order (the flow signs each alignment part in a task of its own); unset,
+    they are signed here.
     """
     if not dedup.enabled or not pair_shards:
         return {"shards": pair_shards, "funnel": funnel}
     out_dir.mkdir(parents=True, exist_ok=True)
-    finder = Deduplicator(dedup.threshold, dedup.num_perm, dedup.shingle, dedup.n,
-                          work_dir=out_dir / "work", memory_limit=dedup.memory_limit)
+    finder = dedup_finder(dedup, out_dir / "work")
     references = 0
     if dedup.against_releases and data_dir is not None:
         references = finder.add_references(released_texts(Path(data_dir), release_name))
@@ -320,7 +334,7 @@ def dedup_stage(pair_shards: list[Path], dedup: DedupSettings, funnel: dict, out
     found_path = out_dir / "work" / "duplicates.parquet"
     with pq.ParquetWriter(found_path, DUPLICATE_SCHEMA) as found:
         batch: list[dict] = []
-        for d in finder.find(kept):
+        for d in (finder.find(kept) if signed is None else finder.find_signed(signed)):
             keys.append(_id_key(d.doc_id))
             codes.append(reasons.index(dedup_reason(d)))
             batch.append({"pair_id": d.doc_id, "duplicate_of": d.duplicate_of, "kind": d.kind,
@@ -453,9 +467,14 @@ def align_shard_task_fn(key: str, out_dir: Path, pages: Path, start: int, stop: 
                                                        cache_dir))
 
 
+def dedup_sign_task_fn(key: str, out_dir: Path, pair_shards: list[Path], dedup: DedupSettings) -> Path:
+    return _in_work_dir(out_dir, lambda d: dedup_sign(pair_shards, dedup, d))
+
+
 def dedup_task_fn(key: str, out_dir: Path, pair_shards: list[Path], dedup: DedupSettings, funnel: dict,
-                  data_dir: Path, release_name: str) -> dict:
-    return _in_work_dir(out_dir, lambda d: dedup_stage(pair_shards, dedup, funnel, d, data_dir, release_name))
+                  data_dir: Path, release_name: str, signed: list[Path] | None = None) -> dict:
+    return _in_work_dir(out_dir, lambda d: dedup_stage(pair_shards, dedup, funnel, d, data_dir, release_name,
+                                                       signed))
 
 
 def verify_task_fn(key: str, out_dir: Path, pair_shards: list[Path], page_shards: list[Path],
@@ -477,6 +496,7 @@ def _cached_task(fn, name: str):
 
 align_rules_task = _cached_task(align_rules_task_fn, "align-rules")
 align_shard_task = _cached_task(align_shard_task_fn, "align")
+dedup_sign_task = _cached_task(dedup_sign_task_fn, "dedup-sign")
 dedup_task = _cached_task(dedup_task_fn, "dedup")
 verify_task = _cached_task(verify_task_fn, "verify")
 items_task = _cached_task(items_task_fn, "items")
@@ -828,9 +848,10 @@ def _corpus(settings: Settings, clock: StageClock) -> dict:
                                  align=settings.align)
     rules = rules_future.result()
     ranges = page_ranges(pages.shards[0], settings.engine.shard_pages) if pages.shards else []
-    futures = [stages.submit(align_shard_task, "align", caching.stage_key("align-shard", align_key, start, stop),
-                             pages=pages.shards[0], start=start, stop=stop, rules=rules, align=settings.align,
-                             cache_dir=data_dir / "cache") for start, stop in ranges]
+    part_keys = [caching.stage_key("align-shard", align_key, start, stop) for start, stop in ranges]
+    futures = [stages.submit(align_shard_task, "align", part_key, pages=pages.shards[0], start=start, stop=stop,
+                             rules=rules, align=settings.align, cache_dir=data_dir / "cache")
+               for part_key, (start, stop) in zip(part_keys, ranges)]
     parts = []
     for done, future in enumerate(futures, 1):
         parts.append(future.result())
@@ -842,10 +863,18 @@ def _corpus(settings: Settings, clock: StageClock) -> dict:
     against = releases_state(data_dir, settings.release.name) if settings.dedup.against_releases else None
     dedup_key = caching.stage_key("dedup", align_key, caching.section(settings.dedup), settings.release.name,
                                   against)
-    dedup_out, _ = stages.run("dedup", dedup_task, dedup_key, aligned.funnel["pairs_kept"], "pairs",
-                              lambda r: r["funnel"]["pairs_kept"], pair_shards=aligned.shards,
-                              dedup=settings.dedup, funnel=aligned.funnel, data_dir=data_dir,
-                              release_name=settings.release.name)
+    # Pass 1 (signatures) a task per alignment part, like the alignment; then the groups over all of them.
+    clock.start("dedup", aligned.funnel["pairs_kept"], "pairs")
+    signing = [stages.submit(dedup_sign_task, "dedup-sign",
+                             caching.stage_key("dedup-sign", part_key, caching.section(settings.dedup)),
+                             pair_shards=part["shards"], dedup=settings.dedup)
+               for part_key, part in zip(part_keys, parts)] if settings.dedup.enabled else []
+    dedup_future = stages.submit(dedup_task, "dedup", dedup_key, pair_shards=aligned.shards, dedup=settings.dedup,
+                                 funnel=aligned.funnel, data_dir=data_dir, release_name=settings.release.name,
+                                 signed=[f.result() for f in signing] if signing else None)
+    dedup_out = dedup_future.result()
+    clock.finish("dedup", aligned.funnel["pairs_kept"], dedup_out["funnel"]["pairs_kept"], "pairs",
+                 cached=all(f.state.name == "Cached" for f in [*signing, dedup_future]))
 
     verify_key = caching.stage_key("verify", dedup_key, pages.digest, caching.section(settings.verify))
     verified, cached = stages.run("verify", verify_task, verify_key, dedup_out["funnel"]["pairs_kept"], "pairs",

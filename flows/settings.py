@@ -238,6 +238,13 @@ class ScheduleSettings(_Section):
         return value
 
 
+def _shown(value: Any) -> str:
+    """A setting's value as an error message shows it, credentials masked."""
+    from flows.masking import mask_value
+
+    return repr(mask_value(value) if isinstance(value, str) else value)
+
+
 def is_cron(expression: str) -> bool:
     """Whether Prefect's server can schedule ``expression``.
 
@@ -301,7 +308,9 @@ class Settings(BaseSettings):
         except ValidationError as exc:
             error = exc.errors()[0]
             where = ".".join(str(p) for p in error["loc"])
-            raise SettingsError(f"setting {where}: {error['msg']} (got {error.get('input')!r})") from None
+            # Masked: a bad value is often a URL that carries a key, and this message goes to a terminal or a log.
+            raise SettingsError(f"setting {where}: {error['msg']} (got {_shown(error.get('input'))})") \
+                from None
         # pydantic-settings' own source reads the environment again, so prefix, case, the "__" nesting
         # and whole sections as JSON are detected by its rules, not a copy of them.
         env = EnvSettingsSource(cls)

@@ -370,8 +370,11 @@ def _question_key(question: str) -> str:
     return value_key(question.replace(BLANK, "_"))
 
 
-def _fact(item: dict) -> tuple[str, str, str, str]:
-    return (value_key(item["head"]), item["relation"], value_key(item.get("tail") or item["answer"]), _asked(item))
+def _fact(item: dict) -> tuple[str, str, str, str, str]:
+    """One fact of one entity: homonyms (孔正翔 the poet and 孔正翔 the calligrapher, their senses named in the
+    questions) are two entities, even where a value of theirs is the same."""
+    return (value_key(item["head"]), value_key(item.get("sense") or ""), item["relation"],
+            value_key(item.get("tail") or item["answer"]), _asked(item))
 
 
 def _grams(text: str) -> set[str]:

@@ -99,6 +99,32 @@ def test_batches_and_spilling_do_not_change_the_result(tmp_path):
     assert len(whole) >= 38
 
 
+def test_parts_signed_apart_give_what_one_pass_gives(tmp_path):
+    """Pass 1 split over parts (as Dask workers sign them), references first, then the merge: the same
+    duplicates, similarities included, as one ``find`` over every document."""
+    facts = load_facts()
+    rng = random.Random(5)
+    docs = [(f"f{e.baidu_id}", e.summary) for e in facts]
+    docs += [(f"z{k:03d}", edit(docs[rng.randrange(len(docs))][1], rng)) for k in range(60)]
+    published = [("cdtp 0.1.0:x", docs[3][1]), ("cdtp 0.1.0:y", edit(docs[9][1], rng))]
+
+    def found(finder, duplicates):
+        return sorted((d.doc_id, d.duplicate_of, d.kind, round(d.similarity, 6), d.reference) for d in duplicates)
+
+    whole = Deduplicator()
+    whole.add_references(published)
+    expected = found(whole, whole.find(docs))
+    merged = Deduplicator(batch_size=29, work_dir=tmp_path / "merge")
+    merged.add_references(published)
+    parts = []
+    for i, start in enumerate(range(0, len(docs), 70)):
+        merged.sign_part(docs[start:start + 70], tmp_path / f"part-{i}")
+        parts.append(tmp_path / f"part-{i}")
+    assert len(parts) > 2
+    assert found(merged, merged.find_signed(parts)) == expected
+    assert merged.counts["documents"] == len(docs) and len(expected) >= 60
+
+
 def test_references_are_never_dropped_and_their_copies_are():
     published = [("cdtp 0.1.0:a", "长江是中国第一长河，也是亚洲第一长河、世界第三长河，干流全长6300余千米。")]
     docs = [("a", "长江是中国第一长河，也是亚洲第一长河，世界第三长河，干流全长6300余千米。"),

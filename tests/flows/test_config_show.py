@@ -176,3 +176,11 @@ def test_config_show_bad_config_is_one_line(tmp_path, capsys, toml, expected):
 def test_config_show_missing_file_is_one_line(tmp_path, capsys):
     assert main(["config", "show", "--config", str(tmp_path / "nope.toml")]) == 1
     assert capsys.readouterr().err == f"zhbench: error: config file {tmp_path / 'nope.toml'} does not exist\n"
+
+
+def test_a_bad_value_is_shown_masked_in_the_error():
+    with pytest.raises(SettingsError) as raised:
+        Settings.load(overrides={"llm.timeout_s": "https://user:pw@llm.example/v1?key=s3cret"})
+    message = str(raised.value)
+    assert message.startswith("setting llm.timeout_s:") and "s3cret" not in message and "pw@" not in message
+    assert "(got 'https://***@llm.example/v1?key=***')" in message

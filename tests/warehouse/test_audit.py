@@ -58,6 +58,14 @@ def test_every_broken_promise_is_found(tmp_path):
     assert "zhbench audit" in zhbench("audit", "--help").stdout
 
 
+def test_homonyms_with_one_value_are_two_facts(tmp_path):
+    """Two entries titled 实体9 (their senses in the questions) with the same height: asked once each, not
+    one fact asked twice. (The realistic mirror's 孔正翔 the poet and 孔正翔 the calligrapher share a 外文名.)"""
+    both = items() + [mcq(9, "kgc", item_id="kgc919", question="（实体9（另一座山），海拔，？）", sense="另一座山")]
+    release = publish_release(tmp_path, tmp_path / "data", item_records=both, gate=False)
+    assert "question.duplicate" not in audit_release(release).configs["kgc"].violations
+
+
 def test_the_gate_runs_the_audit_and_publishes_nothing_on_a_violation(tmp_path):
     import pytest
 
