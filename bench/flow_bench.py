@@ -136,7 +136,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{one['stages'].get('align', 0) / max(two['stages'].get('align', 0), 1e-9):.2f}x")
     if len(args.sizes) >= 2:
         small, large = results[0], results[len(args.sizes) - 1]
-        print(f"from {small['pages']} to {large['pages']} pages: peak memory x{large['peak_rss_mb'] / small['peak_rss_mb']:.2f}, "
+        print(f"from {small['pages']} to {large['pages']} pages: peak memory "
+              f"x{large['peak_rss_mb'] / small['peak_rss_mb']:.2f}, "
               f"wall time x{large['seconds'] / small['seconds']:.2f} for x{large['pages'] / small['pages']:.2f} pages")
     return 0
 

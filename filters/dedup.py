@@ -200,13 +200,7 @@ class Deduplicator:
     def find(self, docs: Iterable[tuple[str, str]]) -> Iterator[Duplicate]:
         """Yield the duplicates among (id, text) documents, exact ones first; ids must be unique."""
         self._spill(docs, reference=False)
-        if self._parts == 0:
-            return
-        try:
-            yield from self._resolve()
-        finally:
-            if self._tmp is not None:
-                self._tmp.cleanup()
+        yield from self._resolved()
 
     def sign_part(self, docs: Iterable[tuple[str, str]], out_dir: Path) -> int:
         """Pass 1 for one part of the documents, into ``out_dir``: what ``find`` would spill for them. Parts
@@ -219,6 +213,9 @@ class Deduplicator:
         """``find`` over documents already signed by ``sign_part``, part after part."""
         for part in parts:
             self._add_part(Path(part))
+        yield from self._resolved()
+
+    def _resolved(self) -> Iterator[Duplicate]:
         if self._parts == 0:
             return
         try:

@@ -39,8 +39,8 @@ from flows.items import item_tables, items_stage
 from flows.verify import verify_stage
 from flows import caching, progress
 from flows.crawling import crawl_config, crawl_dir_of, crawls_root, due_only, parse_age, register_crawl, site_for
-from flows.settings import (AlignSettings, CrawlSettings, DedupSettings, ItemsSettings, LLMSection, ReleaseSettings,
-                            Settings, SettingsError, VerifySettings)
+from flows.settings import (AlignSettings, DedupSettings, ItemsSettings, LLMSection, ReleaseSettings, Settings,
+                            SettingsError, VerifySettings)
 from schemas import DROPPED_TRIPLE_SCHEMA, PAGE_SCHEMA, PAIR_SCHEMA, RELATION_SCHEMA, Page, Pair
 from warehouse import release as releases
 from warehouse.catalog import Catalog
@@ -446,7 +446,8 @@ def publish_checked(*args, **kwargs) -> tuple[Path | None, str]:
 # stage's result from the cache and computes from the first unfinished one. The crawl resumes from its fetch
 # log; the snapshot is named by its pages' content.
 
-CRAWL_RUN_ONLY = {"mirror_port", "concurrency", "reuse", "from_crawl", "recrawl_after"}  # how a crawl runs, not what it finds
+# How a crawl runs, not what it finds: left out of the crawl's key.
+CRAWL_RUN_ONLY = {"mirror_port", "concurrency", "reuse", "from_crawl", "recrawl_after"}
 COMPLETE = ".complete"  # in a crawl directory: the crawl ran to its end
 
 
@@ -609,7 +610,8 @@ def manifest_config(settings: Settings) -> dict:
     from flows.masking import mask_settings
 
     return mask_settings(settings.model_dump(mode="json", exclude={
-        "data_dir": True, "engine": True, "schedule": True, "crawl": {"mirror_port", "reuse", "from_crawl", "recrawl_after"}}))
+        "data_dir": True, "engine": True, "schedule": True,
+        "crawl": {"mirror_port", "reuse", "from_crawl", "recrawl_after"}}))
 
 
 def _run(settings: Settings, review: bool) -> RunSummary:

@@ -56,7 +56,8 @@ def build_deployment(settings: Settings, name: str = "cdtp"):
         name=schedule.deployment,
         schedules=[Cron(cron, timezone=schedule.timezone)] if cron else [],
         parameters=deployment_parameters(settings),
-        description=f"zhbench: {FLOW_TITLES[name]}; settings from {os.environ.get('ZHBENCH_CONFIG', 'the environment')}",
+        description=f"zhbench: {FLOW_TITLES[name]}; settings from "
+                    f"{os.environ.get('ZHBENCH_CONFIG', 'the environment')}",
         tags=["zhbench"],
         entrypoint_type=EntrypointType.MODULE_PATH,  # flows.cdtp.cdtp_flow, not a path relative to the cwd
     )

@@ -36,7 +36,8 @@ def make_task_runner(engine: EngineSettings):
     try:
         from prefect_dask import DaskTaskRunner
     except ImportError:  # pragma: no cover - a dependency of the package
-        raise SettingsError("setting engine.task_runner = 'dask' needs prefect-dask: pip install prefect-dask") from None
+        raise SettingsError("setting engine.task_runner = 'dask' needs prefect-dask: "
+                            "pip install prefect-dask") from None
     if engine.dask_address:
         return DaskTaskRunner(address=engine.dask_address)
     return DaskTaskRunner(cluster_kwargs={"n_workers": worker_count(engine), "threads_per_worker": 1,
