@@ -566,10 +566,10 @@ def _overlay(base: dict, given: dict) -> dict:
 def cdtp_flow(settings: dict) -> RunSummary:
     """CDTP data-text pairs and the items built on them (KGC, QA, triple-to-text, cloze, SimpleQA-style), from
     plain settings (``Settings.model_dump(mode="json")``, secrets masked). Holds the data directory's lock
-    (taken before by ``zhbench run``, which can wait for it; taken here when the flow runs on its own, as in a
-    deployment)."""
+    (taken before by ``zhbench run``, which refuses or, with --wait, waits; taken here, waiting, when the flow
+    runs on its own, as in a deployment)."""
     resolved = resolve_settings(settings)
-    with data_dir_lock(Path(resolved.data_dir)):
+    with data_dir_lock(Path(resolved.data_dir), wait=True, waiting=_log_waiting):
         return _run(resolved, review=False)
 
 
@@ -579,8 +579,18 @@ def simpleqa_flow(settings: dict) -> RunSummary:
     alike), questions generated and checked (criteria, RAG evidence, difficulty, contamination), a release of
     their own (named ``simpleqa`` unless release.name says otherwise), every question queued for review."""
     resolved = simpleqa_settings(resolve_settings(settings))
-    with data_dir_lock(Path(resolved.data_dir)):
+    with data_dir_lock(Path(resolved.data_dir), wait=True, waiting=_log_waiting):
         return _run(resolved, review=True)
+
+
+def _log_waiting(holder: dict) -> None:
+    """A deployment's run that finds the data directory in use (a cdtp and a simpleqa run due at once) waits
+    for it, and says so in its log."""
+    from prefect.logging import get_run_logger
+
+    from warehouse.lock import describe
+
+    get_run_logger().warning("the data directory is in use by %s; waiting for it to finish", describe(holder))
 
 
 def simpleqa_settings(settings: Settings) -> Settings:
