@@ -947,7 +947,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _settings_options(p: argparse.ArgumentParser) -> None:
     """The settings flags of ``zhbench run``, shared with ``zhbench config show``; read by ``settings_overrides``."""
-    p.add_argument("--config", type=Path, help="TOML settings file (sections: crawl, align, dedup, items, verify, llm, release, engine, schedule)")
+    p.add_argument("--config", type=Path, help="TOML settings file (sections: crawl, align, dedup, items, verify, "
+                                                "llm, release, engine, schedule)")
     p.add_argument("--data-dir", type=Path, help="where runs and releases go (default ./zhbench-data)")
     p.add_argument("--site", choices=["baidu", "sogou", "wikipedia"], help="which site's URL forms to crawl")
     p.add_argument("--base-url", help="site to crawl (default: the bundled mirror, started for the run)")
