@@ -537,7 +537,10 @@ def resolve_settings(params: dict) -> Settings:
     """The flow's parameters as settings, masked values taken from this process's own settings: those of
     ``run_flow``'s caller, or, in a deployment's run, the config file named by ZHBENCH_CONFIG and the
     ZHBENCH_* environment."""
+    from pydantic import ValidationError
+
     from flows.masking import mask_settings, restore_masked
+    from flows.settings import invalid_setting
 
     real = _local.get("settings")
     if real is None:
@@ -549,8 +552,8 @@ def resolve_settings(params: dict) -> Settings:
     data["data_dir"] = str(Path(data.get("data_dir") or real.data_dir).absolute())
     try:
         return Settings(**data)
-    except Exception as exc:  # pydantic's ValidationError, named like Settings.load names it
-        raise SettingsError(f"flow parameters: {exc}") from None
+    except ValidationError as exc:
+        raise invalid_setting(exc, "flow parameters: ") from None
 
 
 def _overlay(base: dict, given: dict) -> dict:

@@ -238,6 +238,14 @@ class ScheduleSettings(_Section):
         return value
 
 
+def invalid_setting(exc: ValidationError, prefix: str = "") -> SettingsError:
+    """pydantic's first error as one line naming the setting. The value is shown masked: a bad value is often a
+    URL that carries a key, and the message goes to a terminal or a log."""
+    error = exc.errors()[0]
+    where = ".".join(str(p) for p in error["loc"])
+    return SettingsError(f"{prefix}setting {where}: {error['msg']} (got {_shown(error.get('input'))})")
+
+
 def _shown(value: Any) -> str:
     """A setting's value as an error message shows it, credentials masked."""
     from flows.masking import mask_value
@@ -306,11 +314,7 @@ class Settings(BaseSettings):
         try:
             settings = cls(**_merged(from_file, from_flags))
         except ValidationError as exc:
-            error = exc.errors()[0]
-            where = ".".join(str(p) for p in error["loc"])
-            # Masked: a bad value is often a URL that carries a key, and this message goes to a terminal or a log.
-            raise SettingsError(f"setting {where}: {error['msg']} (got {_shown(error.get('input'))})") \
-                from None
+            raise invalid_setting(exc) from None
         # pydantic-settings' own source reads the environment again, so prefix, case, the "__" nesting
         # and whole sections as JSON are detected by its rules, not a copy of them.
         env = EnvSettingsSource(cls)

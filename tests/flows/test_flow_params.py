@@ -93,3 +93,12 @@ def test_the_alignment_in_parts_is_the_alignment_in_one(tmp_path):
         return sorted(json.dumps(r, sort_keys=True, default=str) for s in shards for r in pq.read_table(s).to_pylist())
 
     assert rows(merged.shards) == rows(whole.shards)
+
+
+def test_a_bad_parameter_is_one_line_naming_the_setting_with_its_value_masked():
+    from flows.cdtp import resolve_settings
+
+    with pytest.raises(SettingsError) as raised:
+        resolve_settings({"llm": {"timeout_s": "https://user:pw@llm.example/v1?key=s3cret"}})
+    assert str(raised.value) == ("flow parameters: setting llm.timeout_s: Input should be a valid number, unable to "
+                                 "parse string as a number (got 'https://***@llm.example/v1?key=***')")
