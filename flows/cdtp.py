@@ -40,7 +40,7 @@ from flows.verify import verify_stage
 from flows import caching, progress
 from flows.crawling import crawl_config, crawl_dir_of, crawls_root, due_only, parse_age, register_crawl, site_for
 from flows.settings import (AlignSettings, DedupSettings, ItemsSettings, LLMSection, ReleaseSettings, Settings,
-                            SettingsError, VerifySettings)
+                            VerifySettings)
 from schemas import DROPPED_TRIPLE_SCHEMA, PAGE_SCHEMA, PAIR_SCHEMA, RELATION_SCHEMA, Page, Pair
 from warehouse import release as releases
 from warehouse.catalog import Catalog
