@@ -28,17 +28,9 @@ import threading
 import time
 from pathlib import Path
 
-from bench.localhost import free_port
+from bench.localhost import child_pids, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as handle:
-            return [int(c) for c in handle.read().split()]
-    except OSError:
-        return []
 
 
 def _rss_bytes(pid: int) -> int:
@@ -55,7 +47,7 @@ def tree_rss(pid: int) -> int:
     while stack:
         current = stack.pop()
         total += _rss_bytes(current)
-        stack.extend(_children(current))
+        stack.extend(child_pids(current))
     return total
 
 

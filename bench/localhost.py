@@ -1,9 +1,11 @@
-"""Ports on 127.0.0.1 for servers that benchmarks and tests start themselves (nginx, redis, the mirror)."""
+"""Ports on 127.0.0.1 for servers that benchmarks and tests start themselves (nginx, redis, the mirror), and
+the processes a command started (``child_pids``)."""
 
 from __future__ import annotations
 
 import socket
 import time
+from pathlib import Path
 
 
 def free_port() -> int:
@@ -23,3 +25,14 @@ def wait_port(port: int, timeout: float = 10.0) -> None:
         except OSError:
             time.sleep(0.05)
     raise RuntimeError(f"nothing answers on 127.0.0.1:{port}")
+
+
+def child_pids(pid: int) -> list[int]:
+    """The processes ``pid`` started, from any of its threads (Linux /proc); [] once it has ended."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            found += [int(c) for c in task.read_text().split()]
+        except OSError:  # the thread or the process has just ended
+            pass
+    return found

@@ -19,7 +19,9 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
+
+from warehouse.shards import sha256_file
 
 PACKAGES = ("crawlers", "filters", "verifiers", "builders", "schemas", "warehouse", "flows")
 CODE_SUFFIXES = {".py", ".tsv", ".toml", ".txt", ".jsonl", ".json", ".md"}
@@ -51,19 +53,7 @@ def file_digest(path: Path | str | None) -> str | None:
         return digest.hexdigest()
     if not path.exists():
         return f"missing:{path}"
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def files_digest(paths: Iterable[Path]) -> str:
-    """One digest of several files' contents, in the given order."""
-    digest = hashlib.sha256()
-    for path in paths:
-        digest.update(bytes.fromhex(file_digest(path)) if Path(path).exists() else f"missing:{path}".encode())
-    return digest.hexdigest()
+    return sha256_file(path)
 
 
 def _with_file_digests(value: Any) -> Any:
@@ -80,8 +70,7 @@ def _with_file_digests(value: Any) -> Any:
 def section(settings_section) -> Any:
     """A pydantic settings section as key material: its values, and the digests of the files it names."""
     data = {name: getattr(settings_section, name) for name in type(settings_section).model_fields}
-    plain = json.loads(json.dumps(_with_file_digests(data), default=_json_default))
-    return plain
+    return json.loads(json.dumps(_with_file_digests(data), default=_json_default))
 
 
 def _json_default(value: Any) -> Any:

@@ -722,16 +722,15 @@ def crawl_run_stage(settings: Settings, data_dir: Path, clock: StageClock) -> tu
         results = []
         for name in crawl.from_crawl:
             out = crawl_dir_of(data_dir, name)
-            stats_path = out / "crawl-stats.json"
-            if not stats_path.exists():
+            if not (out / "crawl-stats.json").exists():
                 raise CrawlError(f"crawl {name} in {out} has not finished (no crawl-stats.json): continue it with "
                                  f"zhbench crawl --resume --name {out.name}, or name another crawl")
-            results.append(collect(out, json.loads(stats_path.read_text(encoding="utf-8"))))
+            results.append(_collected(out))
         clock.finish("crawl", None, sum(sum(r.by_status.values()) for r in results), "pages", cached=True)
         return results, _crawl_origin(Path(results[0].out_dir))
     with site_for(crawl, crawl.mirror_port) as base_url:
         key = caching.stage_key("crawl", {k: v for k, v in caching.section(crawl).items() if k not in CRAWL_RUN_ONLY},
-                                base_url, [caching.file_digest(p) for p in crawl.seeds], code=False)
+                                base_url, code=False)
         root = crawls_root(data_dir)
         prefix = f"run-{key[:12]}"
         earlier = sorted(p for p in root.glob(prefix + "*") if (p / "fetched.jsonl").exists()) if root.is_dir() else []
@@ -791,10 +790,15 @@ def _finished(crawl_dirs: list[Path]) -> list[CrawlResult]:
             if not (p / KIND).exists() or (p / KIND).read_text(encoding="utf-8").strip() == "full"]
     results = []
     for path in done[full[-1] if full else 0:]:
-        result = collect(path, json.loads((path / "crawl-stats.json").read_text(encoding="utf-8")))
+        result = _collected(path)
         result.stats = {**result.stats, "zhbench/reused": 1}
         results.append(result)
     return results
+
+
+def _collected(crawl_dir: Path) -> CrawlResult:
+    """A finished crawl as its directory holds it: fetch log, page shards and final counters."""
+    return collect(crawl_dir, json.loads((crawl_dir / "crawl-stats.json").read_text(encoding="utf-8")))
 
 
 def _finished_at(crawl_dir: Path) -> datetime:

@@ -240,10 +240,12 @@ class ProgressLine:
 
 
 def parse_age(text: str) -> timedelta:
-    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-    if len(text) < 2 or text[-1] not in units or not text[:-1].replace(".", "", 1).isdigit():
-        raise UsageError(f"--recrawl-after {text!r}: give a number and a unit, e.g. 30m, 12h or 7d")
-    return timedelta(seconds=float(text[:-1]) * units[text[-1]])
+    from flows.crawling import parse_age as age
+
+    try:
+        return age(text)
+    except ValueError as exc:
+        raise UsageError(f"--recrawl-after {exc}") from None
 
 
 def check_inputs(settings) -> None:

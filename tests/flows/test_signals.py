@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.localhost import child_pids
 from tests.flows.test_cli import ROOT
 
 MIRROR_PORTS = range(8870, 8890)  # this suite's mirrors, apart from other suites' ports
@@ -29,20 +30,10 @@ def _mirror_port() -> int:
     pytest.skip(f"no free port in {MIRROR_PORTS}")
 
 
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").glob("*/children"):
-        try:
-            found += [int(c) for c in task.read_text().split()]
-        except OSError:  # the thread or the process has just ended
-            pass
-    return found
-
-
 def _descendants(pid: int) -> dict[int, str]:
     """Every process under ``pid`` (children, their children, ...) with its command line."""
     found: dict[int, str] = {}
-    for child in _children(pid):
+    for child in child_pids(pid):
         try:
             found[child] = Path(f"/proc/{child}/cmdline").read_text().replace("\0", " ")
         except OSError:
