@@ -148,15 +148,19 @@ class _PairTextCache:
 class RelationFrequencyFilter(TripleFilter):
     """Keep only triples of frequent relations (CDTP keeps the frequent ones; rare ones are mostly noise).
 
-    keep: the relation names that passed (see :func:`frequent_relations`).
+    keep: the relation names that passed (see :func:`frequent_relations`);
+    rejected: relations people rejected in review (CDTP reviews each relation type by hand).
     """
 
     name = "relation"
 
-    def __init__(self, keep: Iterable[str]):
-        self.keep = set(keep)
+    def __init__(self, keep: Iterable[str], rejected: Iterable[str] = ()):
+        self.rejected = set(rejected)
+        self.keep = set(keep) - self.rejected
 
     def check(self, triple: Triple, pair: Pair) -> Verdict:
+        if triple.relation in self.rejected:
+            return Verdict.drop("relation_rejected_in_review", span_end=-1)
         if triple.relation not in self.keep:
             return Verdict.drop("infrequent_relation", span_end=-1)
         return Verdict.kept()
@@ -371,10 +375,11 @@ class AlignmentRules:
     aliases: dict[str, str] = field(default_factory=dict)
     threshold: float = 0.75
     enumerations_must_be_covered: bool = True
+    rejected: list[str] = field(default_factory=list)  # relations people rejected (review/store.py)
 
     def filters(self) -> tuple[list[TripleFilter], list[PairFilter]]:
         return cdtp_filters(self.vocabulary, self.threshold, self.enumerations_must_be_covered,
-                            keep_relations=self.keep, aliases=self.aliases)
+                            keep_relations=self.keep, aliases=self.aliases, rejected_relations=self.rejected)
 
     def pair_filters(self) -> list[PairFilter]:
         return self.filters()[1]
@@ -384,7 +389,7 @@ class AlignmentRules:
         others: dict[str, list[str]] = {}
         for alias, canonical in sorted(self.aliases.items()):
             others.setdefault(canonical, []).append(alias)
-        keep = set(self.vocabulary if self.keep is None else self.keep)
+        keep = set(self.vocabulary if self.keep is None else self.keep) - set(self.rejected)
         return [{"relation": r, "pages": n, "kept": r in keep, "aliases": others.get(r, [])}
                 for r, n in sorted(self.vocabulary.items(), key=lambda x: (-x[1], x[0]))]
 
@@ -401,12 +406,14 @@ class AlignmentRules:
 
 def cdtp_filters(vocabulary: Iterable[str], threshold: float = 0.75, enumerations_must_be_covered: bool = True,
                  keep_relations: Iterable[str] | None = None,
-                 aliases: dict[str, str] | None = None) -> tuple[list[TripleFilter], list[PairFilter]]:
+                 aliases: dict[str, str] | None = None,
+                 rejected_relations: Iterable[str] = ()) -> tuple[list[TripleFilter], list[PairFilter]]:
     """The CDTP alignment filters in order, sharing one normalised text per pair.
 
     vocabulary: every relation of the corpus (for the trailing-mention rule);
     keep_relations: the frequent relations whose triples may be kept (None: all);
-    aliases: other names of relations, so a trailing mention by another name counts as the relation.
+    aliases: other names of relations, so a trailing mention by another name counts as the relation;
+    rejected_relations: relations people rejected in review: their triples are dropped.
     """
     cache = _PairTextCache()
     pair_filters: list[PairFilter] = [GroundedPairFilter(cache), PositionIndexFilter(threshold),
@@ -414,6 +421,8 @@ def cdtp_filters(vocabulary: Iterable[str], threshold: float = 0.75, enumeration
     if enumerations_must_be_covered:
         pair_filters.append(EnumerationFilter(cache))
     triple_filters: list[TripleFilter] = [GroundingFilter(cache)]
-    if keep_relations is not None:
-        triple_filters.insert(0, RelationFrequencyFilter(keep_relations))
+    rejected_relations = list(rejected_relations)
+    if keep_relations is not None or rejected_relations:
+        keep = vocabulary if keep_relations is None else keep_relations
+        triple_filters.insert(0, RelationFrequencyFilter(keep, rejected_relations))
     return triple_filters, pair_filters

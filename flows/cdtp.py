@@ -39,8 +39,8 @@ from flows.items import item_tables, items_stage
 from flows.verify import verify_stage
 from flows import caching, progress
 from flows.crawling import crawl_config, crawl_dir_of, crawls_root, due_only, parse_age, register_crawl, site_for
-from flows.settings import (AlignSettings, DedupSettings, ItemsSettings, LLMSection, ReleaseSettings, Settings,
-                            VerifySettings)
+from flows.settings import (AlignSettings, DedupSettings, ItemsSettings, LLMSection, ReleaseSettings, ReviewSettings,
+                            Settings, VerifySettings)
 from schemas import DROPPED_TRIPLE_SCHEMA, PAGE_SCHEMA, PAIR_SCHEMA, RELATION_SCHEMA, Page, Pair
 from warehouse import release as releases
 from warehouse.catalog import Catalog
@@ -180,18 +180,23 @@ def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path,
     return merge_aligned(rules, [part])
 
 
-def align_rules(page_shards: list[Path], align: AlignSettings, out_dir: Path) -> dict:
+def align_rules(page_shards: list[Path], align: AlignSettings, out_dir: Path, rejected: list[str] = ()) -> dict:
     """What every part of the alignment shares: the relation vocabulary counted over the whole crawl and the
-    rules built from it, saved as ``rules.json`` and ``relations.parquet`` in ``out_dir``."""
+    rules built from it, saved as ``rules.json`` and ``relations.parquet`` in ``out_dir``. ``rejected``:
+    relations people rejected in review, left out whatever their frequency."""
     aliases = relation_aliases()
     counts = relation_counts(page_shards, aliases)
-    keep = frequent_relations(counts, align.min_relation_support, align.top_k_relations)
-    rules = AlignmentRules(counts, keep, aliases, align.position_threshold, align.enumerations_must_be_covered)
+    rejected = sorted(set(rejected))
+    keep = [r for r in frequent_relations(counts, align.min_relation_support, align.top_k_relations)
+            if r not in rejected]
+    rules = AlignmentRules(counts, keep, aliases, align.position_threshold, align.enumerations_must_be_covered,
+                           rejected)
     relations = Path(out_dir) / "relations.parquet"
     saved = rules.save(relations.with_name("rules.json"))
     pq.write_table(pa.Table.from_pylist(rules.relation_rows(), RELATION_SCHEMA), relations)
     return {"rules": saved, "relations": relations,
-            "report": {"kept": {n: counts[n] for n in keep}, "dropped": len(counts) - len(keep)}}
+            "report": {"kept": {n: counts[n] for n in keep}, "dropped": len(counts) - len(keep),
+                       **({"rejected_in_review": [r for r in rejected if r in counts]} if rejected else {})}}
 
 
 def align_shard(pages: Iterable[Page], rules: dict, align: AlignSettings, out_dir: Path,
@@ -458,8 +463,9 @@ def _in_work_dir(out_dir: Path, compute):
     return result
 
 
-def align_rules_task_fn(key: str, out_dir: Path, page_shards: list[Path], align: AlignSettings) -> dict:
-    return _in_work_dir(out_dir, lambda d: align_rules(page_shards, align, d))
+def align_rules_task_fn(key: str, out_dir: Path, page_shards: list[Path], align: AlignSettings,
+                        rejected: list[str] = ()) -> dict:
+    return _in_work_dir(out_dir, lambda d: align_rules(page_shards, align, d, rejected))
 
 
 def align_shard_task_fn(key: str, out_dir: Path, pages: Path, start: int, stop: int, rules: dict,
@@ -573,7 +579,7 @@ def cdtp_flow(settings: dict) -> RunSummary:
     runs on its own, as in a deployment)."""
     resolved = resolve_settings(settings)
     with data_dir_lock(Path(resolved.data_dir), wait=True, waiting=_log_waiting):
-        return _run(resolved, review=False)
+        return _run(resolved)
 
 
 @flow(name="simpleqa", log_prints=False, persist_result=False)
@@ -583,7 +589,7 @@ def simpleqa_flow(settings: dict) -> RunSummary:
     their own (named ``simpleqa`` unless release.name says otherwise), every question queued for review."""
     resolved = simpleqa_settings(resolve_settings(settings))
     with data_dir_lock(Path(resolved.data_dir), wait=True, waiting=_log_waiting):
-        return _run(resolved, review=True)
+        return _run(resolved)
 
 
 def _log_waiting(holder: dict) -> None:
@@ -624,10 +630,12 @@ def manifest_config(settings: Settings) -> dict:
 
     return mask_settings(settings.model_dump(mode="json", exclude={
         "data_dir": True, "engine": True, "schedule": True,
-        "crawl": {"mirror_port", "reuse", "from_crawl", "recrawl_after"}}))
+        "crawl": {"mirror_port", "reuse", "from_crawl", "recrawl_after"},
+        # what the run queues and how long a lease lasts change nothing published; apply_verdicts does
+        "review": {"enqueue", "all_configs", "sampled_configs", "sample_per_domain", "seed", "lease_minutes"}}))
 
 
-def _run(settings: Settings, review: bool) -> RunSummary:
+def _run(settings: Settings) -> RunSummary:
     from prefect.exceptions import TerminationSignal
     from prefect.runtime import flow_run
 
@@ -648,7 +656,7 @@ def _run(settings: Settings, review: bool) -> RunSummary:
                        "release_name": settings.release.name, "settings": run_config})
     token = _clock.set(StageClock())
     try:
-        return _stages(settings, data_dir, run_dir, flow_run_id, started, started_at, run_config, repaired, review)
+        return _stages(settings, data_dir, run_dir, flow_run_id, started, started_at, run_config, repaired)
     except BaseException as exc:
         stopped = isinstance(exc, (KeyboardInterrupt, TerminationSignal))  # Prefect's form of SIGTERM
         catalog.set_run_status(run_dir.name, "interrupted" if stopped else "failed", str(exc) or type(exc).__name__)
@@ -859,12 +867,15 @@ def _corpus(settings: Settings, clock: StageClock) -> dict:
     crawled = CrawlResult(crawls[-1].out_dir, shards, crawls[-1].stats, crawls[-1].by_status, crawls[-1].changes,
                           crawls[-1].failures)
 
-    align_key = caching.stage_key("align", pages.digest, caching.section(settings.align))
+    # Relations people rejected in review are left out, and every pair is judged again without them.
+    rejected = rejected_relations(data_dir)
+    align_key = caching.stage_key("align", pages.digest, caching.section(settings.align),
+                                  *([{"rejected_relations": rejected}] if rejected else []))
     # The rules from the whole crawl, then the pages in parts (tasks the runner may run side by side); a killed
     # run resumes at the first part it had not finished.
     clock.start("align", None, "pairs")
     rules_future = stages.submit(align_rules_task, "align-rules", align_key, page_shards=pages.shards,
-                                 align=settings.align)
+                                 align=settings.align, rejected=rejected)
     rules = rules_future.result()
     ranges = page_ranges(pages.shards[0], settings.engine.shard_pages) if pages.shards else []
     part_keys = [caching.stage_key("align-shard", align_key, start, stop) for start, stop in ranges]
@@ -924,7 +935,7 @@ def _items(settings: Settings, pair_shards: list[Path], page_shards: list[Path],
 
 
 def _stages(settings: Settings, data_dir: Path, run_dir: Path, flow_run_id: str | None, started: float,
-            started_at: datetime, run_config: dict, repaired: list[str], review: bool) -> RunSummary:
+            started_at: datetime, run_config: dict, repaired: list[str]) -> RunSummary:
     from flows.masking import mask_settings
     from flows.runner import engine_for_run, make_task_runner
 
@@ -942,6 +953,16 @@ def _stages(settings: Settings, data_dir: Path, run_dir: Path, flow_run_id: str 
     crawled, pages, aligned = corpus["crawled"], corpus["pages"], corpus["aligned"]
     funnel = verified["funnel"]
     funnel["items"] = items["report"]
+    item_shards, pair_shards = items["shards"], verified["shards"]
+    if settings.review.apply_verdicts and funnel["pairs_kept"] > 0:
+        from review.verdicts import apply_verdicts
+
+        clock.start("verdicts", None, "items")
+        item_shards, pair_shards, applied = apply_verdicts(data_dir / "review.sqlite", item_shards, pair_shards,
+                                                           run_dir / "reviewed")
+        clock.finish("verdicts", applied.get("reviewed"), applied.get("verified"), "items")
+        if applied:
+            funnel["review"] = applied
     counts = release_counts({"pages": aligned.pages_by_status, **funnel})
     release_dir, note, blocked = None, "", ""
     if funnel["pairs_kept"] > 0:
@@ -950,16 +971,17 @@ def _stages(settings: Settings, data_dir: Path, run_dir: Path, flow_run_id: str 
         # In the flow's process, which holds the data directory's lock: the release and the catalog have one
         # writer.
         release_dir, blocked = publish_task(
-            verified["shards"], settings.release, data_dir, manifest_config(settings), counts, pages.digest,
-            flow_run_id, item_tables(items["shards"], settings.items, hierarchy), hierarchy,
+            pair_shards, settings.release, data_dir, manifest_config(settings), counts, pages.digest,
+            flow_run_id, item_tables(item_shards, settings.items, hierarchy), hierarchy,
             gate_rules(settings, hierarchy) if settings.release.gate else None,
             run_dir / "validation", aligned.relations, pages.shards, run_dir.name)
         clock.finish("publish", None, None, "")
         note = blocked
     else:
         note = no_release_note(funnel, settings.release.name)
-    if review and release_dir is not None:
-        funnel["review"] = {"queued": review_stage(release_dir, data_dir, settings.items.kinds, clock)}
+    if settings.review.enqueue and release_dir is not None:
+        queued = review_stage(release_dir, data_dir, settings.review, item_shards, clock)
+        funnel["review"] = {**funnel.get("review", {}), "queued": queued}
     seconds = time.monotonic() - started
     report = {"run": run_dir.name, "release": str(release_dir) if release_dir else None, "note": note,
               "pages": aligned.pages_by_status, "funnel": funnel, "stages": clock.stages,
@@ -986,14 +1008,24 @@ def _stages(settings: Settings, data_dir: Path, run_dir: Path, flow_run_id: str 
                       stages=clock.stages)
 
 
-def review_stage(release_dir: Path, data_dir: Path, kinds: list[str], clock: StageClock) -> int:
-    """Every item of the release's configs of ``kinds`` queued for two blind annotations (all splits)."""
-    from warehouse.release import load_manifest
-    from warehouse.reviews import Reviews
+def rejected_relations(data_dir: Path) -> list[str]:
+    """Relations people rejected in review (review/store.py); none while there is no review file."""
+    from review.store import ReviewStore
 
-    configs = sorted({f.config for f in load_manifest(release_dir).files} & set(kinds))
+    path = Path(data_dir) / "review.sqlite"
+    return ReviewStore(path).rejected_relations() if path.is_file() else []
+
+
+def review_stage(release_dir: Path, data_dir: Path, review: ReviewSettings, item_shards: list[Path],
+                 clock: StageClock) -> int:
+    """The release's items queued for two blind annotations each, by the review policy (review/queue.py), with
+    what the verifiers recorded about them (the item stage's checks.jsonl)."""
+    from review.queue import Policy, queue_release
+
+    policy = Policy(tuple(review.all_configs), tuple(review.sampled_configs), review.sample_per_domain, review.seed)
+    checks = next((p for p in (Path(s).parent.parent / "checks.jsonl" for s in item_shards) if p.is_file()), None)
     clock.start("review", None, "items")
-    queued = Reviews(Path(data_dir) / "catalog.duckdb").enqueue(release_dir, configs, None, 0, "all") if configs else 0
+    queued = queue_release(data_dir, release_dir, policy, checks=checks)
     clock.finish("review", None, queued, "items")
     return queued
 

@@ -136,6 +136,11 @@ def format_summary(summary, seconds: float | None = None, startup: float | None 
     items = funnel.get("items") or {}
     if items.get("items_kept"):
         lines.append("  items           " + ", ".join(f"{k} {v}" for k, v in items["items_kept"].items()))
+    applied = funnel.get("review") or {}
+    if applied.get("reviewed"):
+        lines.append(f"  human review    {applied['reviewed']} reviewed items: {applied['verified']} kept as "
+                     f"human-verified ({applied['answers_applied']} with an adjudicated answer), "
+                     f"{applied['dropped']} dropped")
     if (funnel.get("review") or {}).get("queued"):
         release = summary.release_dir
         lines.append(f"  review          {funnel['review']['queued']} items queued for two blind annotations "
@@ -647,33 +652,6 @@ def cmd_questions_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_review_queue(args: argparse.Namespace) -> int:
-    from warehouse.release import load_manifest
-    from warehouse.reviews import Reviews
-
-    directory = _release_dir(args)
-    manifest = load_manifest(directory)
-    reviews = Reviews(Path(args.data_dir) / "catalog.duckdb")
-    added = reviews.enqueue(directory, args.config, args.sample, args.seed, args.split)
-    queued = reviews.status(manifest.name, manifest.version)["queued"]
-    print(f"{manifest.name} {manifest.version}: {added} items queued for review ({queued} in the queue)")
-    return 0
-
-
-def cmd_review_status(args: argparse.Namespace) -> int:
-    from warehouse.release import load_manifest
-    from warehouse.reviews import Reviews
-
-    manifest = load_manifest(_release_dir(args))
-    s = Reviews(Path(args.data_dir) / "catalog.duckdb").status(manifest.name, manifest.version)
-    kappa = "-" if s["kappa"] is None else f"{s['kappa']:.3f}"
-    print(f"{manifest.name} {manifest.version}: {s['queued']} queued; open {s['open']}, agreed {s['agreed']}, "
-          f"disputed {s['disputed']}, adjudicated {s['adjudicated']}\n"
-          f"  verdicts  accept {s['accepted']}, reject {s['rejected']}\n"
-          f"  Cohen's kappa over {s['doubly_annotated']} doubly annotated items: {kappa}")
-    return 0
-
-
 def cmd_score(args: argparse.Namespace) -> int:
     from warehouse.scoring import format_scores, score_release
 
@@ -890,23 +868,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write into a non-empty --out, replacing the files of the same names (or a file there)")
     _release_options(exp)
 
-    review = _command(sub, "review", "Queue a release's items for human review and follow the queue.",
-                      "zhbench review queue 0.1.0 --config simpleqa --sample 200\nzhbench review status 0.1.0",
-                      lambda a: _help(review))
-    review_sub = review.add_subparsers(dest="review_command", metavar="COMMAND", parser_class=_Parser)
-    queue = _command(review_sub, "queue", "Queue items of a release for two blind annotations each.",
-                     "zhbench review queue 0.1.0 --config simpleqa --config qa --sample 100 --seed 1",
-                     cmd_review_queue)
-    queue.add_argument("release", help="a version of --name, or a release directory")
-    queue.add_argument("--config", action="append", help="an item config to queue (repeatable; default all)")
-    queue.add_argument("--sample", type=int, help="at most this many items per config, picked by --seed")
-    queue.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
-    queue.add_argument("--split", default="eval", choices=["eval", "train", "all"], help="which split (default eval)")
-    _release_options(queue)
-    rstatus = _command(review_sub, "status", "Counts of a release's review queue, verdicts and Cohen's kappa.",
-                       "zhbench review status 0.1.0", cmd_review_status)
-    rstatus.add_argument("release", help="a version of --name, or a release directory")
-    _release_options(rstatus)
+    from flows.review_cli import register as register_review
+
+    register_review(sub, _command, _release_options, _Parser)
 
     questions = _command(sub, "questions", "Check question files against the short-answer criteria and "
                                            "registered benchmark questions.",

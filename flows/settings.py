@@ -189,6 +189,23 @@ class ReleaseSettings(_Section):
                                              "blocks the release")
 
 
+class ReviewSettings(_Section):
+    """Human review (review/): what a run queues, and how verdicts reach the next release."""
+
+    enqueue: bool = Field(True, description="queue the published release's items for review by the policy below")
+    all_configs: list[str] = Field(default_factory=lambda: ["simpleqa"],
+                                   description="configs queued in full (Chinese SimpleQA: every question)")
+    sampled_configs: list[str] = Field(default_factory=lambda: ["cdtp_pairs", "qa", "kgc"],
+                                       description="configs of which a seeded sample per domain is queued")
+    sample_per_domain: int = Field(20, ge=0, description="items of each sampled config per domain; 0: none")
+    seed: int = 0
+    apply_verdicts: bool = Field(True, description="apply settled verdicts to the items of the next release: "
+                                 "drop rejected ones, apply adjudicated answers, drop answers people found "
+                                 "different, mark the rest human-verified")
+    lease_minutes: float = Field(30, gt=0, description="an annotator's hold on an item before it returns to "
+                                 "the queue (zhbench review serve)")
+
+
 class EngineSettings(_Section):
     """Where and how the flow's stage tasks run. Nothing here changes what a run publishes: a release built
     on threads, processes or a Dask cluster is the same bytes, and the release records none of it."""
@@ -291,6 +308,7 @@ class Settings(BaseSettings):
     verify: VerifySettings = Field(default_factory=VerifySettings)
     llm: LLMSection = Field(default_factory=LLMSection)
     release: ReleaseSettings = Field(default_factory=ReleaseSettings)
+    review: ReviewSettings = Field(default_factory=ReviewSettings)
     engine: EngineSettings = Field(default_factory=EngineSettings)
     schedule: ScheduleSettings = Field(default_factory=ScheduleSettings)
 

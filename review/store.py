@@ -324,9 +324,12 @@ class ReviewStore:
     # -- the queue --------------------------------------------------------------------------------
 
     def enqueue(self, name: str, version: str, items: list[dict]) -> int:
-        """Queue items (each {"item_id", "config", "category", "payload"}); items already queued stay as
-        they are. Returns how many were added."""
+        """Queue items (each {"item_id", "config", "category", "payload"}); items already queued, for this
+        release or an earlier one of the same name, stay as they are: a verdict holds for the item in every
+        later release (review/verdicts.py). Returns how many were added."""
         with self._write() as con:
+            known = {r[0] for r in con.execute("SELECT item_id FROM queue WHERE release_name = ?", [name])}
+            items = [i for i in items if i["item_id"] not in known]
             before = con.total_changes
             con.executemany(
                 "INSERT OR IGNORE INTO queue (release_name, release_version, item_id, config, category, queued_at, "

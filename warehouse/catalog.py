@@ -1,6 +1,6 @@
 """The warehouse catalog: one DuckDB file recording what was fetched, the runs, what each stage
-wrote (Parquet shards by content hash), the LLM and search caches, review state
-(warehouse.reviews) and the releases published.
+wrote (Parquet shards by content hash), the LLM and search caches and the releases published.
+(Human review has its own file, review.sqlite: review/store.py says why.)
 
 DuckDB allows one writing process at a time. Every operation opens the file,
 does its work in one transaction and closes it; a process that finds the file
@@ -91,27 +91,6 @@ CREATE TABLE IF NOT EXISTS search_cache (
     hits VARCHAR NOT NULL,    -- JSON list of {url, title, text, score}
     created TIMESTAMP DEFAULT current_timestamp,
     PRIMARY KEY (backend, query, k)
-);
-CREATE TABLE IF NOT EXISTS review_queue (
-    release_name VARCHAR NOT NULL,
-    release_version VARCHAR NOT NULL,
-    item_id VARCHAR NOT NULL,
-    config VARCHAR NOT NULL,
-    queued_at TIMESTAMPTZ,
-    status VARCHAR NOT NULL,  -- open | agreed | disputed | adjudicated
-    verdict VARCHAR,          -- accept | reject, once settled
-    PRIMARY KEY (release_name, release_version, item_id)
-);
-CREATE TABLE IF NOT EXISTS review_labels (
-    release_name VARCHAR NOT NULL,
-    release_version VARCHAR NOT NULL,
-    item_id VARCHAR NOT NULL,
-    role VARCHAR NOT NULL,    -- annotator | adjudicator
-    person VARCHAR NOT NULL,
-    label VARCHAR NOT NULL,   -- accept | reject
-    note VARCHAR,
-    labelled_at TIMESTAMPTZ,
-    PRIMARY KEY (release_name, release_version, item_id, person)
 );
 """
 

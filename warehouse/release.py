@@ -519,6 +519,27 @@ def _difficulty_lines(difficulty: dict | None) -> list[str]:
     return lines
 
 
+def _review_lines(review: dict | None) -> list[str]:
+    """The card's account of the human review applied to this release (review/verdicts.py)."""
+    if not review or not review.get("reviewed"):
+        return []
+    return ["", "## Human review", "",
+            "Items checked by two blind annotators, disagreements settled by a third (zhbench review); "
+            "`verified_by` holds `human_review` on every item people accepted; where an adjudicator set another "
+            "answer, it holds only `human_review` (the automatic checks judged the old answer).", "",
+            "| reviewed | agreed | adjudicated | kept, human-verified | answers set by an adjudicator | dropped |",
+            "|---|---|---|---|---|---|",
+            f"| {review['reviewed']} | {review.get('agreed', 0)} | {review.get('adjudicated', 0)} | "
+            f"{review.get('verified', 0)} | {review.get('answers_applied', 0)} | {review.get('dropped', 0)} |", "",
+            "Dropped: " + ", ".join(f"{n} {label}" for label, n in (
+                ("rejected", review.get("dropped_rejected", 0)),
+                ("whose human answer differs from the pipeline's after normalisation",
+                 review.get("dropped_answer_differs", 0)),
+                ("whose adjudicated answer is not among the options", review.get("dropped_answer_not_in_options", 0)),
+                ("triple-to-text items of a rejected pair", review.get("dropped_pair_rejected", 0)))) + "; "
+            f"pairs rejected: {review.get('pairs_dropped_rejected', 0)}."]
+
+
 def default_card(manifest: ReleaseManifest, categories: dict | None = None) -> str:
     configs = by_config(manifest.files)
     lines = ["---", "configs:"]
@@ -561,5 +582,6 @@ def default_card(manifest: ReleaseManifest, categories: dict | None = None) -> s
                                 if str(items.get("embedder", "")).startswith("char-ngram") else "."),
                   *_llm_lines(items.get("llm")), *_verification_lines(items.get("verification")),
                   *_difficulty_lines(items.get("difficulty"))]
+    lines += _review_lines(manifest.counts.get("review"))
     lines += ["", "## Funnel", "", "```json", json.dumps(manifest.counts, ensure_ascii=False, indent=2), "```", ""]
     return "\n".join(lines)

@@ -1,0 +1,200 @@
+"""``zhbench review``: queue a release for people, run the annotation web app, manage accounts,
+follow agreement, and move a queue to and from Label Studio."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import ipaddress
+import json
+import sys
+from pathlib import Path
+from typing import Callable
+
+EXAMPLES = """zhbench review add-user alice --role admin
+zhbench review queue 0.1.0 --config simpleqa --sample 200
+zhbench review serve --port 8765
+zhbench review status 0.1.0"""
+
+
+def _release(args: argparse.Namespace) -> tuple[Path, str, str]:
+    from flows.cli import _release_dir
+    from warehouse.release import load_manifest
+
+    directory = _release_dir(args)
+    manifest = load_manifest(directory)
+    return directory, manifest.name, manifest.version
+
+
+def _store(args: argparse.Namespace):
+    from review.store import ReviewStore
+
+    return ReviewStore.at(args.data_dir)
+
+
+def cmd_queue(args: argparse.Namespace) -> int:
+    from review.queue import queue_release
+
+    directory, name, version = _release(args)
+    added = queue_release(Path(args.data_dir), directory, None, args.config, args.sample, args.seed, args.split)
+    queued = _store(args).status(name, version)["queued"]
+    print(f"{name} {version}: {added} items queued for review ({queued} in the queue)")
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    _, name, version = _release(args)
+    store = _store(args)
+    s = store.status(name, version)
+    kappa = "-" if s["kappa"] is None else f"{s['kappa']:.3f}"
+    print(f"{name} {version}: {s['queued']} queued; open {s['open']}, agreed {s['agreed']}, "
+          f"disputed {s['disputed']}, adjudicated {s['adjudicated']}\n"
+          f"  verdicts  accept {s['accepted']}, reject {s['rejected']}\n"
+          f"  Cohen's kappa over {s['doubly_annotated']} doubly annotated items: {kappa}")
+    for row in store.stats(name, version)["by_pair"]:
+        k = "-" if row["kappa"] is None else f"{row['kappa']:.3f}"
+        print(f"  {row['group']:<24} {row['items']:>5} items  agreement {row['agreement']:.0%}  kappa {k}")
+    return 0
+
+
+def _password(args: argparse.Namespace) -> str:
+    if args.password_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    if not sys.stdin.isatty():
+        raise ValueError("no terminal to ask for the password; pipe it with --password-stdin")
+    first = getpass.getpass(f"password for {args.user}: ")
+    if getpass.getpass("again: ") != first:
+        raise ValueError("the two passwords differ; nothing was changed")
+    return first
+
+
+def cmd_add_user(args: argparse.Namespace) -> int:
+    user = _store(args).add_user(args.user, args.role, _password(args), replace=args.replace)
+    print(f"{user.name}: {user.role} ({'updated' if args.replace else 'added'}; "
+          f"{Path(args.data_dir) / 'review.sqlite'})")
+    return 0
+
+
+def cmd_users(args: argparse.Namespace) -> int:
+    users = _store(args).users()
+    if not users:
+        print("no accounts yet; add one: zhbench review add-user NAME --role admin")
+    for user in users:
+        print(f"{user.name:<24} {user.role}")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from review.app import serve
+
+    if not _store(args).users():
+        raise ValueError(f"no accounts in {Path(args.data_dir) / 'review.sqlite'}; add one first: "
+                         "zhbench review add-user NAME --role admin")
+    if not _loopback(args.host) and not args.secure_cookies:
+        print(f"zhbench: note: serving on {args.host} without --secure-cookies; put it behind HTTPS and pass "
+              "--secure-cookies, so session cookies never travel in clear", file=sys.stderr)
+    print(f"review app on http://{args.host}:{args.port}/ (Ctrl-C stops it; what was submitted is kept)")
+    serve(Path(args.data_dir), host=args.host, port=args.port, lease_minutes=args.lease_minutes,
+          secure_cookies=args.secure_cookies)
+    return 0
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from review.labelstudio import LABELING_CONFIG, export_tasks
+
+    _, name, version = _release(args)
+    tasks = export_tasks(_store(args), name, version)
+    out = Path(args.out or f"{name}-{version}-labelstudio.json")
+    out.write_text(json.dumps(tasks, ensure_ascii=False, indent=1), encoding="utf-8")
+    xml = out.with_suffix(".xml")
+    xml.write_text(LABELING_CONFIG.read_text(encoding="utf-8"), encoding="utf-8")
+    print(f"{len(tasks)} tasks of {name} {version} to {out}; Label Studio's labeling config: {xml}")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from review.labelstudio import import_tasks, read_tasks
+
+    _, name, version = _release(args)
+    users = {}
+    for pair in args.user or []:
+        key, sep, person = pair.partition("=")
+        if not sep or not key or not person:
+            raise ValueError(f"--user {pair!r}: write a Label Studio user id and a name, e.g. --user 12=alice")
+        users[key] = person
+    result = import_tasks(_store(args), name, version, read_tasks(Path(args.file)), users)
+    print(f"{name} {version}: imported {result['imported']}, already there {result['already_there']}, "
+          f"skipped {sum(result['skipped'].values())}")
+    for reason, n in sorted(result["skipped"].items()):
+        print(f"  skipped {n}: {reason}")
+    return 0
+
+
+def register(sub, command: Callable, release_options: Callable, parser_class) -> argparse.ArgumentParser:
+    review = command(sub, "review", "Human review: queue a release, serve the annotation app, manage accounts "
+                                    "and follow agreement.", EXAMPLES, lambda a: (review.print_help(), 0)[1])
+    rsub = review.add_subparsers(dest="review_command", metavar="COMMAND", parser_class=parser_class)
+
+    queue = command(rsub, "queue", "Queue items of a release for two blind annotations each.",
+                    "zhbench review queue 0.1.0 --config simpleqa --config qa --sample 100 --seed 1", cmd_queue)
+    queue.add_argument("release", help="a version of --name, or a release directory")
+    queue.add_argument("--config", action="append", help="a config to queue: an item config or cdtp_pairs "
+                                                         "(repeatable; default all)")
+    queue.add_argument("--sample", type=int, help="at most this many items per config, picked by --seed")
+    queue.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
+    queue.add_argument("--split", default="eval", choices=["eval", "train", "all"], help="which split (default eval)")
+    release_options(queue)
+
+    status = command(rsub, "status", "Counts of a release's review queue, verdicts and Cohen's kappa.",
+                     "zhbench review status 0.1.0", cmd_status)
+    status.add_argument("release", help="a version of --name, or a release directory")
+    release_options(status)
+
+    add = command(rsub, "add-user", "Add an account (annotator, adjudicator or admin); asks for its password.",
+                  "zhbench review add-user alice --role annotator\n"
+                  "printf '%s\\n' \"$PW\" | zhbench review add-user bob --role admin --password-stdin", cmd_add_user)
+    add.add_argument("user", help="the account's name (no spaces)")
+    add.add_argument("--role", required=True, choices=["annotator", "adjudicator", "admin"],
+                     help="annotator labels; adjudicator also settles disagreements and reviews relations; admin "
+                          "also sees the admin page and manages accounts")
+    add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
+    add.add_argument("--replace", action="store_true", help="change an existing account's role and password")
+    add.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
+
+    users = command(rsub, "users", "List the accounts.", "zhbench review users", cmd_users)
+    users.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
+
+    serve = command(rsub, "serve", "Serve the annotation web app (annotate, adjudicate, relations, admin).",
+                    "zhbench review serve --port 8765\nzhbench review serve --host 0.0.0.0 --secure-cookies",
+                    cmd_serve)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
+    serve.add_argument("--lease-minutes", type=float, default=30.0,
+                       help="how long an annotator holds an item before it returns to the queue (default 30)")
+    serve.add_argument("--secure-cookies", action="store_true",
+                       help="mark session cookies Secure (behind HTTPS)")
+    serve.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
+
+    export = command(rsub, "export", "Write a release's queue as Label Studio tasks (JSON) with the labeling "
+                                     "config beside it.",
+                     "zhbench review export 0.1.0 --out cdtp-0.1.0.json", cmd_export)
+    export.add_argument("release", help="a version of --name, or a release directory")
+    export.add_argument("--out", help="output file (default <name>-<version>-labelstudio.json)")
+    release_options(export)
+
+    imp = command(rsub, "import", "Record the annotations of a Label Studio JSON export (the same file twice is "
+                                  "recorded once).",
+                  "zhbench review import 0.1.0 project-3-at-2026-11-20.json --user 7=alice --user 9=bob", cmd_import)
+    imp.add_argument("release", help="a version of --name, or a release directory")
+    imp.add_argument("file", help="Label Studio's JSON export")
+    imp.add_argument("--user", action="append", help="LABELSTUDIO_ID=NAME: whose annotations a Label Studio user "
+                                                      "id's are (repeatable)")
+    release_options(imp)
+    return review
