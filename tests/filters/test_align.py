@@ -185,3 +185,15 @@ def test_an_enumeration_naming_the_entity_by_an_alias_is_covered():
     verdict = EnumerationFilter().check(pair([]))
     assert (verdict.keep, verdict.reason, verdict.info["missing"]) == (False, "enumeration_item_without_triple",
                                                                           ["扬子江"])
+
+
+def test_a_relation_rejected_in_review_is_dropped_and_the_pair_judged_again_without_it():
+    text = "《90电影金曲精选》是许冠杰发行的音乐专辑，共收录了12首歌曲。"
+    triples = [Triple(head="90电影金曲精选", relation=r, tail=v) for r, v in (("专辑歌手", "许冠杰"), ("曲目数量", "12首"))]
+    triple_filters, pair_filters = cdtp_filters(VOCABULARY, rejected_relations=["曲目数量"])
+    (pair,) = apply_filters([Pair(pair_id="p", entity="90电影金曲精选", text=text, triples=triples)],
+                            triple_filters, pair_filters, Funnel())
+    assert [(t.relation, t.decision, t.reason) for t in pair.triples] == [
+        ("专辑歌手", "kept", ""), ("曲目数量", "dropped", "relation:relation_rejected_in_review")]
+    # Without its last grounded triple the text runs on past 许冠杰: the pair is judged again and dropped.
+    assert (pair.decision, pair.reason) == ("dropped", "position_index:below_threshold")
