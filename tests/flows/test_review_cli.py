@@ -1,0 +1,51 @@
+"""zhbench review: accounts, queue and status from the command line, and its one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from review.store import CRITERIA, Annotation, ReviewStore
+from tests.flows.test_cli import ROOT, main
+from tests.warehouse.conftest import release  # noqa: F401 (the published release fixture)
+
+
+def test_add_user_reads_the_password_from_stdin_and_never_from_the_command_line(tmp_path):
+    run = subprocess.run([sys.executable, "-m", "flows.cli", "review", "add-user", "alice", "--role", "admin",
+                          "--password-stdin", "--data-dir", str(tmp_path)], input="s3cret-words\n",
+                         capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "alice: admin (added;" in run.stdout
+    assert ReviewStore.at(tmp_path).login("alice", "s3cret-words") is not None
+    again = subprocess.run([sys.executable, "-m", "flows.cli", "review", "add-user", "alice", "--role", "annotator",
+                            "--password-stdin", "--data-dir", str(tmp_path)], input="s3cret-words\n",
+                           capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert again.returncode == 1
+    assert again.stderr.strip() == ("zhbench: error: user alice exists; to change the role or password, add it "
+                                    "again with --replace")
+
+
+def test_serve_without_accounts_says_how_to_add_one(tmp_path, capsys):
+    assert main(["review", "serve", "--data-dir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "no accounts in" in err and "zhbench review add-user NAME --role admin" in err and "Traceback" not in err
+
+
+def test_queue_and_status(release, tmp_path, capsys):  # noqa: F811
+    assert main(["review", "queue", str(release), "--config", "simpleqa", "--sample", "3", "--split", "all",
+                 "--data-dir", str(tmp_path)]) == 0
+    assert "3 items queued for review (3 in the queue)" in capsys.readouterr().out
+    store = ReviewStore.at(tmp_path)
+    name, version = store.queues()[0]["name"], store.queues()[0]["version"]
+    urls = ["https://baike.baidu.com/item/a", "https://zh.wikipedia.org/wiki/b"]
+    for person in ("ann1", "ann2"):
+        item = store.next_item(name, version, person)
+        label = Annotation("accept", answer=item["payload"]["item"]["answer"], criteria=dict.fromkeys(CRITERIA, True),
+                           urls=urls)
+        store.annotate(name, version, item["item_id"], person, label)
+    assert main(["review", "status", str(release), "--data-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "3 queued; open 2, agreed 1, disputed 0, adjudicated 0" in out
+    assert "ann1 / ann2" in out and "1 items  agreement 100%" in out
+    assert main(["review", "queue", str(release), "--config", "pairs", "--data-dir", str(tmp_path)]) == 1
+    assert "has no config pairs to review" in capsys.readouterr().err
