@@ -107,14 +107,14 @@ def _loopback(host: str) -> bool:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from review.labelstudio import LABELING_CONFIG, export_tasks
+    from review.labelstudio import CONFIG_XML, export_tasks
 
     _, name, version = _release(args)
     tasks = export_tasks(_store(args), name, version)
     out = Path(args.out or f"{name}-{version}-labelstudio.json")
     out.write_text(json.dumps(tasks, ensure_ascii=False, indent=1), encoding="utf-8")
     xml = out.with_suffix(".xml")
-    xml.write_text(LABELING_CONFIG.read_text(encoding="utf-8"), encoding="utf-8")
+    xml.write_text(CONFIG_XML.read_text(encoding="utf-8"), encoding="utf-8")
     print(f"{len(tasks)} tasks of {name} {version} to {out}; Label Studio's labeling config: {xml}")
     return 0
 
@@ -134,6 +134,9 @@ def cmd_import(args: argparse.Namespace) -> int:
           f"skipped {sum(result['skipped'].values())}")
     for reason, n in sorted(result["skipped"].items()):
         print(f"  skipped {n}: {reason}")
+    for problem in result.get("problems", [])[:10]:
+        print(f"    task {problem.get('task')} item {problem.get('item_id')} by {problem.get('person')}: "
+              f"{problem.get('message') or problem.get('reason')}")
     return 0
 
 

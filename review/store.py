@@ -426,12 +426,12 @@ class ReviewStore:
         changes nothing and returns the status."""
         now = time.time()
         with self._write() as con:
-            if request_id and (done := _by_request(con, request_id)):
-                return _status(con, name, version, done)
+            if request_id and _by_request(con, request_id, item_id):
+                return _status(con, name, version, item_id)
             status, config = _state(con, name, version, item_id)
-            annotation.check(config)
             if status != "open":
                 raise ReviewError(f"item {item_id} is {status}; it takes no more annotations")
+            annotation.check(config)
             labels = _labels(con, name, version, item_id)
             if person in labels:
                 raise ReviewError(f"{person} has already annotated item {item_id}; each item needs two different "
@@ -468,12 +468,12 @@ class ReviewStore:
         """Settle a disputed item; the adjudicator is not one of its annotators and decides for good."""
         now = time.time()
         with self._write() as con:
-            if request_id and _by_request(con, request_id):
+            if request_id and _by_request(con, request_id, item_id):
                 return
             status, config = _state(con, name, version, item_id)
-            annotation.check(config, role="adjudicator")
             if status != "disputed":
                 raise ReviewError(f"item {item_id} is {status}; only disputed items are adjudicated")
+            annotation.check(config, role="adjudicator")
             if person in _labels(con, name, version, item_id):
                 raise ReviewError(f"{person} annotated item {item_id}; a third person adjudicates it")
             lease = con.execute("SELECT leased_at, person FROM leases WHERE release_name = ? AND release_version = ? "
@@ -528,6 +528,11 @@ class ReviewStore:
                                "ORDER BY role = 'adjudicator', labelled_at, person",
                                [name, version, item_id]).fetchall()
         return [_label_dict(r) for r in rows]
+
+    def item_ids(self, name: str, version: str) -> list[str]:
+        with self._read() as con:
+            return [r[0] for r in con.execute("SELECT item_id FROM queue WHERE release_name = ? AND "
+                                              "release_version = ? ORDER BY item_id", [name, version])]
 
     def done_by(self, name: str, version: str, person: str) -> int:
         with self._read() as con:
@@ -675,9 +680,14 @@ def _status(con, name: str, version: str, item_id: str) -> str:
     return _state(con, name, version, item_id)[0]
 
 
-def _by_request(con, request_id: str) -> str | None:
+def _by_request(con, request_id: str, item_id: str) -> bool:
+    """Whether this request was recorded already (a form posted twice); a request id of another item is
+    refused, so one id can never stand for two decisions."""
     row = con.execute("SELECT item_id FROM labels WHERE request_id = ?", [request_id]).fetchone()
-    return row[0] if row else None
+    if row and row[0] != item_id:
+        raise ReviewError(f"request {request_id} recorded a decision on item {row[0]}, not {item_id}; reload the "
+                          "page and decide again")
+    return row is not None
 
 
 def _labels(con, name: str, version: str, item_id: str) -> dict[str, dict]:
