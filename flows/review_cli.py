@@ -93,8 +93,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if not _loopback(args.host) and not args.secure_cookies:
         print(f"zhbench: note: serving on {args.host} without --secure-cookies; put it behind HTTPS and pass "
               "--secure-cookies, so session cookies never travel in clear", file=sys.stderr)
+    lease_minutes = args.lease_minutes
+    if lease_minutes is None:
+        from flows.settings import Settings
+
+        lease_minutes = Settings.load(args.config).review.lease_minutes
+    if lease_minutes <= 0:
+        raise ValueError(f"--lease-minutes must be positive, got {lease_minutes}")
     print(f"review app on http://{args.host}:{args.port}/ (Ctrl-C stops it; what was submitted is kept)")
-    serve(Path(args.data_dir), host=args.host, port=args.port, lease_minutes=args.lease_minutes,
+    serve(Path(args.data_dir), host=args.host, port=args.port, lease_minutes=lease_minutes,
           secure_cookies=args.secure_cookies)
     return 0
 
@@ -179,8 +186,10 @@ def register(sub, command: Callable, release_options: Callable, parser_class) ->
                     cmd_serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
-    serve.add_argument("--lease-minutes", type=float, default=30.0,
-                       help="how long an annotator holds an item before it returns to the queue (default 30)")
+    serve.add_argument("--lease-minutes", type=float,
+                       help="how long an annotator holds an item before it returns to the queue (default: "
+                            "review.lease_minutes of the settings, 30)")
+    serve.add_argument("--config", type=Path, help="settings file (TOML) for review.lease_minutes")
     serve.add_argument("--secure-cookies", action="store_true",
                        help="mark session cookies Secure (behind HTTPS)")
     serve.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
