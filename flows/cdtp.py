@@ -954,7 +954,7 @@ def _stages(settings: Settings, data_dir: Path, run_dir: Path, flow_run_id: str 
     funnel = verified["funnel"]
     funnel["items"] = items["report"]
     item_shards, pair_shards = items["shards"], verified["shards"]
-    if settings.review.apply_verdicts and funnel["pairs_kept"] > 0:
+    if settings.review.apply_verdicts and funnel["pairs_kept"] > 0 and (data_dir / "review.sqlite").is_file():
         from review.verdicts import apply_verdicts
 
         clock.start("verdicts", None, "items")
