@@ -31,6 +31,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -110,6 +111,14 @@ CREATE TABLE IF NOT EXISTS labels (
     request_id TEXT UNIQUE,
     labelled_at REAL NOT NULL,
     seconds REAL,                        -- from the lease to the decision
+    PRIMARY KEY (release_name, release_version, item_id, person)
+);
+CREATE TABLE IF NOT EXISTS skips (   -- items a person gave back: offered to them again only after the rest
+    release_name TEXT NOT NULL,
+    release_version TEXT NOT NULL,
+    item_id TEXT NOT NULL,
+    person TEXT NOT NULL,
+    skipped_at REAL NOT NULL,
     PRIMARY KEY (release_name, release_version, item_id, person)
 );
 CREATE TABLE IF NOT EXISTS relations (
@@ -299,8 +308,8 @@ class ReviewStore:
         """A new session's cookie token and the session, or None for a wrong name or password."""
         with self._read() as con:
             row = con.execute("SELECT name, role, password FROM users WHERE name = ?", [name]).fetchone()
-        # A missing user costs a hash too, so timing does not tell which names exist.
-        if not check_password(password, row["password"] if row else hash_password("")) or row is None:
+        # A missing user costs one hash too, so timing does not tell which names exist.
+        if not check_password(password, row["password"] if row else _decoy()) or row is None:
             return None
         token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         with self._write() as con:
@@ -381,9 +390,12 @@ class ReviewStore:
                   AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.release_name = q.release_name
                                   AND l.release_version = q.release_version AND l.item_id = q.item_id
                                   AND l.person = ?)
-                ORDER BY (SELECT count(*) FROM labels l WHERE l.release_name = q.release_name
+                ORDER BY EXISTS (SELECT 1 FROM skips k WHERE k.release_name = q.release_name
+                                 AND k.release_version = q.release_version AND k.item_id = q.item_id
+                                 AND k.person = ?),
+                         (SELECT count(*) FROM labels l WHERE l.release_name = q.release_name
                           AND l.release_version = q.release_version AND l.item_id = q.item_id) DESC, q.item_id
-                LIMIT 1""", [name, version, person]).fetchone()
+                LIMIT 1""", [name, version, person, person]).fetchone()
             if row is None:
                 return None
             con.execute("INSERT INTO leases VALUES (?, ?, ?, ?, 'annotator', ?, ?)",
@@ -515,10 +527,13 @@ class ReviewStore:
             return item_id
 
     def release_lease(self, name: str, version: str, item_id: str, person: str) -> None:
-        """Give an item back to the queue (skip)."""
+        """Give an item back to the queue (skip): others may take it, and this person is offered it again only
+        after every other item open to them."""
         with self._write() as con:
             con.execute("DELETE FROM leases WHERE release_name = ? AND release_version = ? AND item_id = ? AND "
                         "person = ?", [name, version, item_id, person])
+            con.execute("INSERT OR REPLACE INTO skips VALUES (?, ?, ?, ?, ?)",
+                        [name, version, item_id, person, time.time()])
 
     def labels(self, name: str, version: str, item_id: str) -> list[dict]:
         """Every label of an item, annotators first. Only for adjudication and export: the web app never
@@ -540,13 +555,20 @@ class ReviewStore:
                                "person = ?", [name, version, person]).fetchone()[0]
 
     def left_for(self, name: str, version: str, person: str) -> int:
-        """Open items this person could still annotate (the progress counter's remainder)."""
+        """Open items this person could still annotate (the progress counter's remainder): not labelled by
+        them, and with a slot free or held by them."""
         with self._read() as con:
             return con.execute("""
                 SELECT count(*) FROM queue q WHERE q.release_name = ? AND q.release_version = ? AND q.status = 'open'
                   AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.release_name = q.release_name
                                   AND l.release_version = q.release_version AND l.item_id = q.item_id
-                                  AND l.person = ?)""", [name, version, person]).fetchone()[0]
+                                  AND l.person = ?)
+                  AND (SELECT count(*) FROM labels l WHERE l.release_name = q.release_name
+                       AND l.release_version = q.release_version AND l.item_id = q.item_id AND l.role = 'annotator')
+                    + (SELECT count(*) FROM leases s WHERE s.release_name = q.release_name
+                       AND s.release_version = q.release_version AND s.item_id = q.item_id
+                       AND s.role = 'annotator' AND s.person <> ? AND s.expires_at > ?) < 2""",
+                               [name, version, person, person, time.time()]).fetchone()[0]
 
     # -- what settled -------------------------------------------------------------------------------
 
@@ -655,6 +677,12 @@ def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
     if expected >= 1:
         return None
     return (observed - expected) / (1 - expected)
+
+
+@lru_cache(maxsize=1)
+def _decoy() -> str:
+    """A hash to check a password against when the name is unknown (as slow as a real one)."""
+    return hash_password(secrets.token_urlsafe(16))
 
 
 def _token_hash(token: str) -> str:

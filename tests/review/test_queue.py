@@ -50,3 +50,32 @@ def test_queue_release_and_its_errors(release, tmp_path):
     assert ReviewStore.at(tmp_path).status(manifest.name, manifest.version)["queued"] == 4
     with pytest.raises(ReviewError, match="no config pairs to review"):
         select(release, configs=["pairs"])
+
+
+def test_every_queued_item_of_a_published_release_renders_for_an_annotator(release, tmp_path):
+    """The pages show what review.queue builds from a real release, not only hand-made rows."""
+    from fastapi.testclient import TestClient
+
+    from review.app import create_app
+    from tests.review.conftest import login, password
+
+    manifest = load_manifest(release)
+    queue_release(tmp_path, release, configs=None, sample=2, split="all")
+    store = ReviewStore.at(tmp_path)
+    store.add_user("ann1", "annotator", password("ann1"))
+    ids = store.item_ids(manifest.name, manifest.version)
+    with TestClient(create_app(tmp_path)) as client:
+        login(client, "ann1")
+        seen = set()
+        for _ in ids:
+            page = client.get(f"/annotate/{manifest.name}/{manifest.version}")
+            assert page.status_code == 200, page.text
+            item = store.next_item(manifest.name, manifest.version, "ann1")
+            seen.add(item["config"])
+            shown = item["payload"]["item"]
+            for text in (shown["question"], shown["head"]):
+                assert not text or text.split("\n")[0] in page.text.replace("&#39;", "'")
+            if item["payload"]["pairs"]:
+                assert "<mark" in page.text  # the matched spans of the source text
+            store.release_lease(manifest.name, manifest.version, item["item_id"], "ann1")
+    assert {"simpleqa", "qa", "kgc", "t2t", "cloze", "cdtp_pairs"} <= seen

@@ -235,3 +235,30 @@ def test_cohen_kappa():
     assert cohen_kappa(pairs) == pytest.approx((0.7 - expected) / (1 - expected))
     assert cohen_kappa([("accept", "accept")] * 3) is None  # chance agreement is total
     assert cohen_kappa([]) is None
+
+
+def test_a_skipped_item_comes_back_only_after_the_others(store):
+    first = store.next_item("cdtp", "0.1.0", "ann1")["item_id"]
+    store.release_lease("cdtp", "0.1.0", first, "ann1")
+    assert store.next_item("cdtp", "0.1.0", "ann2")["item_id"] == first  # others may take it
+    second = store.next_item("cdtp", "0.1.0", "ann1")["item_id"]
+    assert second != first
+    store.annotate("cdtp", "0.1.0", second, "ann1", said())
+    store.release_lease("cdtp", "0.1.0", store.next_item("cdtp", "0.1.0", "ann1")["item_id"], "ann1")
+    assert store.next_item("cdtp", "0.1.0", "ann1")["item_id"] == first  # when only skipped ones are left
+
+
+def test_an_unknown_name_costs_one_hash_like_a_wrong_password(tmp_path, monkeypatch):
+    """So the time a login takes does not tell which names exist."""
+    import hashlib
+
+    store = ReviewStore.at(tmp_path)
+    store.add_user("ann1", "annotator", "long enough")
+    store.login("nobody", "warm up")  # the decoy hash is made once, at the first unknown name
+    calls = []
+    real = hashlib.scrypt
+    monkeypatch.setattr(hashlib, "scrypt", lambda *a, **k: calls.append(1) or real(*a, **k))
+    for name in ("nobody", "ann1"):
+        calls.clear()
+        assert store.login(name, "wrong password") is None
+        assert len(calls) == 1, name

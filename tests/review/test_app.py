@@ -1,0 +1,433 @@
+"""The review app over HTTP: sessions, roles, CSRF, blind annotation, races, escaping, restarts."""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from review.app import create_app
+from review.store import Annotation
+
+from .conftest import (NAME, VERSION, accept_form, cdtp_pair, field, live_server, login, mcq, password, simpleqa,
+                       t2t, write_relations)
+
+ANNOTATE = f"/annotate/{NAME}/{VERSION}"
+ADJUDICATE = f"/adjudicate/{NAME}/{VERSION}"
+ADMIN = f"/admin/{NAME}/{VERSION}"
+RELATIONS = f"/relations/{NAME}/{VERSION}"
+
+
+def post(client: TestClient, path: str, data: dict, page: str | None = None):
+    """POST a form with the csrf field (and the request_id of ``page`` when given), as the page would."""
+    html = page or client.get("/").text
+    data = {"csrf": field(html, "csrf"), **data}
+    if page and 'name="request_id"' in page:
+        data.setdefault("request_id", field(page, "request_id"))
+    return client.post(path, data=data, follow_redirects=False)
+
+
+# -- sessions and roles ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/", ANNOTATE, ADJUDICATE, ADMIN, "/admin/users", RELATIONS])
+def test_protected_page_without_session_is_401_with_the_login_form(client_as, store, path):
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    response = client_as().get(path, follow_redirects=False)
+    assert response.status_code == 401
+    assert 'action="/login"' in response.text and 'name="login_token"' in response.text
+
+
+def test_forged_session_cookie_is_401(client_as, store):
+    client = client_as()
+    client.cookies.set("zb_session", "not-a-token")
+    assert client.get("/", follow_redirects=False).status_code == 401
+
+
+@pytest.mark.parametrize("path,role", [(ADMIN, "admin"), ("/admin/users", "admin"), (ADJUDICATE, "adjudicator"),
+                                       (RELATIONS, "adjudicator")])
+def test_annotator_is_refused_other_roles_pages_with_the_role_needed(client_as, store, data_dir, path, role):
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    write_relations(data_dir)
+    response = client_as("ann1").get(path)
+    assert response.status_code == 403
+    assert f"this page needs the {role} role; you are annotator" in response.text
+
+
+@pytest.mark.parametrize("user,path", [("ann1", "/"), ("ann1", ANNOTATE), ("judge", ADJUDICATE),
+                                       ("judge", RELATIONS), ("boss", ADMIN), ("boss", "/admin/users"),
+                                       ("boss", RELATIONS), ("judge", ANNOTATE)])
+def test_each_role_reaches_its_pages(client_as, store, data_dir, user, path):
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    write_relations(data_dir)
+    assert client_as(user).get(path).status_code == 200
+
+
+def test_home_links_by_role(client_as, store):
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    annotator, admin = client_as("ann1").get("/").text, client_as("boss").get("/").text
+    assert ANNOTATE in annotator and ADJUDICATE not in annotator and ADMIN not in annotator
+    assert all(link in admin for link in (ANNOTATE, ADJUDICATE, ADMIN, RELATIONS))
+
+
+def test_unknown_release_and_item_are_404_pages(client_as, store):
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    client = client_as("boss")
+    assert client.get("/annotate/cdtp/9.9.9").status_code == 404
+    assert "no review queue for release cdtp 9.9.9" in client.get("/admin/cdtp/9.9.9").text
+    response = post(client, f"{ANNOTATE}/no-such-item", accept_form("simpleqa"))
+    assert response.status_code == 404 and "item no-such-item is not queued" in response.text
+    assert client.get("/no/such/page").status_code == 404
+
+
+def test_security_headers_on_pages_and_static_files(client_as):
+    client = client_as()
+    for path in ("/login", "/static/app.js"):
+        headers = client.get(path).headers
+        assert "script-src 'self'" in headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in headers["content-security-policy"]
+        assert headers["x-content-type-options"] == "nosniff" and headers["referrer-policy"] == "same-origin"
+
+
+# -- login -----------------------------------------------------------------------------------------------
+
+def test_session_cookie_is_httponly_samesite_strict_and_secure_only_when_asked(data_dir):
+    for secure in (False, True):
+        client = TestClient(create_app(data_dir, secure_cookies=secure), base_url="https://testserver")
+        token = field(client.get("/login").text, "login_token")
+        response = client.post("/login", data={"login_token": token, "name": "ann1", "password": password("ann1")},
+                               follow_redirects=False)
+        assert response.status_code == 303 and response.headers["location"] == "/"
+        cookie = next(c for c in response.headers.get_list("set-cookie") if c.startswith("zb_session="))
+        assert "HttpOnly" in cookie and "SameSite=strict" in cookie.replace("Strict", "strict") and "Path=/" in cookie
+        assert ("Secure" in cookie) is secure
+
+
+def test_login_without_the_pre_session_token_is_refused(client_as):
+    client = client_as()
+    data = {"name": "ann1", "password": password("ann1")}
+    response = client.post("/login", data=data, follow_redirects=False)
+    assert response.status_code == 403 and "form expired or forged" in response.text
+    client.get("/login")  # sets the cookie; a forged page would not know the field's value
+    response = client.post("/login", data={**data, "login_token": "guessed"}, follow_redirects=False)
+    assert response.status_code == 403 and "zb_session" not in response.headers.get("set-cookie", "")
+
+
+def test_wrong_password_and_unknown_name_read_the_same(client_as):
+    client = client_as()
+    pages = []
+    for name, pw in (("ann1", "wrong-password"), ("nobody", "wrong-password")):
+        token = field(client.get("/login").text, "login_token")
+        pages.append(client.post("/login", data={"login_token": token, "name": name, "password": pw}))
+    assert [p.status_code for p in pages] == [401, 401]
+    assert all("wrong name or password" in p.text for p in pages)
+
+
+def test_logout_ends_the_session(client_as):
+    client = client_as("ann1")
+    assert post(client, "/logout", {}).status_code == 303
+    assert client.get("/", follow_redirects=False).status_code == 401
+
+
+# -- CSRF ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("csrf", [None, "forged-token"])
+def test_post_without_or_with_a_wrong_csrf_is_403_and_stores_nothing(client_as, store, csrf):
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    client = client_as("boss")
+    client.get(ANNOTATE)
+    extra = {} if csrf is None else {"csrf": csrf}
+    forms = [(f"{ANNOTATE}/sqa-tu", accept_form("simpleqa")), (f"{ANNOTATE}/undo", {}),
+             ("/admin/users", {"name": "mallory", "role": "admin", "password": "long-enough-pw"}),
+             ("/logout", {})]
+    for path, data in forms:
+        response = client.post(path, data={**data, **extra}, follow_redirects=False)
+        assert response.status_code == 403, path
+        assert "form expired or forged; reload the page" in response.text
+    assert store.labels(NAME, VERSION, "sqa-tu") == []
+    assert "mallory" not in [u.name for u in store.users()]
+    assert client.get("/").status_code == 200  # the forged logout did not end the session
+
+
+# -- annotating ------------------------------------------------------------------------------------------
+
+def test_annotate_shows_one_item_with_evidence_progress_and_shortcut_legend(client_as, store):
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    html = client_as("ann1").get(ANNOTATE).text
+    assert "屠呦呦因发现哪种药物获得2015年诺贝尔生理学或医学奖？" in html
+    assert '<mark class="tail">青蒿素</mark>' in html and '<mark class="head">屠呦呦</mark>' in html
+    assert "https://www.nobelprize.org/prizes/medicine/2015/tu/facts/" in html  # the verifier's evidence
+    assert "https://zh.wikipedia.org/wiki/屠呦呦" in html  # a triple's support URL
+    assert "done 0 · left 1" in html
+    assert all(f'name="crit_{c}"' in html for c in ("factual", "unique", "time_invariant"))
+    assert 'data-key="a"' in html and 'data-key="u"' in html and "<kbd>Ctrl+Enter</kbd>" in html
+
+
+def test_mcq_page_marks_the_gold_and_asks_both_option_checks(client_as, store):
+    store.enqueue(NAME, VERSION, [mcq()])
+    html = client_as("ann1").get(ANNOTATE).text
+    assert 'class="gold">D. 军事家 <strong>✓ gold</strong>' in html
+    assert 'name="gold_right"' in html and 'name="distractors_wrong"' in html and 'name="crit_factual"' not in html
+
+
+def test_submit_records_the_label_and_moves_to_the_next_item(client_as, store):
+    store.enqueue(NAME, VERSION, [simpleqa(), t2t()])
+    client = client_as("ann1")
+    page = client.get(ANNOTATE).text
+    item_id = "sqa-tu"  # items are offered in id order
+    assert f"/{item_id}/skip" in page
+    response = post(client, f"{ANNOTATE}/{item_id}", accept_form("simpleqa", note="查过诺贝尔奖官网"), page)
+    assert response.status_code == 303 and response.headers["location"] == f"{ANNOTATE}?flash=saved"
+    [label] = store.labels(NAME, VERSION, item_id)
+    assert (label["person"], label["verdict"], label["reason"], label["note"]) == ("ann1", "accept", "correct",
+                                                                                "查过诺贝尔奖官网")
+    after = client.get(ANNOTATE).text
+    assert "done 1 · left 1" in after and f"/{item_id}/skip" not in after
+
+
+def test_refused_annotation_is_422_with_the_message_and_the_input_kept(client_as, store):
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    client = client_as("ann1")
+    page = client.get(ANNOTATE).text
+    form = accept_form("simpleqa", urls="https://baike.example.cn/item/屠呦呦", note="只找到一个来源")
+    response = post(client, f"{ANNOTATE}/sqa-tu", form, page)
+    assert response.status_code == 422
+    assert "give at least 2 different supporting URLs for your answer (1 given)" in response.text
+    assert 'value="青蒿素"' in response.text and "只找到一个来源</textarea>" in response.text
+    assert 'name="crit_factual" value="yes" checked' in response.text
+    assert store.labels(NAME, VERSION, "sqa-tu") == []
+
+
+def test_decision_posted_twice_is_stored_once(client_as, store):
+    store.enqueue(NAME, VERSION, [simpleqa(), mcq()])
+    client = client_as("ann1")
+    page = client.get(ANNOTATE).text
+    item_id, form = "qa-wei", accept_form("qa")
+    first, second = post(client, f"{ANNOTATE}/{item_id}", form, page), post(client, f"{ANNOTATE}/{item_id}", form, page)
+    assert first.status_code == second.status_code == 303
+    assert store.done_by(NAME, VERSION, "ann1") == 1 and len(store.labels(NAME, VERSION, item_id)) == 1
+
+
+def test_undo_leases_the_item_back_and_shows_it_again(client_as, store):
+    store.enqueue(NAME, VERSION, [mcq()])
+    client = client_as("ann1")
+    page = client.get(ANNOTATE).text
+    post(client, f"{ANNOTATE}/qa-wei", accept_form("qa"), page)
+    assert "queue empty — nothing left for you in cdtp 0.1.0" in client.get(ANNOTATE).text
+    response = post(client, f"{ANNOTATE}/undo", {})
+    assert response.status_code == 303 and response.headers["location"] == f"{ANNOTATE}?flash=undone"
+    again = client.get(response.headers["location"]).text
+    assert "卫青的职业是什么？" in again and "your last annotation is open again" in again and "done 0 · left 1" in again
+    assert store.labels(NAME, VERSION, "qa-wei") == []
+
+
+def test_skip_gives_the_lease_back(client_as, store):
+    store.enqueue(NAME, VERSION, [mcq()])
+    client = client_as("ann1")
+    page = client.get(ANNOTATE).text
+    assert post(client, f"{ANNOTATE}/qa-wei/skip", {}, page).status_code == 303
+    assert store.stats(NAME, VERSION)["throughput"] == []
+    # the lease is gone: two other annotators can now take both slots
+    assert store.next_item(NAME, VERSION, "ann2")["item_id"] == store.next_item(NAME, VERSION, "ann3")["item_id"]
+
+
+def test_annotator_never_sees_the_other_annotators_label(client_as, store):
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    first = client_as("ann1")
+    page = first.get(ANNOTATE).text
+    form = accept_form("simpleqa", answer="青蒿素（artemisinin）", note="独特备注-ANN1-看过原始论文",
+                       urls="https://ann1-only.example.org/a\nhttps://ann1-only.example.org/b")
+    assert post(first, f"{ANNOTATE}/sqa-tu", form, page).status_code == 303
+    html = client_as("ann2").get(ANNOTATE).text
+    assert "屠呦呦因发现哪种药物" in html  # the same item, second slot
+    for secret in ("独特备注-ANN1-看过原始论文", "artemisinin", "ann1-only.example.org", "ann1"):
+        assert secret not in html
+
+
+# -- races -----------------------------------------------------------------------------------------------
+
+def race(clients: list[TestClient]) -> list[str]:
+    """GET the annotate page from every client at once; returns the pages in client order."""
+    barrier, pages = threading.Barrier(len(clients)), [None] * len(clients)
+
+    def run(i):
+        barrier.wait()
+        pages[i] = clients[i].get(ANNOTATE).text
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(clients))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return pages
+
+
+def holders(store, item_id: str) -> list[str]:
+    """Annotators holding a live lease on an item, read straight from the database."""
+    with store._read() as con:
+        return sorted(r[0] for r in con.execute("SELECT person FROM leases WHERE item_id = ? AND role = 'annotator'",
+                                                [item_id]))
+
+
+def test_three_annotators_racing_for_the_last_item_two_get_it_blind_one_finds_the_queue_empty(client_as, store):
+    store.enqueue(NAME, VERSION, [mcq()])
+    clients = [client_as(n) for n in ("ann1", "ann2", "ann3")]
+    pages = race(clients)
+    got = [p for p in pages if "卫青的职业是什么？" in p]
+    empty = [p for p in pages if "queue empty — nothing left for you in cdtp 0.1.0" in p]
+    assert (len(got), len(empty)) == (2, 1)
+    assert len(holders(store, "qa-wei")) == 2
+
+
+def test_with_one_slot_left_two_racing_annotators_get_one_item_and_one_empty_queue(client_as, store):
+    store.enqueue(NAME, VERSION, [mcq()])
+    store.next_item(NAME, VERSION, "judge")
+    store.annotate(NAME, VERSION, "qa-wei", "judge", Annotation("accept", options={"gold_right": True,
+                                                                               "distractors_wrong": True}))
+    pages = race([client_as("ann1"), client_as("ann2")])
+    assert sorted("卫青的职业是什么？" in p for p in pages) == [False, True]
+    assert len(holders(store, "qa-wei")) == 1 and len(store.labels(NAME, VERSION, "qa-wei")) == 1
+
+
+def test_concurrent_leases_never_give_an_item_more_than_two_annotators(store):
+    store.enqueue(NAME, VERSION, [mcq(f"qa-{i}") for i in range(3)])
+    people = [f"p{i}" for i in range(8)]
+    barrier, got = threading.Barrier(len(people)), {}
+
+    def take(person):
+        barrier.wait()
+        item = store.next_item(NAME, VERSION, person)
+        got[person] = item and item["item_id"]
+
+    threads = [threading.Thread(target=take, args=(p,)) for p in people]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    leased = [i for i in got.values() if i]
+    assert len(leased) == 6 and all(leased.count(f"qa-{i}") == 2 for i in range(3))
+    assert all(len(holders(store, f"qa-{i}")) == 2 for i in range(3))
+
+
+# -- escaping --------------------------------------------------------------------------------------------
+
+def test_script_in_a_question_or_pair_text_is_escaped(client_as, store):
+    evil = "<script>alert(1)</script>"
+    store.enqueue(NAME, VERSION, [simpleqa(question=f"屠呦呦{evil}发现了什么？", text=f"屠呦呦{evil}发现了青蒿素。")])
+    html = client_as("ann1").get(ANNOTATE).text
+    assert html.count("&lt;script&gt;alert(1)&lt;/script&gt;") == 2
+    assert "<script>alert" not in html
+
+
+def test_script_in_a_cdtp_pair_is_escaped_on_the_relations_page(client_as, data_dir):
+    write_relations(data_dir)
+    html = client_as("judge").get(RELATIONS).text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>alert" not in html
+
+
+def test_javascript_url_from_data_is_not_a_link(client_as, store):
+    item = cdtp_pair()
+    item["payload"]["pairs"][0]["url"] = "javascript:alert(1)"
+    store.enqueue(NAME, VERSION, [item])
+    html = client_as("ann1").get(ANNOTATE).text
+    assert "javascript:alert(1)" in html and 'href="javascript:' not in html
+
+
+# -- adjudication, admin, relations ---------------------------------------------------------------------
+
+def dispute(store, item_id: str = "sqa-tu") -> None:
+    """Two annotators disagree on a SimpleQA answer."""
+    for person, answer in (("ann1", "青蒿素"), ("ann2", "双氢青蒿素")):
+        store.next_item(NAME, VERSION, person)
+        store.annotate(NAME, VERSION, item_id, person, Annotation(
+            "accept", answer=answer, criteria={c: True for c in ("factual", "unique", "time_invariant", "challenging",
+                                                                   "answerable")},
+            urls=["https://a.example.cn/1", "https://a.example.cn/2"], note=f"{person}的备注"))
+
+
+def test_adjudicator_sees_both_annotations_and_the_decision_settles_the_item(client_as, store):
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    dispute(store)
+    client = client_as("judge")
+    page = client.get(ADJUDICATE).text
+    assert all(s in page for s in ("ann1的备注", "ann2的备注", "双氢青蒿素", 'data-person="ann1"', 'data-person="ann2"'))
+    assert 'name="answer" value="青蒿素"' in page  # prefilled with the pipeline's answer
+    response = post(client, f"{ADJUDICATE}/sqa-tu", {"verdict": "accept", "answer": "青蒿素", "note": "以诺奖公告为准"},
+                    page)
+    assert response.status_code == 303
+    item = store.item(NAME, VERSION, "sqa-tu")
+    assert (item["status"], item["verdict"], item["answer"]) == ("adjudicated", "accept", "青蒿素")
+    assert "queue empty — nothing left for you in cdtp 0.1.0" in client.get(ADJUDICATE).text
+
+
+def test_an_annotator_of_the_item_is_never_offered_its_dispute(client_as, store):
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    for person, answer in (("judge", "青蒿素"), ("ann2", "双氢青蒿素")):
+        store.next_item(NAME, VERSION, person)
+        store.annotate(NAME, VERSION, "sqa-tu", person, Annotation(
+            "accept", answer=answer, criteria=dict.fromkeys(("factual", "unique", "time_invariant", "challenging",
+                                                             "answerable"), True),
+            urls=["https://a.example.cn/1", "https://a.example.cn/2"]))
+    assert "queue empty" in client_as("judge").get(ADJUDICATE).text
+    assert "双氢青蒿素" in client_as("boss").get(ADJUDICATE).text
+
+
+def test_admin_page_shows_throughput_and_kappa(client_as, store):
+    store.enqueue(NAME, VERSION, [mcq(f"qa-{i}") for i in range(4)])
+    verdicts = {"ann1": ["accept", "accept", "reject", "reject"], "ann2": ["accept", "reject", "reject", "reject"]}
+    for person, said in verdicts.items():
+        for v in said:
+            item = store.next_item(NAME, VERSION, person)
+            store.annotate(NAME, VERSION, item["item_id"], person,
+                           Annotation(v, options={"gold_right": v == "accept", "distractors_wrong": True}))
+    html = re.sub(r">\s+<", "><", client_as("boss").get(ADMIN).text)
+    assert "<td>ann1 / ann2</td><td>4</td><td>75%</td><td>0.50</td>" in html
+    assert "<td>ann1</td><td>4</td><td>0</td><td>4</td><td>4</td>" in html
+    assert "<td>qa</td><td>agreed</td><td>3</td>" in html and "<td>qa</td><td>disputed</td><td>1</td>" in html
+
+
+def test_admin_adds_a_user_who_can_then_log_in(client_as, store):
+    client = client_as("boss")
+    page = client.get("/admin/users").text
+    response = post(client, "/admin/users", {"name": "ann4", "role": "annotator", "password": "short"}, page)
+    assert response.status_code == 422 and "a password has at least 8 characters" in response.text
+    response = post(client, "/admin/users", {"name": "ann4", "role": "annotator", "password": "ann4-pass-2024"}, page)
+    assert response.status_code == 303 and ("ann4", "annotator") in [(u.name, u.role) for u in store.users()]
+    login(client_as(), "ann4")
+
+
+def test_relations_page_shows_samples_and_records_a_verdict(client_as, store, data_dir):
+    write_relations(data_dir, count=30)
+    client = client_as("judge")
+    page = client.get(RELATIONS).text
+    assert "34 relation types · page 1 of 2" in page
+    assert "卫青｜职业｜军事家" in page and '<mark class="tail">军事家</mark>' in page
+    response = post(client, RELATIONS, {"relation": "职业", "verdict": "reject", "note": "太宽泛", "page": "1"}, page)
+    assert response.status_code == 303
+    assert store.relation_verdicts()["职业"]["verdict"] == "reject"
+    assert "verdict: <strong class=\"v-reject\">reject</strong> by judge (太宽泛)" in client.get(RELATIONS).text
+    assert "关系29" in client.get(f"{RELATIONS}?page=2").text
+
+
+def test_relations_of_a_release_without_its_directory_is_a_404_naming_the_path(client_as, data_dir):
+    response = client_as("judge").get(RELATIONS)
+    assert response.status_code == 404
+    assert f"release directory {data_dir / 'releases' / NAME / VERSION} does not exist" in response.text
+
+
+# -- restarts --------------------------------------------------------------------------------------------
+
+def test_server_restart_loses_neither_labels_nor_sessions(store, data_dir):
+    store.enqueue(NAME, VERSION, [mcq()])
+    with live_server(data_dir) as url:
+        client = httpx.Client(base_url=url)
+        login(client, "ann1")
+        page = client.get(ANNOTATE).text
+        assert post(client, f"{ANNOTATE}/qa-wei", accept_form("qa", note="重启前提交"), page).status_code == 303
+    with live_server(data_dir) as url:
+        again = httpx.Client(base_url=url, cookies=client.cookies)
+        response = again.get(ANNOTATE)
+        assert response.status_code == 200 and "done 1 · left 0" in response.text
+    assert store.labels(NAME, VERSION, "qa-wei")[0]["note"] == "重启前提交"
