@@ -49,3 +49,29 @@ def test_queue_and_status(release, tmp_path, capsys):  # noqa: F811
     assert "ann1 / ann2" in out and "1 items  agreement 100%" in out
     assert main(["review", "queue", str(release), "--config", "pairs", "--data-dir", str(tmp_path)]) == 1
     assert "has no config pairs to review" in capsys.readouterr().err
+
+
+def test_export_to_label_studio_and_import_back(release, tmp_path, capsys):  # noqa: F811
+    source, target = tmp_path / "a", tmp_path / "b"
+    for data in (source, target):
+        assert main(["review", "queue", str(release), "--config", "simpleqa", "--sample", "2", "--split", "all",
+                     "--data-dir", str(data)]) == 0
+    store = ReviewStore.at(source)
+    name, version = store.queues()[0]["name"], store.queues()[0]["version"]
+    urls = ["https://baike.baidu.com/item/a", "https://zh.wikipedia.org/wiki/b"]
+    for person in ("ann1", "ann2"):
+        item = store.next_item(name, version, person)
+        store.annotate(name, version, item["item_id"], person,
+                       Annotation("accept", answer=item["payload"]["item"]["answer"],
+                                  criteria=dict.fromkeys(CRITERIA, True), urls=urls))
+    out = tmp_path / "tasks.json"
+    assert main(["review", "export", str(release), "--out", str(out), "--data-dir", str(source)]) == 0
+    assert f"2 tasks of {name} {version} to {out}" in capsys.readouterr().out
+    assert "<View>" in out.with_suffix(".xml").read_text(encoding="utf-8")
+    for expected in ("imported 2, already there 0", "imported 0, already there 2"):
+        assert main(["review", "import", str(release), str(out), "--data-dir", str(target)]) == 0
+        assert expected in capsys.readouterr().out
+    assert ReviewStore.at(target).status(name, version)["agreed"] == 1
+    out.write_text('{"tasks": []}', encoding="utf-8")
+    assert main(["review", "import", str(release), str(out), "--data-dir", str(target)]) == 1
+    assert "not a Label Studio JSON export" in capsys.readouterr().err
