@@ -8,6 +8,7 @@ renders what the store returns. An annotator's page never reads another annotato
 from __future__ import annotations
 
 import hmac
+import json
 import re
 import secrets
 from pathlib import Path
@@ -256,12 +257,50 @@ def create_app(data_dir: Path, lease_minutes: float = 30, secure_cookies: bool =
             return page(request, "users.html", 422, users=store.users(), roles=ROLES, error=str(e), value=value)
         return _back("/admin/users", "added")
 
+    def admin_page(request, name, version, status=200, error="", imported=None):
+        return page(request, "admin.html", status, name=name, version=version, stats=store.stats(name, version),
+                    state=store.status(name, version), error=error, imported=imported)
+
     @app.get("/admin/{name}/{version}")
     async def admin(request: Request, name: str, version: str):
         need(request, "admin")
         known(name, version)
-        return page(request, "admin.html", name=name, version=version, stats=store.stats(name, version),
-                    state=store.status(name, version))
+        return admin_page(request, name, version)
+
+    @app.get("/admin/{name}/{version}/labelstudio.json")
+    async def export_labelstudio(request: Request, name: str, version: str):
+        from review.labelstudio import export_tasks
+
+        need(request, "admin")
+        known(name, version)
+        body = json.dumps(export_tasks(store, name, version), ensure_ascii=False, indent=1)
+        filename = f"{name}-{version}-labelstudio.json"
+        return Response(body, media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="{quote(filename)}"'})
+
+    @app.get("/labelstudio.xml")
+    async def labelstudio_config(request: Request):
+        from review.labelstudio import CONFIG_XML
+
+        need(request, "admin")
+        return Response(CONFIG_XML.read_text(encoding="utf-8"), media_type="application/xml")
+
+    @app.post("/admin/{name}/{version}/import")
+    async def import_labelstudio(request: Request, name: str, version: str):
+        from review.labelstudio import import_tasks, parse_tasks
+
+        _, form = await posted(request, "admin")
+        known(name, version)
+        upload = form.get("file")
+        if upload is None or not hasattr(upload, "read"):
+            return admin_page(request, name, version, 422, error="choose a Label Studio JSON export to import")
+        data = await upload.read()
+        try:
+            tasks = parse_tasks(data, upload.filename or "the uploaded file")
+        except ReviewError as e:
+            return admin_page(request, name, version, 422, error=str(e))
+        result = await run_in_threadpool(import_tasks, store, name, version, tasks)
+        return admin_page(request, name, version, imported=result)
 
     # -- relations --------------------------------------------------------------------------------
 

@@ -100,11 +100,21 @@ def _annotation(label: dict, emails: dict[str, str]) -> dict:
 def read_tasks(path: Path | str) -> list[dict]:
     """The tasks of a Label Studio "JSON" export; raises ReviewError saying what is wrong and how to fix it."""
     path = Path(path)
-    how = "export the project with 'JSON' (not 'JSON_MIN' or CSV) from Label Studio's Export dialog"
     try:
-        tasks = json.loads(path.read_text(encoding="utf-8"))
+        data = path.read_bytes()
     except FileNotFoundError:
-        raise ReviewError(f"{path} does not exist; {how} and give the downloaded file's path") from None
+        raise ReviewError(f"{path} does not exist; {HOW} and give the downloaded file's path") from None
+    return parse_tasks(data, str(path))
+
+
+HOW = "export the project with 'JSON' (not 'JSON_MIN' or CSV) from Label Studio's Export dialog"
+
+
+def parse_tasks(data: bytes, path: str) -> list[dict]:
+    """The tasks of an export's bytes (``path`` names it in errors: a file or an upload)."""
+    how = HOW
+    try:
+        tasks = json.loads(data.decode("utf-8"))
     except UnicodeDecodeError as e:
         raise ReviewError(f"{path} is not a Label Studio JSON export: byte {e.start} is not UTF-8; {how}") from None
     except json.JSONDecodeError as e:

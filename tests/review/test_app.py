@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 import threading
 
 import httpx
@@ -10,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from review.app import create_app
-from review.store import Annotation
+from review.store import CRITERIA, Annotation, ReviewStore
 
 from .conftest import (NAME, VERSION, accept_form, cdtp_pair, field, live_server, login, mcq, password, simpleqa,
                        t2t, write_relations)
@@ -431,3 +433,42 @@ def test_server_restart_loses_neither_labels_nor_sessions(store, data_dir):
         response = again.get(ANNOTATE)
         assert response.status_code == 200 and "done 1 · left 0" in response.text
     assert store.labels(NAME, VERSION, "qa-wei")[0]["note"] == "重启前提交"
+
+
+# -- Label Studio from the admin page ---------------------------------------------------------------------
+
+def test_admin_downloads_the_queue_for_label_studio_and_imports_an_export(client_as, store, data_dir):
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    store.next_item(NAME, VERSION, "ann1")
+    store.annotate(NAME, VERSION, "sqa-tu", "ann1", Annotation(
+        "accept", answer="青蒿素", criteria=dict.fromkeys(CRITERIA, True),
+        urls=["https://www.nobelprize.org/prizes/medicine/2015/tu/facts/", "https://zh.wikipedia.org/wiki/屠呦呦"]))
+    boss = client_as("boss")
+    download = boss.get(f"{ADMIN}/labelstudio.json")
+    assert download.status_code == 200 and "attachment" in download.headers["content-disposition"]
+    (task,) = download.json()
+    assert task["data"]["item_id"] == "sqa-tu" and task["annotations"][0]["zhbench_person"] == "ann1"
+    assert "<View>" in boss.get("/labelstudio.xml").text
+    assert client_as("ann1").get(f"{ADMIN}/labelstudio.json").status_code == 403
+
+    # Into a fresh queue of the same item, through the upload form: recorded once however often it is sent.
+    fresh = data_dir / "fresh"
+    fresh.mkdir()
+    shutil.copy(data_dir / "review.sqlite", fresh / "review.sqlite")
+    with TestClient(create_app(fresh)) as other:
+        login(other, "boss")
+        target = ReviewStore.at(fresh)
+        target.undo(NAME, VERSION, "ann1")  # the copy had ann1's label: take it back so the import brings it
+        page = other.get(ADMIN).text
+        csrf = field(page, "csrf")
+        files = {"file": ("export.json", json.dumps([task], ensure_ascii=False).encode(), "application/json")}
+        first = other.post(f"{ADMIN}/import", data={"csrf": csrf}, files=files)
+        assert first.status_code == 200 and "Label Studio import: 1 recorded, 0 already there" in first.text
+        again = other.post(f"{ADMIN}/import", data={"csrf": csrf}, files=files)
+        assert "0 recorded, 1 already there" in again.text
+        assert [l["person"] for l in target.labels(NAME, VERSION, "sqa-tu")] == ["ann1"]
+        bad = other.post(f"{ADMIN}/import", data={"csrf": csrf},
+                         files={"file": ("x.json", b'{"tasks": []}', "application/json")})
+        assert bad.status_code == 422 and "not a Label Studio JSON export" in bad.text
+        forged = other.post(f"{ADMIN}/import", data={"csrf": "nope"}, files=files)
+        assert forged.status_code == 403
