@@ -26,6 +26,7 @@ from warehouse.shards import sha256_file
 PACKAGES = ("crawlers", "filters", "verifiers", "builders", "schemas", "warehouse", "flows")
 CODE_SUFFIXES = {".py", ".tsv", ".toml", ".txt", ".jsonl", ".json", ".md"}
 DONE = ".done"
+RESULT = ".result.pickle"
 
 
 @functools.lru_cache(maxsize=1)
@@ -102,8 +103,28 @@ def begin(directory: Path) -> Path:
     return Path(directory)
 
 
-def finish(directory: Path) -> None:
+def finish(directory: Path, result: Any = None) -> None:
+    """Mark a stage directory finished, its result kept beside its files: a run killed after this line but
+    before Prefect recorded the result takes it from here instead of computing the stage again."""
+    import cloudpickle
+
+    kept = Path(directory) / RESULT
+    kept.with_suffix(".tmp").write_bytes(cloudpickle.dumps(result))
+    kept.with_suffix(".tmp").replace(kept)
     (Path(directory) / DONE).write_text("", encoding="utf-8")
+
+
+def finished(directory: Path) -> tuple[bool, Any]:
+    """(True, result) of a finished stage directory whose result was kept; (False, None) otherwise."""
+    import pickle
+
+    kept = Path(directory) / RESULT
+    if not (is_done(directory) and kept.is_file()):
+        return False, None
+    try:
+        return True, pickle.loads(kept.read_bytes())
+    except Exception:  # written by other code (an older release of zhbench): compute it again
+        return False, None
 
 
 def key_of(context, parameters: dict) -> str:

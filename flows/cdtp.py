@@ -457,9 +457,12 @@ COMPLETE = ".complete"  # in a crawl directory: the crawl ran to its end
 
 
 def _in_work_dir(out_dir: Path, compute):
+    done, result = caching.finished(out_dir)
+    if done:
+        return result
     directory = caching.begin(out_dir)
     result = compute(directory)
-    caching.finish(directory)
+    caching.finish(directory, result)
     return result
 
 
