@@ -1,43 +1,45 @@
-"""Crawl throughput with extraction, side by side with ``scrapy bench``, one and two processes.
+"""Crawl cost side by side with a plain Scrapy spider on the same pages, in one run.
 
-    python -m bench.crawl_bench [--pages 5000] [--rounds 3]
+    python -m bench.crawl_bench [--pages 2000] [--rounds 3]
     python -m bench.crawl_bench --memory-pages 100000 --rounds 1   # peak memory of a long crawl
 
-Pages: synthetic mirror entries (``crawlers.mirror.synth``), exported as static
-files and served by nginx on 127.0.0.1 when nginx is installed, so the server
-costs little CPU (as the issue's loopback-nginx measurement did); otherwise by
-the bundled Python mirror, which the output says. Each zhbench crawl fetches
-every page once (depth 0) and extracts its record with the default parser.
+Pages: synthetic mirror entries (``crawlers.mirror.synth``), exported as static files and served
+by nginx on 127.0.0.1 when nginx is installed (so the server costs little CPU), otherwise by the
+bundled Python mirror, which the output says. Both crawlers get the same URL list, fetch every page
+once (depth 0) with the same settings (16 concurrent requests, robots.txt obeyed, AutoThrottle off,
+no delay) and extract every record with zhbench's parser (its default backend):
 
-Reported per round, then as medians:
-* ``scrapy bench``: Scrapy's own benchmark spider (link following, no extraction);
-* one zhbench crawl process: pages/s from the crawl's own elapsed time;
-* two zhbench processes sharing a Redis frontier (a redis-server on 127.0.0.1):
-  pages/s over the wall time of both, and the speed-up over one process;
-* the crawl child's peak RSS.
+* zhbench: the crawl child as ``zhbench run`` starts it (``python -m crawlers.crawl``: fetch log,
+  raw store, frontier state, Parquet shards);
+* the peer: ``bench.plain_spider``, one CrawlerProcess writing JSON lines.
+
+Each is a child process timed from its start to its exit; CPU seconds and peak RSS are its own
+(``os.wait4``). The rounds alternate which goes first. Reported: pages/s over the child's wall time,
+CPU ms per page, peak RSS, and zhbench's ratios to the peer. The run fails if the two crawls did not
+extract the same records (URL, status, title, summary, infobox) for every page.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import re
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-from datetime import datetime
+import time
+from dataclasses import asdict, fields
 from pathlib import Path
 from urllib.parse import unquote
 
 from bench.localhost import free_port, wait_port
-from crawlers.crawl import CrawlConfig, run_crawl
-from crawlers.fetchlog import FetchLog
+from crawlers.crawl import CrawlConfig
 from crawlers.mirror.site import MirrorServer, Site
 from crawlers.mirror.synth import SynthConfig
+
+CONCURRENCY = 16
 
 
 class StaticSite:
@@ -79,101 +81,124 @@ http {{
         self.proc.wait(timeout=10)
 
 
-def scrapy_bench(seconds: int) -> float:
-    """pages/s that `scrapy bench` reports (its best minute-rate line, converted)."""
-    proc = subprocess.run([sys.executable, "-m", "scrapy", "bench", "-s", f"CLOSESPIDER_TIMEOUT={seconds}",
-                           "-s", "LOGSTATS_INTERVAL=1"], capture_output=True, text=True, cwd=tempfile.gettempdir())
-    rates = [int(m) for m in re.findall(r"Crawled \d+ pages \(at (\d+) pages/min\)", proc.stderr)]
-    counts = re.findall(r"'item_scraped_count': (\d+)|'response_received_count': (\d+)", proc.stderr)
-    elapsed = re.search(r"'elapsed_time_seconds': ([\d.]+)", proc.stderr)
-    received = [int(b) for a, b in counts if b]
-    if received and elapsed:
-        return received[-1] / float(elapsed.group(1))
-    return max(rates) / 60 if rates else float("nan")
+def timed_child(command: list[str], cwd: Path) -> dict:
+    """Run a child to its end: wall seconds, CPU seconds (user + system) and peak RSS (MB), its own."""
+    started = time.monotonic()
+    proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - started
+    err = proc.stderr.read().decode("utf-8", "replace")
+    proc.stderr.close()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} exited {proc.returncode}: {err[-2000:]}")
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024}
 
 
-def crawl_once(urls: list[str], out: Path, redis_url: str = "", key: str = "") -> list[datetime]:
-    """Crawl every URL once; returns the fetch times of the pages kept."""
-    config = CrawlConfig(start_urls=urls, out_dir=str(out), max_depth=0, concurrency=16, autothrottle=False,
-                         redis_url=redis_url, redis_key=key, rows_per_shard=10_000)
-    run_crawl(config)
-    return [datetime.fromisoformat(e["fetched_at"]) for e in FetchLog(out / "fetched.jsonl").entries()]
+def zhbench_crawl(urls: list[str], out: Path) -> tuple[dict, dict]:
+    config = CrawlConfig(start_urls=urls, out_dir=str(out), max_depth=0, concurrency=CONCURRENCY, autothrottle=False,
+                         rows_per_shard=10_000)
+    out.mkdir(parents=True)
+    path = out / "crawl-config.json"
+    path.write_text(json.dumps(asdict(config), ensure_ascii=False), encoding="utf-8")
+    cost = timed_child([sys.executable, "-m", "crawlers.crawl", str(path)], out)
+    return cost, zhbench_records(out)
 
 
-def rate(times: list[datetime]) -> float:
-    """Pages per second from the first page fetched to the last: start-up and the idle tail
-    (a process waits a few seconds for its peers before closing) are the same for every
-    crawl size and are left out, so the figure is the steady crawl rate."""
-    span = (max(times) - min(times)).total_seconds()
-    return (len(times) - 1) / span if span > 0 else float("nan")
+def zhbench_records(out: Path) -> dict:
+    import pyarrow.parquet as pq
+
+    records = {}
+    for shard in sorted(out.rglob("*.parquet")):
+        for row in pq.read_table(shard, columns=["canonical_url", "url", "status", "title", "summary",
+                                                 "infobox"]).to_pylist():
+            records[row["canonical_url"] or row["url"]] = (row["status"], row["title"], row["summary"],
+                                                           [[e["name"], e["value"]] for e in row["infobox"]])
+    return records
 
 
-def peak_child_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+def plain_crawl(urls: list[str], out: Path) -> tuple[dict, dict]:
+    out.mkdir(parents=True)
+    (out / "urls.txt").write_text("\n".join(urls), encoding="utf-8")
+    lines = out / "pages.jsonl"
+    cost = timed_child([sys.executable, "-m", "bench.plain_spider", str(out / "urls.txt"), str(lines),
+                        "--concurrency", str(CONCURRENCY)], Path(__file__).resolve().parent.parent)
+    records = {}
+    with open(lines, encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            records[r["url"]] = (r["status"], r["title"], r["summary"], r["infobox"])
+    return cost, records
+
+
+def _default_backend() -> str:
+    return next(f.default for f in fields(CrawlConfig) if f.name == "backend")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pages", type=int, default=5000)
+    parser.add_argument("--pages", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--scrapy-bench-seconds", type=int, default=10)
-    parser.add_argument("--memory-pages", type=int, default=0, help="only: one crawl of this many pages, peak RSS")
+    parser.add_argument("--memory-pages", type=int, default=0, help="only: one zhbench crawl of this many pages")
+    parser.add_argument("--json", help="also write the results here")
     args = parser.parse_args(argv)
 
     count = args.memory_pages or args.pages
     site = Site(faults=False, synthetic=count, synth_config=SynthConfig(seed=11))
     workdir = Path(tempfile.mkdtemp(prefix="zhbench-crawl-bench-"))
     workdir.chmod(0o755)  # nginx's worker runs as another user and must read the files
-    server = None
+    server = mirror = None
     try:
         if shutil.which("nginx"):
             server = StaticSite(site, count, workdir)
             base, paths, served_by = server.url, server.paths, "nginx (static files)"
         else:
             mirror = MirrorServer(site).start()
-            base, paths, served_by = mirror.url, [site.synthetic_url(i) for i in range(count)], "Python mirror"
+            base, paths, served_by = mirror.url, [site.synthetic_url(i) for i in range(count)], "the Python mirror"
         urls = [base + p for p in paths]
-        print(f"{count} synthetic pages served by {served_by}; {os.cpu_count()} cores")
+        print(f"{count} synthetic pages served by {served_by} on 127.0.0.1; {os.cpu_count()} cores; "
+              f"{CONCURRENCY} concurrent requests, AutoThrottle off, parser backend {_default_backend()}")
         if args.memory_pages:
-            times = crawl_once(urls, workdir / "memory")
-            print(f"one process: {len(times)} pages at {rate(times):.1f} pages/s; "
-                  f"peak RSS of the crawl process {peak_child_rss_mb():.0f} MB")
+            cost, records = zhbench_crawl(urls, workdir / "memory")
+            print(f"zhbench: {len(records)} pages, {len(records) / cost['wall_s']:.1f} pages/s, "
+                  f"peak RSS {cost['rss_mb']:.0f} MB")
             return 0
-        redis_bin = shutil.which("redis-server")
         rows = []
         for round_no in range(1, args.rounds + 1):
-            sb = scrapy_bench(args.scrapy_bench_seconds)
-            one = rate(crawl_once(urls, workdir / f"one-{round_no}"))
-            two = float("nan")
-            if redis_bin:
-                port = free_port()
-                redis = subprocess.Popen([redis_bin, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                                          "--appendonly", "no"], stdout=subprocess.DEVNULL)
-                wait_port(port)
-                results: dict[int, list[datetime]] = {}
-                def worker(w: int, redis_url: str = f"redis://127.0.0.1:{port}/0", tag: str = f"{round_no}",
-                           into: dict = results) -> None:
-                    into[w] = crawl_once(urls, workdir / f"two-{tag}-{w}", redis_url, f"bench{tag}")
-
-                threads = [threading.Thread(target=worker, args=(w,)) for w in (1, 2)]
-                for t in threads:
-                    t.start()
-                for t in threads:
-                    t.join()
-                together = results[1] + results[2]
-                two = rate(together) if len(together) == count else float("nan")
-                redis.terminate()
-                redis.wait()
-            rows.append((sb, one, two))
-            print(f"round {round_no}: scrapy bench {sb:.1f} pages/s | zhbench 1 process {one:.1f} pages/s | "
-                  f"2 processes {two:.1f} pages/s ({two / one:.2f}x)")
-        sb, one, two = (statistics.median(r[i] for r in rows) for i in range(3))
-        print(f"median: scrapy bench {sb:.1f} pages/s | zhbench 1 process {one:.1f} pages/s "
-              f"({one / sb:.2f}x scrapy bench) | 2 processes {two:.1f} pages/s ({two / one:.2f}x one) | "
-              f"peak RSS of a crawl process {peak_child_rss_mb():.0f} MB")
+            order = [("zhbench", zhbench_crawl), ("plain", plain_crawl)]
+            if round_no % 2 == 0:
+                order.reverse()
+            results = {name: crawl(urls, workdir / f"{name}-{round_no}") for name, crawl in order}
+            (z_cost, z_records), (p_cost, p_records) = results["zhbench"], results["plain"]
+            if z_records != p_records:
+                differ = sorted(set(z_records) ^ set(p_records)) or \
+                    [u for u in z_records if z_records[u] != p_records.get(u)]
+                raise SystemExit(f"the two crawls extracted different records ({len(differ)}), e.g. {differ[:3]}")
+            n = len(z_records)
+            row = {"round": round_no, "pages": n}
+            for name, cost in (("zhbench", z_cost), ("plain", p_cost)):
+                row[name] = {"pages_s": n / cost["wall_s"], "cpu_ms_page": 1000 * cost["cpu_s"] / n,
+                             "rss_mb": cost["rss_mb"], "wall_s": cost["wall_s"]}
+            rows.append(row)
+            print(f"round {round_no}: zhbench {row['zhbench']['pages_s']:.1f} pages/s, "
+                  f"{row['zhbench']['cpu_ms_page']:.2f} CPU-ms/page, {row['zhbench']['rss_mb']:.0f} MB | "
+                  f"plain Scrapy {row['plain']['pages_s']:.1f} pages/s, {row['plain']['cpu_ms_page']:.2f} CPU-ms/page, "
+                  f"{row['plain']['rss_mb']:.0f} MB | {n} identical records")
+        med = {name: {k: statistics.median(r[name][k] for r in rows) for k in ("pages_s", "cpu_ms_page", "rss_mb")}
+               for name in ("zhbench", "plain")}
+        z, p = med["zhbench"], med["plain"]
+        print(f"median: zhbench {z['pages_s']:.1f} pages/s, {z['cpu_ms_page']:.2f} CPU-ms/page, {z['rss_mb']:.0f} MB"
+              f" | plain Scrapy {p['pages_s']:.1f} pages/s, {p['cpu_ms_page']:.2f} CPU-ms/page, {p['rss_mb']:.0f} MB"
+              f" | zhbench ÷ plain: speed {z['pages_s'] / p['pages_s']:.2f}x, CPU per page "
+              f"{z['cpu_ms_page'] / p['cpu_ms_page']:.2f}x, peak RSS {z['rss_mb'] / p['rss_mb']:.2f}x")
+        if args.json:
+            Path(args.json).write_text(json.dumps({"served_by": served_by, "rounds": rows, "median": med}, indent=2),
+                                       encoding="utf-8")
     finally:
         if server is not None:
             server.stop()
+        if mirror is not None:
+            mirror.stop()
         shutil.rmtree(workdir, ignore_errors=True)
     return 0
 
