@@ -11,6 +11,11 @@ almost nothing, so it would measure a stage that keeps no pair), the mirror on l
 * peak memory: the largest sum of the resident sets of the command and every process under it (the
   temporary Prefect server, the crawler, Dask workers), sampled every 0.2 s from /proc.
 
+``--prefect-server`` runs the smallest size again against an already-running Prefect server (``prefect server
+start`` on 127.0.0.1 with a fresh PREFECT_HOME, started and migrated before the run is timed): the
+orchestration's start-up a run pays with its temporary server against one that was already there, each
+read from the run's own "engine start-up" figure.
+
 ``--dask-workers`` runs the largest size again on a local Dask cluster of that many worker processes
 (``--task-runner dask --workers K``) and gives the speed-up of the whole run and of the alignment (the stage
 mapped over page parts). A machine with fewer cores than workers shows no speed-up: say which this is.
@@ -26,6 +31,7 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 from bench.localhost import child_pids, free_port
@@ -70,13 +76,13 @@ def measure(command: list[str], env: dict) -> dict:
             "returncode": proc.returncode}
 
 
-def run_once(size: int, work: Path, extra: list[str]) -> dict:
-    data = work / f"data-{size}-{'-'.join(extra) or 'threads'}"
+def run_once(size: int, work: Path, extra: list[str], env_extra: dict | None = None, label: str = "") -> dict:
+    data = work / f"data-{size}-{'-'.join(extra) or 'threads'}{'-' + label.replace(' ', '-') if label else ''}"
     shutil.rmtree(data, ignore_errors=True)
     command = [sys.executable, "-m", "flows.cli", "run", "--profile", "realistic", "--mirror-size", str(size),
                "--data-dir", str(data), "--mirror-port", str(free_port()), "--quiet", *extra]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-           "ZHBENCH_VERIFY__SEARCH": "false"}
+           "ZHBENCH_VERIFY__SEARCH": "false", **(env_extra or {})}
     result = measure(command, env)
     runs = sorted(p for p in (data / "runs").iterdir() if (p / "report.json").is_file()) \
         if (data / "runs").is_dir() else []
@@ -86,12 +92,47 @@ def run_once(size: int, work: Path, extra: list[str]) -> dict:
     pages = sum(report["pages"].values())
     stages = {s["stage"]: s["seconds"] for s in report.get("stages", [])}
     shutil.rmtree(data, ignore_errors=True)
-    return {"size": size, "runner": " ".join(extra) or "threads", "pages": pages, "seconds": result["seconds"],
+    import re
+
+    startup = re.search(r"engine start-up ([\d.]+) s", result["stdout"])
+    return {"size": size, "runner": label or " ".join(extra) or "threads", "pages": pages,
+            "startup_s": float(startup.group(1)) if startup else None, "seconds": result["seconds"],
             "flow_seconds": report.get("seconds"), "pages_per_s": pages / result["seconds"],
             "pages_per_s_per_core": pages / result["seconds"] / (os.cpu_count() or 1),
             "peak_rss_mb": result["peak_rss_mb"], "pairs_kept": report["funnel"]["pairs_kept"], "stages": stages,
             # a run whose release the gate refused still ran every stage: its times count, and it is named
             "release": "published" if report.get("release") else (report.get("note") or "").split("\n")[0][:60]}
+
+
+@contextmanager
+def running_prefect_server(home: Path):
+    """``prefect server start`` on 127.0.0.1 with its own PREFECT_HOME, ready (database migrated) on entry."""
+    import urllib.request
+
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    port = free_port()
+    env = {**os.environ, "PREFECT_HOME": str(home), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+           "PREFECT_UI_ENABLED": "false"}
+    env.pop("PREFECT_API_URL", None)
+    server = subprocess.Popen([sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port",
+                               str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    api_url = f"http://127.0.0.1:{port}/api"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                with urllib.request.urlopen(f"{api_url}/health", timeout=2):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise SystemExit("the Prefect server did not start") from None
+                time.sleep(0.5)
+        yield api_url
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=30)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,21 +141,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dask-workers", type=int, nargs="*", default=[1, 2],
                         help="local Dask cluster sizes to run the largest size on (none: skip)")
     parser.add_argument("--dir", type=Path, default=Path("/tmp/zhbench-flow-bench"), help="scratch directory")
+    parser.add_argument("--prefect-server", action="store_true",
+                        help="also run the smallest size against an already-running Prefect server")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
     args.dir.mkdir(parents=True, exist_ok=True)
     results = [run_once(size, args.dir, []) for size in args.sizes]
     for workers in args.dask_workers:
         results.append(run_once(max(args.sizes), args.dir, ["--task-runner", "dask", "--workers", str(workers)]))
+    if args.prefect_server:
+        with running_prefect_server(args.dir / "prefect-home") as api_url:
+            results.append(run_once(min(args.sizes), args.dir, [], {"PREFECT_API_URL": api_url},
+                                    "running Prefect server"))
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
     print(f"machine: {os.cpu_count()} cores; search validation off; fresh data directory per run")
-    print(f"{'pages':>7} {'runner':<28} {'wall s':>8} {'flow s':>8} {'pages/s':>8} {'/core':>7} {'peak MB':>8} "
-          f"{'pairs':>6}  stages (s)")
+    print(f"{'pages':>7} {'runner':<28} {'wall s':>8} {'start-up':>8} {'flow s':>8} {'pages/s':>8} {'/core':>7} "
+          f"{'peak MB':>8} {'pairs':>6}  stages (s)")
     for r in results:
         stages = ", ".join(f"{k} {v:.1f}" for k, v in r["stages"].items())
-        print(f"{r['pages']:>7} {r['runner']:<28} {r['seconds']:>8.1f} {r['flow_seconds'] or 0:>8.1f} "
+        startup = "-" if r["startup_s"] is None else f"{r['startup_s']:.1f}"
+        print(f"{r['pages']:>7} {r['runner']:<28} {r['seconds']:>8.1f} {startup:>8} {r['flow_seconds'] or 0:>8.1f} "
               f"{r['pages_per_s']:>8.1f} {r['pages_per_s_per_core']:>7.1f} {r['peak_rss_mb']:>8.0f} "
               f"{r['pairs_kept']:>6}  {stages}")
     for r in results:

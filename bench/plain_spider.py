@@ -11,7 +11,6 @@ off, no delay, no cookies, the same timeout; one CrawlerProcess.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 import scrapy
