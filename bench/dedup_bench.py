@@ -1,91 +1,409 @@
-"""MinHash dedup throughput and quality, side by side with a plain datasketch update() loop.
+"""MinHash near-dedup, end to end, zhbench's Deduplicator side by side with rensa, datatrove and datasketch.
 
-    python -m bench.dedup_bench [--docs 20000] [--rounds 3]
+    python -m bench.dedup_bench [--docs 100000] [--rounds 3] [--json bench/data/dedup_bench.json]
 
-Corpus: synthetic pair texts (crawlers.mirror.synth, ~100-200 characters) plus
-planted near duplicates (two characters changed, punctuation changed, or two
-clauses swapped). Reported: docs/s of signing documents the plain way (one
-datasketch MinHash per document, update() per shingle) and of the whole
-Deduplicator (normalising, vectorised signing, spilling, DuckDB grouping and
-candidate checks), the ratio, the recall of planted duplicates, and the merges
-of documents that were not planted: split by their exact character 5-gram
-Jaccard similarity into real near duplicates the generator made (at or above
-the threshold) and false merges (below it).
+Corpus (:func:`planted_corpus`, deterministic from ``--seed``): documents of ~200 characters written
+from jieba's dictionary (words drawn by their frequency, clauses of 4-12 words between Chinese commas,
+sentences ending in 。), and planted copies of some of them, one copy per source at most:
+
+* near copies: the source with 0-8 character edits (substitutions, insertions, deletions),
+* decoys: the source with 12-24 edits, or its first 35-55% followed by new text.
+
+Every planted pair's true Jaccard similarity of character 5-gram sets (after
+:func:`filters.normalize.normalize_once`, as the Deduplicator sees them) is computed exactly, and the
+pair is labelled by it, not by how it was made: a *duplicate* at or above the threshold, a *decoy*
+below 0.5, gray in between (neither counted).
+
+Every engine gets the same input (ids and raw texts, in id order), normalises with the same function,
+shingles into the same character 5-grams, uses the same LSH banding (zhbench's for the threshold:
+21 bands x 6 rows for 0.6), and is timed end to end (normalising, shingling, signing, LSH, checking
+candidates and mapping every dropped document to the document it duplicates) in the same process,
+``--rounds`` rounds, engines in a rotated order each round; docs/s is the median. Quality, from the
+last round, as duplicate groups (connected components of dropped -> kept):
+
+* recall: planted duplicates whose two documents end up in one group;
+* false merges: pairs of documents in one group whose true Jaccard is below 0.5 (every pair in every
+  group is checked exactly), also as a rate over all merged pairs;
+* groups: how many are exactly a true duplicate group, and how many hold a document they should not.
+
+Engines:
+
+* ``zhbench``: ``filters.dedup.Deduplicator(0.6, num_perm=128)``, ``find`` (exact + near, spilling to
+  Parquet and grouping in DuckDB within its default 32MB, one thread);
+* ``rensa``: ``RMinHash.from_token_sets`` (126 permutations: rensa needs bands to divide them, and
+  126 = 21 x 6 is the banding the others use; zhbench bands the first 126 of its 128 too), then
+  ``RMinHashDeduplicator(0.6, 126, use_lsh=True, num_bands=21).add_pairs`` and ``get_duplicate_sets``
+  for the dropped ones (the kept documents it matches; the smallest id survives);
+* ``datasketch``: ``MinHash.bulk`` (128 permutations), ``MinHashLSH(params=(21, 6))`` filled in an
+  ``insertion_session``, a query per document, candidates checked on their signatures with numpy
+  (agreement >= 0.6; datasketch's LSH does not check), the first kept candidate survives;
+* ``datatrove``: ``MinhashDedupSignature`` -> ``MinhashDedupBuckets`` (one task per bucket) ->
+  ``MinhashDedupCluster`` over local files in a temporary directory, 21 buckets x 6 hashes (126), 64-bit
+  xxhash, a tokenizer that yields characters and its text simplification off (the texts come
+  normalised), so its 5-grams are our character 5-grams (joined by spaces before hashing, as datatrove
+  does: the same sets). xxhash 4.1 refuses the str datatrove gives it, so the bench hashes its UTF-8
+  bytes instead (the same function on the same bytes). Its steps are run in this process (what
+  ``LocalPipelineExecutor`` with one task each does, without the process and logging set-up). It has
+  no candidate check: any shared bucket merges.
 
     python -m bench.dedup_bench --memory 100000 1000000
 
-Memory: for each size a child process writes that many synthetic texts (with the
-generator's own near duplicates) to Parquet, and a second child streams them
-through the Deduplicator with its default DuckDB memory limit, counting what it
-finds without keeping it, and reports its peak RSS (``ru_maxrss``) and docs/s.
+Memory: for each size a child process writes that many synthetic texts to Parquet, and a second child
+streams them through the Deduplicator with its default DuckDB memory limit, counting what it finds
+without keeping it, and reports its peak RSS (``ru_maxrss``) and docs/s.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import random
 import resource
 import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
-from datasketch import MinHash
+import numpy as np
 
-from crawlers.mirror.facts import load_facts
-from crawlers.mirror.synth import SynthConfig, Synthesizer
-from filters.dedup import Deduplicator, shingles
-from filters.normalize import normalize
+from filters.dedup import BAND_MISS_WEIGHT, Deduplicator, lsh_bands
+from filters.normalize import normalize_once
+
+N = 5  # character n-grams
+FALSE_BELOW = 0.5  # a merged pair below this true Jaccard is a false merge
 
 
-def planted_corpus(count: int, seed: int = 7) -> tuple[list[tuple[str, str]], dict[str, str]]:
-    facts = load_facts()
-    docs = [(f"s{i:06d}", e.summary) for i, e in enumerate(
-        Synthesizer(facts, SynthConfig(seed=seed, near_duplicate_rate=0)).take(count))]
-    rng = random.Random(seed)
-    planted: dict[str, str] = {}
-    for k in range(count // 20):
-        source, text = docs[rng.randrange(count)]
-        kind = rng.choice(["char", "punct", "reorder"])
-        if kind == "char":
-            chars = list(text)
-            for _ in range(2):
-                chars[rng.randrange(len(chars))] = rng.choice("的了是在和有")
-            text = "".join(chars)
-        elif kind == "punct":
-            text = text.replace("，", "；", 1).replace("。", "！", 1)
+# -- corpus ------------------------------------------------------------------------------------------
+
+def _vocabulary(size: int = 30_000) -> tuple[list[str], np.ndarray]:
+    """The ``size`` most frequent Chinese words of jieba's dictionary and their probabilities."""
+    import jieba
+
+    entries = []
+    with open(Path(jieba.__file__).parent / "dict.txt", encoding="utf-8") as handle:
+        for line in handle:
+            word, freq, *_ = line.split(" ")
+            if all("\u4e00" <= ch <= "\u9fff" for ch in word):
+                entries.append((int(freq), word))
+    entries.sort(key=lambda e: (-e[0], e[1]))
+    entries = entries[:size]
+    freqs = np.array([f for f, _ in entries], dtype=np.float64)
+    return [w for _, w in entries], freqs / freqs.sum()
+
+
+class _Writer:
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+        self.words, p = _vocabulary()
+        self.cdf = np.cumsum(p)
+        self.chars = sorted({ch for w in self.words[:3000] for ch in w})
+        self._drawn: list[int] = []
+
+    def _word(self) -> str:
+        if not self._drawn:  # words are drawn 64k at a time: one numpy call instead of one a word
+            self._drawn = np.searchsorted(self.cdf, self.rng.random(1 << 16) * self.cdf[-1]).tolist()[::-1]
+        return self.words[self._drawn.pop()]
+
+    def text(self, length: int) -> str:
+        rng, out, size = self.rng, [], 0
+        while size < length:
+            words = [self._word() for _ in range(int(rng.integers(4, 13)))]
+            clause = "".join(words) + ("。" if rng.random() < 0.3 else "，")
+            out.append(clause)
+            size += len(clause)
+        text = "".join(out)[:length]
+        return text[:-1] + "。"
+
+    def edit(self, text: str, edits: int) -> str:
+        chars, rng = list(text), self.rng
+        for _ in range(edits):
+            op, at = rng.integers(3), int(rng.integers(len(chars)))
+            if op == 0:
+                chars[at] = self.chars[rng.integers(len(self.chars))]
+            elif op == 1:
+                chars.insert(at, self.chars[rng.integers(len(self.chars))])
+            elif len(chars) > N + 1:
+                del chars[at]
+        return "".join(chars)
+
+
+def grams(text: str) -> set[str]:
+    """The character 5-grams every engine is given, of the normalised text."""
+    return {text[i:i + N] for i in range(len(text) - N + 1)} or {text}
+
+
+def jaccard(a: str, b: str) -> float:
+    sa, sb = grams(normalize_once(a)), grams(normalize_once(b))
+    return len(sa & sb) / len(sa | sb)
+
+
+@dataclass
+class Corpus:
+    docs: list[tuple[str, str]]
+    pairs: list[tuple[int, int, float]]  # (source, copy, true Jaccard) of every planted copy
+    threshold: float
+
+    @property
+    def duplicates(self) -> list[tuple[int, int, float]]:
+        return [p for p in self.pairs if p[2] >= self.threshold]
+
+    @property
+    def decoys(self) -> list[tuple[int, int, float]]:
+        return [p for p in self.pairs if p[2] < FALSE_BELOW]
+
+
+def planted_corpus(count: int, threshold: float = 0.6, seed: int = 7, near: float = 0.05,
+                   decoys: float = 0.03) -> Corpus:
+    """``count`` documents, of which ``near`` and ``decoys`` (fractions) are planted copies of others."""
+    rng = np.random.default_rng(seed)
+    writer = _Writer(rng)
+    planted_near, planted_decoy = int(count * near), int(count * decoys)
+    base = count - planted_near - planted_decoy
+    texts = [writer.text(int(rng.integers(180, 221))) for _ in range(base)]
+    sources = rng.choice(base, planted_near + planted_decoy, replace=False)
+    pairs = []
+    for k, source in enumerate(sources.tolist()):
+        text = texts[source]
+        if k < planted_near:
+            copy = writer.edit(text, int(rng.integers(0, 9)))
+        elif rng.random() < 0.5:
+            copy = writer.edit(text, int(rng.integers(12, 25)))
         else:
-            parts = text.rstrip("。").split("，")
-            if len(parts) > 2:
-                i = rng.randrange(1, len(parts) - 1)
-                parts[i], parts[i + 1] = parts[i + 1], parts[i]
-            text = "，".join(parts) + "。"
-        planted[f"z{k:06d}"] = source
-        docs.append((f"z{k:06d}", text))
-    return docs, planted
+            keep = int(len(text) * rng.uniform(0.35, 0.55))
+            copy = text[:keep] + writer.text(len(text) - keep)
+        pairs.append((source, len(texts), jaccard(text, copy)))
+        texts.append(copy)
+    # the copies are spread among the documents: ids are in a shuffled order, engines see id order
+    order = rng.permutation(len(texts))
+    position = np.empty_like(order)
+    position[order] = np.arange(len(order))
+    docs = [(f"d{i:07d}", texts[j]) for i, j in enumerate(order.tolist())]
+    pairs = [(int(position[s]), int(position[c]), j) for s, c, j in pairs]
+    return Corpus(docs, pairs, threshold)
 
 
-def plain_loop(docs: list[tuple[str, str]], num_perm: int) -> float:
-    start = time.perf_counter()
+# -- engines: (ids, texts) in id order -> {dropped index: kept index} ----------------------------------
+
+def run_zhbench(docs: list[tuple[str, str]], threshold: float, num_perm: int, bands: int, rows: int) -> dict:
+    index = {doc_id: i for i, (doc_id, _) in enumerate(docs)}
+    finder = Deduplicator(threshold, num_perm=num_perm, threads=1)
+    return {index[d.doc_id]: index[d.duplicate_of] for d in finder.find(docs)}
+
+
+def _shingled(docs: list[tuple[str, str]]) -> list[list[str]]:
+    out = []
     for _, text in docs:
-        m = MinHash(num_perm=num_perm, seed=1)
-        for s in shingles(normalize(text), "char", 5):
-            m.update(s)
-    return len(docs) / (time.perf_counter() - start)
+        t = normalize_once(text)
+        out.append([t[i:i + N] for i in range(len(t) - N + 1)] or [t])
+    return out
 
 
-def dedup(docs: list[tuple[str, str]], num_perm: int, threshold: float) -> tuple[float, dict]:
-    start = time.perf_counter()
-    found = {d.doc_id: d for d in Deduplicator(threshold, num_perm=num_perm, threads=1).find(docs)}
-    return len(docs) / (time.perf_counter() - start), found
+def run_rensa(docs: list[tuple[str, str]], threshold: float, num_perm: int, bands: int, rows: int) -> dict:
+    from rensa import RMinHash, RMinHashDeduplicator
 
+    perms = bands * rows  # rensa needs num_perm divisible by num_bands
+    sketches = RMinHash.from_token_sets(_shingled(docs), perms, 1)
+    finder = RMinHashDeduplicator(threshold, perms, True, num_bands=bands, seed=1)
+    keep = finder.add_pairs(zip(map(str, range(len(docs))), sketches))
+    dropped = [i for i, k in enumerate(keep) if not k]
+    matches = finder.get_duplicate_sets([sketches[i] for i in dropped])
+    return {i: min(int(k) for k in m) for i, m in zip(dropped, matches) if m}
+
+
+def run_datasketch(docs: list[tuple[str, str]], threshold: float, num_perm: int, bands: int, rows: int) -> dict:
+    from datasketch import MinHash, MinHashLSH
+
+    sets = [[s.encode("utf-8") for s in set(g)] for g in _shingled(docs)]
+    sketches = MinHash.bulk(sets, num_perm=num_perm, seed=1)
+    signatures = np.stack([m.hashvalues for m in sketches])
+    lsh = MinHashLSH(threshold=threshold, num_perm=num_perm, params=(bands, rows))
+    with lsh.insertion_session() as session:
+        for i, m in enumerate(sketches):
+            session.insert(i, m, check_duplication=False)
+    dropped: dict[int, int] = {}
+    for i, m in enumerate(sketches):
+        earlier = np.array(sorted(j for j in lsh.query(m) if j < i and j not in dropped), dtype=np.int64)
+        if len(earlier):
+            close = (signatures[earlier] == signatures[i]).mean(axis=1) >= threshold
+            if close.any():
+                dropped[i] = int(earlier[close][0])
+    return dropped
+
+
+def run_datatrove(docs: list[tuple[str, str]], threshold: float, num_perm: int, bands: int, rows: int) -> dict:
+    import logging
+    import os
+
+    import xxhash
+    from loguru import logger
+
+    os.environ["TQDM_DISABLE"] = "1"
+
+    from datatrove.data import Document
+    from datatrove.pipeline.dedup.minhash import (MinhashConfig, MinhashDedupBuckets, MinhashDedupCluster,
+                                                  MinhashDedupSignature)
+    from datatrove.utils.text import TextNormConfig
+    from datatrove.utils.word_tokenizers import WordTokenizer
+
+    class Characters(WordTokenizer):
+        def word_tokenize(self, text: str) -> list[str]:
+            return list(text)
+
+        def sent_tokenize(self, text: str) -> list[str]:
+            return [text]
+
+        def span_tokenize(self, text: str) -> list[tuple[int, int]]:
+            return [(0, len(text))]
+
+    logger.remove()
+    logging.disable(logging.INFO)
+    off = TextNormConfig(lowercase=False, norm_whitespace=False, remove_punctuation=False,
+                         norm_unicode_diacritics=False, norm_numbers=False)
+    config = MinhashConfig(n_grams=N, num_buckets=bands, hashes_per_bucket=rows, seed=1, norm_config=off)
+    with tempfile.TemporaryDirectory(prefix="datatrove-bench-") as tmp:
+        sigs, dups, out = f"{tmp}/sigs", f"{tmp}/dups", f"{tmp}/out"
+        signer = MinhashDedupSignature(sigs, config, language=Characters())
+        # datatrove hands xxhash a str, which the xxhash here (4.1) refuses: the same hash of its UTF-8
+        signer._hash_func = lambda gram: xxhash.xxh64_intdigest(gram.encode("utf-8"))
+        signer.run((Document(text=normalize_once(text), id=doc_id) for doc_id, text in docs), 0, 1)
+        for bucket in range(bands):
+            MinhashDedupBuckets(sigs, dups, config=config).run(None, bucket, bands)
+        MinhashDedupCluster(dups, out, config=config, save_cluster_id=True).run(None, 0, 1)
+        clusters = Path(out) / "000000.clusters"
+        pairs = np.frombuffer(clusters.read_bytes(), dtype=np.uint32).reshape(-1, 2) if clusters.exists() \
+            else np.zeros((0, 2), dtype=np.uint32)
+    first: dict[int, int] = {}
+    dropped = {}
+    for doc, cluster in sorted(map(tuple, pairs.tolist())):
+        if cluster in first:
+            dropped[doc] = first[cluster]
+        else:
+            first[cluster] = doc
+    return dropped
+
+
+ENGINES: dict[str, Callable] = {"zhbench": run_zhbench, "rensa": run_rensa, "datasketch": run_datasketch,
+                                "datatrove": run_datatrove}
+
+
+# -- quality -----------------------------------------------------------------------------------------
+
+def groups(dropped: dict[int, int]) -> list[list[int]]:
+    parent: dict[int, int] = {}
+
+    def root(x: int) -> int:
+        while parent.get(x, x) != x:
+            parent[x] = parent.get(parent[x], parent[x])
+            x = parent[x]
+        return x
+
+    for a, b in dropped.items():
+        ra, rb = root(a), root(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    out: dict[int, list[int]] = {}
+    for x in set(dropped) | set(dropped.values()):
+        out.setdefault(root(x), []).append(x)
+    return sorted(sorted(g) for g in out.values())
+
+
+def quality(corpus: Corpus, dropped: dict[int, int]) -> dict:
+    found = groups(dropped)
+    member = {x: k for k, g in enumerate(found) for x in g}
+    truth = corpus.duplicates
+    recalled = sum(1 for s, c, _ in truth if s in member and member[s] == member.get(c))
+    texts = [t for _, t in corpus.docs]
+    known = {(min(s, c), max(s, c)): j for s, c, j in corpus.pairs}
+    merged = false = 0
+    for g in found:
+        for x in range(len(g)):
+            for y in range(x + 1, len(g)):
+                merged += 1
+                j = known.get((g[x], g[y]))
+                if (j if j is not None else jaccard(texts[g[x]], texts[g[y]])) < FALSE_BELOW:
+                    false += 1
+    true_groups = {tuple(sorted((s, c))) for s, c, _ in truth}
+    exact = sum(1 for g in found if tuple(g) in true_groups)
+    wrong = sum(1 for g in found if any(known.get((min(a, b), max(a, b)), 0.0) < FALSE_BELOW
+                                        for a in g for b in g if a < b))
+    by_band = {}
+    for low, high in ((corpus.threshold, 0.7), (0.7, 0.8), (0.8, 1.01)):
+        band = [(s, c) for s, c, j in truth if low <= j < high]
+        hits = sum(1 for s, c in band if s in member and member[s] == member.get(c))
+        by_band[f"{low:.1f}-{min(high, 1.0):.1f}"] = [hits, len(band)]
+    return {"recall": recalled / len(truth), "recall_by_true_jaccard": by_band, "duplicates_found": recalled,
+            "dropped": len(dropped),
+            "groups": len(found), "groups_exact": exact, "groups_with_false_member": wrong,
+            "merged_pairs": merged, "false_merges": false, "false_merge_rate": false / merged if merged else 0.0}
+
+
+# -- the comparison ----------------------------------------------------------------------------------
+
+@dataclass
+class Result:
+    seconds: list[float] = field(default_factory=list)
+    quality: dict = field(default_factory=dict)
+
+
+def compare(corpus: Corpus, engines: list[str], rounds: int, num_perm: int) -> dict[str, Result]:
+    bands, rows = lsh_bands(corpus.threshold, num_perm, BAND_MISS_WEIGHT)
+    results = {name: Result() for name in engines}
+    for r in range(rounds):
+        for name in engines[r % len(engines):] + engines[:r % len(engines)]:
+            start = time.perf_counter()
+            dropped = ENGINES[name](corpus.docs, corpus.threshold, num_perm, bands, rows)
+            results[name].seconds.append(time.perf_counter() - start)
+            if r == rounds - 1:
+                results[name].quality = quality(corpus, dropped)
+            print(f"  round {r + 1} {name}: {results[name].seconds[-1]:.1f} s", file=sys.stderr, flush=True)
+    return results
+
+
+def report(corpus: Corpus, results: dict[str, Result], num_perm: int) -> dict:
+    bands, rows = lsh_bands(corpus.threshold, num_perm, BAND_MISS_WEIGHT)
+    docs = len(corpus.docs)
+    rows_out = {}
+    for name, r in results.items():
+        median = statistics.median(r.seconds)
+        rows_out[name] = {"docs_per_s": docs / median, "seconds": r.seconds, **r.quality}
+    if "zhbench" in rows_out and "rensa" in rows_out:
+        for row in rows_out.values():
+            row["vs_rensa"] = row["docs_per_s"] / rows_out["rensa"]["docs_per_s"]
+    lengths = sorted(len(t) for _, t in corpus.docs)
+    return {"docs": docs, "median_chars": lengths[len(lengths) // 2], "planted": len(corpus.pairs),
+            "planted_duplicates": len(corpus.duplicates), "planted_decoys": len(corpus.decoys),
+            "threshold": corpus.threshold, "num_perm": num_perm, "bands": bands, "rows": rows,
+            "false_below": FALSE_BELOW, "engines": rows_out}
+
+
+def print_table(summary: dict) -> None:
+    print(f"{summary['docs']} documents (median {summary['median_chars']} characters); {summary['planted']} planted "
+          f"copies: {summary['planted_duplicates']} with true Jaccard >= {summary['threshold']}, "
+          f"{summary['planted_decoys']} below {summary['false_below']}; character {N}-grams, "
+          f"{summary['num_perm']} permutations, LSH {summary['bands']} bands x {summary['rows']} rows")
+    print(f"{'engine':<11} {'docs/s':>8} {'x rensa':>8} {'recall':>7} {'false':>6} {'rate':>7} "
+          f"{'merged':>7} {'groups':>7} {'exact':>7} {'bad':>5}")
+    for name, r in summary["engines"].items():
+        print(f"{name:<11} {r['docs_per_s']:>8.0f} {r.get('vs_rensa', float('nan')):>8.2f} {r['recall']:>7.3f} "
+              f"{r['false_merges']:>6} {r['false_merge_rate']:>7.2%} {r['merged_pairs']:>7} {r['groups']:>7} "
+              f"{r['groups_exact']:>7} {r['groups_with_false_member']:>5}")
+    print("recall by true Jaccard: " + "; ".join(
+        f"{name} " + ", ".join(f"{band} {hits}/{total}" for band, (hits, total) in r["recall_by_true_jaccard"].items())
+        for name, r in summary["engines"].items()))
+
+
+# -- memory ------------------------------------------------------------------------------------------
 
 def write_texts(count: int, path: Path) -> None:
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from crawlers.mirror.facts import load_facts
+    from crawlers.mirror.synth import SynthConfig, Synthesizer
 
     path.parent.mkdir(parents=True, exist_ok=True)
     schema = pa.schema([("id", pa.string()), ("text", pa.string())])
@@ -140,10 +458,13 @@ def memory(sizes: list[int], root: Path, memory_limit: str, threads: int | None 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--docs", type=int, default=20_000)
+    parser.add_argument("--docs", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--num-perm", type=int, default=128)
     parser.add_argument("--threshold", type=float, default=0.6)
+    parser.add_argument("--engines", nargs="+", default=list(ENGINES), choices=list(ENGINES))
+    parser.add_argument("--json", type=Path, help="also write the results here (machine-readable)")
     parser.add_argument("--memory", type=int, nargs="+", metavar="DOCS",
                         help="measure peak RSS of the Deduplicator at these corpus sizes instead")
     parser.add_argument("--dir", type=Path, default=Path("/tmp/zhbench-dedup-bench"))
@@ -160,33 +481,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.memory:
         return memory(args.memory, args.dir, args.memory_limit, args.threads)
-    docs, planted = planted_corpus(args.docs)
-    lengths = sorted(len(t) for _, t in docs)
-    print(f"{len(docs)} documents (median {lengths[len(lengths) // 2]} characters), {len(planted)} planted "
-          f"near duplicates, {args.num_perm} permutations, threshold {args.threshold}, character 5-grams")
-    plain, ours = [], []
-    found: dict = {}
-    for _ in range(args.rounds):
-        plain.append(plain_loop(docs, args.num_perm))
-        rate, found = dedup(docs, args.num_perm, args.threshold)
-        ours.append(rate)
-    recall = sum(1 for z in planted if z in found) / len(planted)
-    texts = dict(docs)
-    real = false = 0
-    for d in found.values():
-        if d.doc_id in planted:
-            continue
-        a, b = shingles(normalize(texts[d.doc_id])), shingles(normalize(texts[d.duplicate_of]))
-        if len(a & b) / len(a | b) >= args.threshold:
-            real += 1
-        else:
-            false += 1
-    p, o = statistics.median(plain), statistics.median(ours)
-    print(f"plain datasketch MinHash.update() loop (signing only): {p:9.0f} docs/s   (median of {args.rounds})")
-    print(f"Deduplicator (whole exact + near dedup):               {o:9.0f} docs/s   ({o / p:.1f}x)")
-    print(f"recall of planted near duplicates: {recall:.3f}")
-    print(f"merges of unplanted documents: {real} with exact Jaccard >= {args.threshold} (near duplicates the "
-          f"generator made), {false} below it (false merges: {false / len(docs):.3%} of documents)")
+    corpus = planted_corpus(args.docs, args.threshold, args.seed)
+    summary = report(corpus, compare(corpus, args.engines, args.rounds, args.num_perm), args.num_perm)
+    print_table(summary)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(summary, indent=1) + "\n")
     return 0
 
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from crawlers.mirror.facts import load_facts
@@ -165,3 +166,57 @@ def test_too_small_a_memory_limit_is_a_clear_error(tmp_path):
     finder = Deduplicator(work_dir=tmp_path / "work", memory_limit="1MB", threads=1)
     with pytest.raises(DedupMemoryError, match="raise the setting dedup.memory_limit"):
         list(finder.find(docs))
+
+
+def reference_signature(text: str, hasher: MinHasher) -> list[int]:
+    """MinHasher's signature of one text the slow, obvious way: Python integers, one n-gram and one
+    permutation at a time."""
+    mask = (1 << 64) - 1
+    units = [ord(ch) for ch in text] + [0] * max(0, hasher.n - len(text))
+    xs = set()
+    for start in range(len(units) - hasher.n + 1):
+        h = 0
+        for unit in units[start:start + hasher.n]:
+            h = (h * 0x100000001B3 + unit) & mask
+        h ^= h >> 30
+        h = (h * 0xBF58476D1CE4E5B9) & mask
+        h ^= h >> 27
+        h = (h * 0x94D049BB133111EB) & mask
+        h ^= h >> 31
+        xs.add(h >> 32)
+    return [min(((a * x + b) & mask) >> 32 for x in xs) for a, b in zip(hasher._a.tolist(), hasher._b.tolist())]
+
+
+@pytest.mark.parametrize("num_perm, n, block", [(128, 5, 8_192), (16, 5, 1), (32, 2, 7)])
+def test_vectorised_signing_equals_the_reference(num_perm, n, block):
+    texts = ["长江是中国第一长河，也是亚洲第一长河。", "短", "", "黄河", "一二三四五", "abcde" * 30,
+             "長江發源於青藏高原", "长江是中国第一长河，也是亚洲第一长河。"]
+    hasher = MinHasher(num_perm=num_perm, n=n, block=block)
+    signatures = hasher.sign(texts)
+    assert signatures.dtype == np.uint32 and signatures.shape == (len(texts), num_perm)
+    for text, signature in zip(texts, signatures):
+        assert signature.tolist() == reference_signature(text, hasher), text
+    assert (signatures[0] == signatures[-1]).all()
+
+
+def test_block_size_and_batching_do_not_change_signatures():
+    texts = [normalize(e.summary) for e in load_facts()[:120]] + ["短", "x" * 3000]
+    whole = MinHasher().sign(texts)
+    assert (MinHasher(block=1).sign(texts) == whole).all()
+    assert (MinHasher(block=500).sign(texts) == whole).all()
+    assert (np.concatenate([MinHasher().sign(texts[i:i + 13]) for i in range(0, len(texts), 13)]) == whole).all()
+    assert MinHasher().sign([]).shape == (0, 128)
+    with pytest.raises(ValueError):
+        MinHasher(block=0)
+
+
+def test_a_signed_part_holds_the_signatures_of_one_pass(tmp_path):
+    from filters.normalize import normalize_once
+
+    docs = [(f"f{e.baidu_id}", e.summary) for e in load_facts()[:90]]
+    finder = Deduplicator(batch_size=17)
+    assert finder.sign_part(docs[:50], tmp_path / "a") == 50
+    assert finder.sign_part(docs[50:], tmp_path / "b") == 40
+    parts = [np.fromfile(tmp_path / p / "signatures.bin", dtype=np.uint32).reshape(-1, 128) for p in ("a", "b")]
+    expected = finder.hasher.sign([normalize_once(t) for _, t in docs])
+    assert (np.concatenate(parts) == expected).all()
