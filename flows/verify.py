@@ -6,8 +6,8 @@ is dropped with ``search:no_cooccurrence``. A kept pair left with no kept triple
 dropped with ``search:no_supported_triple``; a pair that lost some triples is judged
 again by every pair rule on the triples it still has (its text may now say more than
 they do), and dropped with ``search:<rule>:<reason>`` when it no longer passes.
-Supporting URLs are stored on each triple. Results are cached in the warehouse, so a
-rerun searches nothing twice.
+Supporting URLs are stored on each triple. The triples of a batch of pairs are searched
+in one call; results are cached in the warehouse, so a rerun searches nothing twice.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from filters.align import AlignmentRules
 from filters.base import rejudge
 from flows.settings import VerifySettings
 from schemas import Pair
-from verifiers.search import CachedSearch, HTTPSearch, LocalBM25, SearchValidator
+from verifiers.search import CachedSearch, HTTPSearch, LocalBM25, SearchValidator, Support
 from warehouse.shards import ShardWriter, iter_records
 
 T = TypeVar("T")
@@ -57,15 +57,18 @@ def verify_stage(pair_shards: list[Path], page_shards: list[Path], settings: Ver
 
     def checked() -> Iterator[Pair]:
         for batch in batched(iter_records(pair_shards, Pair), 2048):
-            # One catalog read for the cached results of the whole batch.
-            validator.prefetch((p.entity, t.tail) for p in batch if p.decision == "kept" for t in p.kept_triples())
-            yield from map(check, batch)
+            # The whole batch's triples searched in one call: one catalog read for the cached results,
+            # one retrieval for the others, one journal append for what it found.
+            supports = iter(validator.check_many([(p.entity, p.aliases, t.tail, p.url)
+                                                  for p in batch if p.decision == "kept" for t in p.kept_triples()]))
+            for pair in batch:
+                yield check(pair, supports)
 
-    def check(pair: Pair) -> Pair:
+    def check(pair: Pair, supports: Iterator[Support]) -> Pair:
         if pair.decision == "kept":
             lost = 0
             for triple in pair.kept_triples():
-                support = validator.check(pair.entity, pair.aliases, triple.tail, pair.url)
+                support = next(supports)
                 counts["triples_checked"] += 1
                 triple.support_urls = list(support.urls)
                 if support.ok:

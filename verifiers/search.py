@@ -1,9 +1,10 @@
 """Search backends behind one interface, a result cache, and CDTP's search validation of triples.
 
-* :class:`LocalBM25`: BM25 (llama-index's retriever over bm25s) across every page
-  of a crawl, one passage per summary or paragraph, Chinese segmented with jieba
-  (the retriever's default tokeniser takes a run of Chinese characters as one word).
-  The offline default.
+* :class:`LocalBM25`: BM25 (bm25s's index, searched by verifiers.bm25) across every
+  page of a crawl, one passage per summary or paragraph, Chinese segmented with jieba
+  (bm25s's tokeniser takes a run of Chinese characters as one word). The offline
+  default; it answers a batch of queries in one call (``search_many``), at a cost per
+  query that does not grow with the corpus.
 * :class:`HTTPSearch`: any JSON search API, e.g. a self-hosted SearxNG
   (``https://searx.example/search?q={query}&format=json``): results are read from
   ``results_key`` with ``url``, ``title`` and ``content`` fields.
@@ -28,6 +29,7 @@ import threading
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Protocol
 
@@ -77,11 +79,9 @@ class LocalBM25:
     def __init__(self, page_shards: list[Path], max_passages_per_page: int = 20):
         import logging
 
-        from llama_index.core.schema import TextNode
-        from llama_index.retrievers.bm25 import BM25Retriever
-
         from crawlers.urls import public_url
         from schemas import Page
+        from verifiers.bm25 import BM25Index
 
         logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
 
@@ -100,34 +100,27 @@ class LocalBM25:
         # Indexed in one order whatever order the crawl met the pages in: passages of equal score come
         # back in this order (see search), so the results depend on the corpus only.
         self.passages.sort(key=lambda h: (h.url, h.text, h.title))
-        nodes = [TextNode(id_=str(index), text=_segment(h.title + "。" + h.text))
-                 for index, h in enumerate(self.passages)]
         self.name = "bm25-local"
         self.corpus = corpus_digest(self.passages)
         # Hits cached while passages carried fetch URLs (the mirror's port) would not match pairs' public URLs;
         # hits cached before ties were ordered came in the order of the crawl.
         self.cache_key = f"bm25-local:public-urls:ties-by-url@{self.corpus}"
-        self._retriever = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=10, skip_stemming=True,
-                                                      token_pattern=r"(?u)\b\w+\b")
-        self._lock = threading.Lock()
+        self._index = BM25Index([_segment(h.title + "。" + h.text) for h in self.passages])
 
     def search(self, query: str, k: int) -> list[Hit]:
+        return self.search_many([query], k)[0]
+
+    def search_many(self, queries: list[str], k: int) -> list[list[Hit]]:
+        """The top k passages for each query, by BM25 score and then passage order (ties at the k-th
+        place all weighed, see verifiers.bm25)."""
         if k < 1:
-            return []
-        tokens, want = _segment(query), min(k, len(self.passages))
-        with self._lock:
-            while True:
-                self._retriever.similarity_top_k = want
-                found = self._retriever.retrieve(tokens)
-                scores = sorted((float(node.score or 0.0) for node in found), reverse=True)
-                # Which of the passages tied with the k-th BM25 returns is its own choice: ask for more until
-                # every one of them is in (the scores drop below it), then break the tie by passage order.
-                if want == len(self.passages) or len(scores) < want or scores[-1] < scores[k - 1] or not scores[-1]:
-                    break
-                want = min(2 * want, len(self.passages))
-        ranked = sorted((-float(node.score or 0.0), int(node.node.node_id)) for node in found)[:k]
-        return [Hit(self.passages[index].url, self.passages[index].title, self.passages[index].text,
-                    round(-score, 6)) for score, index in ranked]
+            return [[] for _ in queries]
+        found = []
+        for query in queries:
+            ranked = self._index.top_k(self._index.tokens(_segment(query)), k)
+            found.append([Hit(self.passages[index].url, self.passages[index].title, self.passages[index].text,
+                              round(score, 6)) for index, score in ranked])
+        return found
 
 
 class HTTPSearch:
@@ -157,6 +150,12 @@ class HTTPSearch:
                     float(r.get("score") or 0.0)) for r in results[:k] if isinstance(r, dict)]
 
 
+def search_many(backend: SearchBackend, queries: list[str], k: int) -> list[list[Hit]]:
+    """Each query's top k: in one call where the backend answers many at once, else one by one."""
+    many = getattr(backend, "search_many", None)
+    return many(queries, k) if many is not None else [backend.search(q, k) for q in queries]
+
+
 class CachedSearch:
     def __init__(self, backend: SearchBackend, catalog_path: Path):
         from warehouse.cache import SEARCH_CACHE, CatalogCache
@@ -172,12 +171,19 @@ class CachedSearch:
         """Read the cached results of a batch of queries at once (see CatalogCache.prefetch)."""
         self.cache.prefetch((self.key, q, k) for q in queries)
 
-    def search(self, query: str, k: int) -> list[Hit]:
+    def _cached(self, query: str, k: int) -> list[Hit] | None:
         cached = self.cache.get((self.key, query, k))
         try:
-            found = [Hit(**h) for h in json.loads(cached[0])] if cached is not None else None
+            return [Hit(**h) for h in json.loads(cached[0])] if cached is not None else None
         except (ValueError, TypeError):
-            found = None  # an entry this code cannot read: ask again
+            return None  # an entry this code cannot read: ask again
+
+    @staticmethod
+    def _entry(found: list[Hit]) -> tuple[str]:
+        return (json.dumps([h.__dict__ for h in found], ensure_ascii=False),)
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        found = self._cached(query, k)
         if found is not None:
             with self._lock:
                 self.hits += 1
@@ -185,8 +191,32 @@ class CachedSearch:
         with self._lock:
             self.misses += 1
         found = self.backend.search(query, k)
-        self.cache.put((self.key, query, k), (json.dumps([h.__dict__ for h in found], ensure_ascii=False),))
+        self.cache.put((self.key, query, k), self._entry(found))
         return found
+
+    def search_many(self, queries: list[str], k: int) -> list[list[Hit]]:
+        """search() for a batch: one catalog read for the cached results, the others asked of the backend
+        at once where it can answer many (one journal append for them all), else one by one (each journaled
+        as it arrives). Counted as search() one query after the other would count them: a query that comes
+        again in the batch is a cache hit."""
+        self.prefetch(queries, k)
+        answers: dict[str, list[Hit]] = {}
+        for query in dict.fromkeys(queries):
+            found = self._cached(query, k)
+            if found is not None:
+                answers[query] = found
+        missing = [q for q in dict.fromkeys(queries) if q not in answers]
+        if missing and hasattr(self.backend, "search_many"):
+            answers.update(zip(missing, self.backend.search_many(missing, k)))
+            self.cache.put_many({(self.key, q, k): self._entry(answers[q]) for q in missing})
+        else:
+            for query in missing:
+                answers[query] = self.backend.search(query, k)
+                self.cache.put((self.key, query, k), self._entry(answers[query]))
+        with self._lock:
+            self.misses += len(missing)
+            self.hits += len(queries) - len(missing)
+        return [answers[q] for q in queries]
 
     def close(self) -> None:
         self.cache.close()
@@ -201,24 +231,29 @@ class Support:
 class SearchValidator:
     def __init__(self, backend: SearchBackend, k: int = 10, exclude_source: bool = True):
         self.backend, self.k, self.exclude_source = backend, k, exclude_source
+        # A passage comes back for many queries (every triple of its page, of pages naming it): normalised once.
+        self._text = lru_cache(maxsize=1 << 16)(lambda title, text: normalize(title + "。" + text))
 
     @staticmethod
     def query(head: str, tail: str) -> str:
         return f"{head} {tail}"
 
-    def prefetch(self, head_tails: Iterable[tuple[str, str]]) -> None:
-        """Warm a cached backend with the queries of a batch of triples."""
-        if isinstance(self.backend, CachedSearch):
-            self.backend.prefetch((self.query(h, t) for h, t in head_tails), self.k)
-
     def check(self, head: str, aliases: Iterable[str], tail: str, source_url: str = "") -> Support:
+        return self.check_many([(head, aliases, tail, source_url)])[0]
+
+    def check_many(self, claims: list[tuple[str, Iterable[str], str, str]]) -> list[Support]:
+        """check() for each (head, aliases, tail, source URL), the searches made in one batch."""
+        results = search_many(self.backend, [self.query(head, tail) for head, _, tail, _ in claims], self.k)
+        return [self._support(hits, *claim) for hits, claim in zip(results, claims)]
+
+    def _support(self, hits: list[Hit], head: str, aliases: Iterable[str], tail: str, source_url: str) -> Support:
         names = [normalize(n) for n in (head, *aliases) if n]
         value = normalize(tail)
         urls = []
-        for hit in self.backend.search(self.query(head, tail), self.k):
+        for hit in hits:
             if self.exclude_source and source_url and hit.url == source_url:
                 continue
-            text = normalize(hit.title + "。" + hit.text)
+            text = self._text(hit.title, hit.text)
             if value and value in text and any(n in text for n in names):
                 if hit.url not in urls:
                     urls.append(hit.url)

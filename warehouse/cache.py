@@ -5,7 +5,8 @@ DuckDB lets one process write the catalog at a time, so a cache never keeps it o
 * lookups read the catalog in batches (:meth:`CatalogCache.prefetch`, one read for a
   whole batch of requests) or, for a key not prefetched, one read each;
 * each new entry is appended to this process's journal file the moment it arrives
-  (a killed process loses nothing it received) and kept in memory;
+  (a killed process loses nothing it received) and kept in memory; entries that
+  arrive together (a batch of search results) go in one append;
 * the journal is folded into the catalog in one transaction every ``flush_every``
   entries or ``flush_s`` seconds and at :meth:`CatalogCache.close`, then deleted;
 * a journal whose process is gone (killed) is folded by the next cache that opens
@@ -110,16 +111,26 @@ class CatalogCache:
         return found.get(key)
 
     def put(self, key: tuple, values: tuple) -> None:
-        key, values = tuple(key), tuple(values)
+        self.put_many({key: values})
+
+    def put_many(self, rows: dict) -> None:
+        """put() for ``{key: values}`` received together: one journal append (and one push to the kernel)
+        for them all, then in memory. Killed mid-append, the journal holds whole lines of them and the line
+        being written, which the next cache skips."""
+        rows = {tuple(k): tuple(v) for k, v in rows.items()}
+        if not rows:
+            return
+        lines = "".join(json.dumps([key, values], ensure_ascii=False) + "\n" for key, values in rows.items())
         with self._lock:
             if self._journal is None:
                 self.journals.mkdir(parents=True, exist_ok=True)
                 self._journal_path = self.journals / f"{self.table.name}-{os.getpid()}-{uuid.uuid4().hex[:12]}.jsonl"
                 self._journal = open(self._journal_path, "a", encoding="utf-8")
-            self._journal.write(json.dumps([key, values], ensure_ascii=False) + "\n")
+            self._journal.write(lines)
             self._journal.flush()  # in the kernel now: a killed process does not lose it
-            self._pending[key] = values
-            self._known.pop(key, None)
+            self._pending.update(rows)
+            for key in rows:
+                self._known.pop(key, None)
             due = len(self._pending) >= self.flush_every or time.monotonic() - self._last_flush >= self.flush_s
         if due:
             self.flush()

@@ -161,3 +161,50 @@ def test_hits_of_equal_score_come_in_url_order_whatever_order_the_pages_were_cra
     assert hits == backward.search("长江 东海", 3)
     assert len({h.score for h in hits}) == 1  # a tie, broken by URL
     assert [h.url.rsplit("/", 1)[1] for h in hits] == ["1", "2", "3"]
+
+
+def claims_of(pages) -> list[tuple[str, list[str], str, str]]:
+    """Every infobox value of every page as a claim about the page's title, from its own page."""
+    from schemas import Page
+    from warehouse.shards import iter_records
+
+    return [(page.title, [], entry.value, page.url) for page in iter_records(pages, Page) for entry in page.infobox]
+
+
+def test_batched_search_and_verdicts_are_the_per_query_retrievers(tmp_path):
+    from bench.verify_bench import PerQueryBM25, per_query_supports
+
+    pages = fact_pages(tmp_path / "pages")
+    local = LocalBM25(pages)
+    old = PerQueryBM25(local.passages)
+    claims = claims_of(pages)[::8]  # every page's claims take a minute the old way
+    queries = [SearchValidator.query(head, tail) for head, _, tail, _ in claims]
+    # ties, repeats, English stop words, words the index lacks, fewer than k passages with a word of the query
+    odd = ["长江 东海", "长江 长江 东海", "the of and", "不存在的地名甲乙丙", "", "长江 the 1990年", "注入"]
+    for k in (1, 3, 10):
+        assert local.search_many(queries + odd, k) == [old.search(q, k) for q in queries + odd], k
+    everything = len(local.passages) + 5
+    assert local.search_many(odd, everything) == [old.search(q, everything) for q in odd]
+    assert SearchValidator(local).check_many(claims) == per_query_supports(old, claims)
+    assert SearchValidator(local, exclude_source=False).check_many(claims) == \
+        per_query_supports(old, claims, exclude_source=False)
+    # the pruned path answered (not only bm25s's dense one), and the claims are not all of one verdict
+    index = local._index
+    assert index._pruned(index.tokens("长江 东海"), 3, 3) is not None
+    assert {s.ok for s in SearchValidator(local).check_many(claims)} == {True, False}
+
+
+def test_a_batch_of_searches_is_cached_with_one_journal_append_and_counted_as_one_by_one(bm25, tmp_path):
+    from warehouse.cache import journal_dir
+
+    catalog = tmp_path / "catalog.duckdb"
+    cached = CachedSearch(bm25, catalog)
+    cached.cache.flush_every = 10_000  # keep the journal to look at
+    found = cached.search_many(["长江 东海", "黄河", "长江 东海"], 10)
+    assert found == [bm25.search("长江 东海", 10), bm25.search("黄河", 10), bm25.search("长江 东海", 10)]
+    assert (cached.hits, cached.misses) == (1, 2)  # the repeat is a hit, as it was searched one by one
+    [journal] = journal_dir(catalog).glob("search_cache-*.jsonl")
+    assert len(journal.read_text(encoding="utf-8").splitlines()) == 2
+    cached.close()
+    again = CachedSearch(bm25, catalog)
+    assert again.search_many(["黄河", "长江 东海"], 10) == found[1::-1] and (again.hits, again.misses) == (2, 0)

@@ -1,0 +1,121 @@
+"""Exact BM25 top-k over a bm25s index, at a cost per query that does not grow with the corpus.
+
+bm25s scores a query against every document (a dense array the size of the corpus) and selects
+the top k with ``argpartition`` over it, so each query costs O(corpus). :meth:`BM25Index.top_k`
+answers the same question from the postings of the query's rarest terms only (MaxScore pruning):
+
+* a term's *bound* is the largest score it adds to any document (times its count in the query);
+* the terms are taken in order of their bound, highest first, and the documents holding any of
+  them scored exactly; once the k-th best of those beats the sum of the bounds of the terms not
+  taken yet, no other document can reach the top k (even with every remaining term) and the
+  search stops. An entity name's postings stay about as long however large the corpus grows;
+  a common word's (年, 中国) grow with it but are rarely needed.
+
+The answer is the one the previous per-query retrieval gave, to the last bit: each score is the
+float32 sum of the same contributions in the same order (query token order) as bm25s's, and the
+top k are ranked by (score descending, passage index), ties at the k-th place all considered.
+When fewer than k passages share a word with the query, the previous procedure picked the rest
+among passages of score 0 by bm25s's selection; that case runs bm25s's own scoring and selection
+(:meth:`BM25Index._dense`), so the passages it picks are the ones it picked before.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+# llama-index's BM25Retriever tokenised corpus and queries this way (bm25s.tokenize with English
+# stop words, lower case, no stemming); the index and the queries must keep doing so.
+TOKEN_PATTERN = r"(?u)\b\w+\b"
+
+# The float32 sum of contributions can round above their exact sum; bounds are widened by this much.
+_ROUNDING = 1e-4
+
+
+class BM25Index:
+    """bm25s's BM25 (Lucene variant, its defaults) over documents already split into words by spaces."""
+
+    def __init__(self, texts: list[str]):
+        import bm25s
+        from bm25s.stopwords import STOPWORDS_EN
+
+        self._bm25 = bm25s.BM25()
+        self._bm25.index(bm25s.tokenize(texts, stopwords="en", token_pattern=TOKEN_PATTERN, show_progress=False),
+                         show_progress=False)
+        self.size = int(self._bm25.scores["num_docs"])
+        self.vocab: dict[str, int] = self._bm25.vocab_dict
+        self._split = re.compile(TOKEN_PATTERN).findall
+        self._stopwords = frozenset(STOPWORDS_EN)
+        data, indices, indptr = (self._bm25.scores[name] for name in ("data", "indices", "indptr"))
+        lengths = np.diff(indptr)
+        terms = np.repeat(np.arange(len(lengths)), lengths)
+        if len(indices) > 1 and np.any((np.diff(indices) <= 0) & (np.diff(terms) == 0)):
+            order = np.lexsort((indices, terms))  # each posting by passage, for searchsorted
+            data, indices = data[order], indices[order]
+        self._data, self._indices, self._indptr = data, indices.astype(np.int64), indptr.astype(np.int64)
+        self._bound = np.zeros(len(lengths))
+        starts = indptr[:-1][lengths > 0]
+        if len(starts):
+            self._bound[lengths > 0] = np.maximum.reduceat(data, starts).astype(np.float64)
+        # Pruning relies on every posting adding a positive score (Lucene's idf is positive); a variant
+        # without that property is answered by bm25s alone.
+        self._prunable = self._bm25.nonoccurrence_array is None and bool(np.all(data > 0))
+
+    def tokens(self, text: str) -> list[int]:
+        """The query's term ids, as bm25s.tokenize and BM25.get_tokens_ids give them (order and repeats kept)."""
+        words = (w for w in self._split(text.lower()) if w not in self._stopwords)
+        return [self.vocab[w] for w in words if w in self.vocab]
+
+    def top_k(self, ids: list[int], k: int) -> list[tuple[int, float]]:
+        """(passage index, score) of the k best passages for the query's term ids, best first."""
+        want = min(k, self.size)
+        if want < 1:
+            return []
+        if self._prunable and ids:
+            found = self._pruned(ids, k, want)
+            if found is not None:
+                return found
+        return self._dense(ids, k, want)
+
+    def _pruned(self, ids: list[int], k: int, want: int) -> list[tuple[int, float]] | None:
+        terms, counts = np.unique(np.asarray(ids, dtype=np.int64), return_counts=True)
+        bounds = self._bound[terms] * counts
+        order = np.argsort(-bounds, kind="stable")
+        docs = np.empty(0, dtype=np.int64)
+        for taken in range(1, len(order) + 1):
+            term = terms[order[taken - 1]]
+            docs = np.union1d(docs, self._indices[self._indptr[term]:self._indptr[term + 1]])
+            if len(docs) < want:
+                continue
+            scores = self._scores(ids, docs)
+            kth = float(np.partition(scores, len(scores) - want)[len(scores) - want])
+            rest = float(bounds[order[taken:]].sum())
+            if rest * (1 + _ROUNDING) < kth:
+                best = np.lexsort((docs, -scores))[:k]
+                return [(int(docs[i]), float(scores[i])) for i in best]
+        return None  # fewer than k passages share a word with the query
+
+    def _scores(self, ids: list[int], docs: np.ndarray) -> np.ndarray:
+        """bm25s's scores of ``docs``: float32 sums in query token order, as its np.add.at makes them."""
+        total = np.zeros(len(docs), dtype=self._data.dtype)
+        for term in ids:
+            start, end = self._indptr[term], self._indptr[term + 1]
+            posting = self._indices[start:end]
+            at = np.minimum(np.searchsorted(posting, docs), len(posting) - 1)
+            total += np.where(posting[at] == docs, self._data[start:end][at], 0).astype(total.dtype)
+        return total
+
+    def _dense(self, ids: list[int], k: int, want: int) -> list[tuple[int, float]]:
+        """The previous retrieval itself: bm25s's dense scores and selection, asking for more results until
+        every passage tied with the k-th is in, then ties broken by passage index."""
+        from bm25s import selection
+
+        scores = self._bm25.get_scores_from_ids(ids) if ids else np.zeros(self.size, dtype=self._bm25.dtype)
+        while True:
+            top, index = selection.topk(scores, want, backend="numpy", sorted=True)
+            ranked = sorted((float(s) for s in top), reverse=True)
+            if want == self.size or len(ranked) < want or ranked[-1] < ranked[k - 1] or not ranked[-1]:
+                break
+            want = min(2 * want, self.size)
+        return [(i, -s) for s, i in sorted((-float(s), int(i)) for s, i in zip(top, index))[:k]]
