@@ -65,7 +65,7 @@ class CrawlConfig:
     rows_per_shard: int = 5_000
     log_level: str = "WARNING"
     allowed_hosts: list[str] = field(default_factory=list)
-    backend: str = "lxml"
+    backend: str = "selectolax"
     resume: bool = False
     known: dict[str, dict] = field(default_factory=dict)  # recrawl: canonical URL -> validators, record hash
     follow_known: bool = True
@@ -434,7 +434,7 @@ def _page_from_log(entry: dict, raw: RawStore, backend: str) -> Page:
     return page
 
 
-def reparse(crawl_dir: Path, raw_dir: Path | None = None, backend: str = "lxml",
+def reparse(crawl_dir: Path, raw_dir: Path | None = None, backend: str = "selectolax",
             rows_per_shard: int = 5_000, unreadable: list[str] | None = None) -> list[Path]:
     """Rebuild every page record of a crawl from its stored HTML (after a parser change); no network.
 

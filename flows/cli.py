@@ -761,7 +761,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "zhbench reparse                 # the latest crawl\nzhbench reparse baidu-1 --backend bs4",
                    cmd_reparse)
     rep.add_argument("crawl", nargs="?", help="crawl name or directory (default: the latest crawl)")
-    rep.add_argument("--backend", choices=["lxml", "bs4"], default="lxml", help="parser backend (default lxml)")
+    rep.add_argument("--backend", choices=["selectolax", "lxml", "bs4"], default="selectolax",
+                     help="parser backend (default selectolax; every backend gives the same records)")
     rep.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
 
     align = _command(sub, "align",

@@ -1,7 +1,8 @@
 """Pure page parsers: ``parse(html, url) -> Page``, selected by site and layout.
 
-Two tree backends give identical records: ``lxml`` (the default, several times
-faster; see ``bench/parse_bench.py``) and ``bs4`` (BeautifulSoup, the reference).
+Three tree backends give identical records: ``selectolax`` (lexbor's HTML5 tree searched with CSS
+selectors; the default, the fastest), ``lxml`` (libxml2 with compiled XPath) and ``bs4``
+(BeautifulSoup, the reference); ``bench/parse_bench.py`` times them side by side.
 :mod:`crawlers.parsers.tree` says how they are kept identical on deep pages and
 which characters the text of a record never holds.
 
@@ -66,7 +67,7 @@ def parse(
     encoding: str | None = None,
     fetched_at: datetime | None = None,
     depth: int = 0,
-    backend: str = "lxml",
+    backend: str = "selectolax",
 ) -> Page:
     """Parse one fetched page into a :class:`Page`; pages that are not content get a status, not fields."""
     if backend not in BACKENDS:

@@ -62,14 +62,14 @@ def _target(base_url: str, href: str) -> str | None:
 
 
 def _strip_noise(root: Node) -> None:
-    """Remove citation marks, edit controls, scripts and image captions before reading text."""
-    for el in root.all(tag=NOISE_TAGS):
-        el.remove()
-    for el in root.all(prefix=NOISE_CLASS_PREFIXES):
-        el.remove()
-    for el in root.all(cls=CAPTION_CLASSES):
-        el.remove()
-    for el in root.all(prefix=CAPTION_PREFIXES):
+    """Remove citation marks, edit controls, scripts and image captions before reading text.
+
+    One pass finds every noise element (the order they go in changes nothing: an element's text
+    stays where it stood); links are read once the noise is gone, as a control word inside them
+    ("编辑<sup>1</sup>") only shows then.
+    """
+    for el in root.any_of(dict(tag=NOISE_TAGS), dict(prefix=NOISE_CLASS_PREFIXES + CAPTION_PREFIXES),
+                          dict(cls=CAPTION_CLASSES)):
         el.remove()
     for el in root.all(tag="a"):
         if el.text().strip() in CONTROL_WORDS:
@@ -106,19 +106,20 @@ def _blocks(container: Node, is_para: Callable[[Node], bool], para_tags: tuple[s
     Returns the texts and the elements they came from (the roots in which to look for links).
     Paragraph elements inside a table are read as part of its rows.
     """
-    tables = _outermost([t for t in container.all(tag="table")
-                         if not any(t.within(x) for x in exclude)])
+    # One pass over the body: tables and paragraph candidates together.
+    everything = container.all(tag=("table",) + para_tags)
+    any_table = any(el.name == "table" for el in everything)
+    found = [el for el in everything if not any(el.within(x) for x in exclude)]
+    tables = _outermost([el for el in found if el.name == "table"])
     texts: list[str] = []
     roots: list[Node] = []
-    for el in container.all(tag=("table",) + para_tags):
-        if any(el.within(x) for x in exclude):
-            continue
+    for el in found:
         if el.name == "table":
             if any(el.within(t) for t in tables):
                 continue
             roots.append(el)
             texts += [t for t in (_row_text(tr) for tr in el.all(tag="tr")) if t]
-        elif is_para(el) and not el.first(tag="table") and not any(el.within(t) for t in tables):
+        elif is_para(el) and not (any_table and (el.first(tag="table") or any(el.within(t) for t in tables))):
             text = _text(el)
             if text:
                 roots.append(el)

@@ -1,11 +1,14 @@
-"""Two tree backends behind one small node interface.
+"""Three tree backends behind one small node interface.
 
 The layout extractors (:mod:`crawlers.parsers.layouts`) are written once against
 :class:`Node`; ``BS4Node`` runs them on BeautifulSoup (lxml tree builder), the
-product's reference parser, and ``LxmlNode`` on lxml directly with compiled
-XPath, several times faster. Both build their tree with libxml2's HTML parser,
-so they see the same tree, and tests hold their records identical on every
-fixture, every mirror page and generated pages (``tests/fuzz``).
+product's reference parser, ``LxmlNode`` on lxml directly with compiled
+XPath, several times faster, and ``SelectolaxNode`` on lexbor's HTML5 tree
+(selectolax) with CSS selectors, the fastest and the default. The first two build
+their tree with libxml2's HTML parser; lexbor builds it as browsers do, which
+differs only where markup breaks nesting rules. Tests hold the three backends'
+records identical on every fixture, every mirror page and generated pages
+(``tests/fuzz``).
 
 Where libxml2's own tree builder gives up, the ``lxml`` backend reads the page
 through BeautifulSoup instead, so the records stay the same: a page nested deeper
@@ -36,6 +39,7 @@ from typing import Sequence
 from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, NavigableString, Tag, XMLParsedAsHTMLWarning
 from bs4.builder import ParserRejectedMarkup
 from lxml import etree
+from selectolax.lexbor import LexborHTMLParser
 
 Names = str | Sequence[str] | None
 
@@ -85,6 +89,10 @@ class Node:
     def select(self, queries: dict[str, dict]) -> dict[str, list["Node"]]:
         """Several queries at once: {name: dict(tag=..., cls=...)} -> {name: matches}."""
         return {name: self.all(**query) for name, query in queries.items()}
+
+    def any_of(self, *queries: dict) -> list["Node"]:
+        """The descendants matching any of the queries, in document order, each once: one pass."""
+        raise NotImplementedError
 
     def children(self) -> list["Node"]:
         raise NotImplementedError
@@ -149,6 +157,10 @@ class BS4Node(Node):
     def all(self, tag=None, cls=None, prefix=None, id=None, attr=None):  # noqa: A002
         match = _bs4_match(_as_tuple(tag), _as_tuple(cls), _as_tuple(prefix), id, attr)
         return [BS4Node(el) for el in self.el.descendants if isinstance(el, Tag) and match(el)]
+
+    def any_of(self, *queries):
+        tests = [_bs4_match(*_query_key(q)) for q in queries]
+        return [BS4Node(el) for el in self.el.descendants if isinstance(el, Tag) and any(t(el) for t in tests)]
 
     def children(self):
         return [BS4Node(el) for el in self.el.children if isinstance(el, Tag)]
@@ -259,6 +271,17 @@ def _class_ok(el, classes: tuple, prefixes: tuple) -> bool:
     return True
 
 
+def _lxml_match(el, tags: tuple, classes: tuple, prefixes: tuple, id_: str | None, attr) -> bool:
+    """Whether an element (lxml's, or lexbor's attributes through ``get``) matches a query exactly."""
+    if tags and el.tag not in tags:
+        return False
+    if (classes or prefixes) and not _class_ok(el, classes, prefixes):
+        return False
+    if id_ is not None and el.get("id") != id_:
+        return False
+    return attr is None or el.get(attr[0]) == attr[1]
+
+
 class LxmlNode(Node):
     __slots__ = ("el",)
 
@@ -282,17 +305,14 @@ class LxmlNode(Node):
         union = _union_xpath(tuple(key for _, key in keys))
         result: dict[str, list[Node]] = {name: [] for name in queries}
         for el in union(self.el):
-            for name, (tags, classes, prefixes, id_, attr) in keys:
-                if tags and el.tag not in tags:
-                    continue
-                if (classes or prefixes) and not _class_ok(el, classes, prefixes):
-                    continue
-                if id_ is not None and el.get("id") != id_:
-                    continue
-                if attr is not None and el.get(attr[0]) != attr[1]:
-                    continue
-                result[name].append(LxmlNode(el))
+            for name, key in keys:
+                if _lxml_match(el, *key):
+                    result[name].append(LxmlNode(el))
         return result
+
+    def any_of(self, *queries):
+        keys = tuple(_query_key(q) for q in queries)
+        return [LxmlNode(el) for el in _union_xpath(keys)(self.el) if any(_lxml_match(el, *key) for key in keys)]
 
     def children(self):
         return [LxmlNode(el) for el in self.el if isinstance(el.tag, str)]
@@ -356,6 +376,9 @@ class _Empty(Node):
     def all(self, *args, **kwargs):
         return []
 
+    def any_of(self, *queries):
+        return []
+
     def children(self):
         return []
 
@@ -385,4 +408,142 @@ def lxml_root(html: str) -> Node:
     return LxmlNode(root) if root is not None else _Empty()
 
 
-BACKENDS = {"lxml": lxml_root, "bs4": bs4_root}
+# --- selectolax (lexbor) ----------------------------------------------------------------------
+
+
+def _css_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ") + '"'
+
+
+def _css_of(tags: tuple, classes: tuple, prefixes: tuple, id_: str | None, attr) -> str:
+    # Attribute selectors throughout: lexbor matches .class and #id without regard to case on a page
+    # without a doctype (quirks mode), as browsers do. Classes match as substrings here and are made
+    # exact in Python (_class_ok), which splits them at any white space as the other backends do
+    # (CSS's ~= splits at ASCII white space only).
+    tests = ""
+    if id_ is not None:
+        tests += f"[id={_css_string(id_)}]"
+    if attr is not None:
+        tests += f"[{attr[0]}={_css_string(attr[1])}]"
+    alternatives = [f"[class*={_css_string(c)}]" for c in classes + prefixes] or [""]
+    # No "*" before a bare attribute test: lexbor checks it on every element, a third of the time.
+    return ", ".join(f"{t}{a}{tests}" or "*" for t in tags or ("",) for a in alternatives)
+
+
+@lru_cache(maxsize=512)
+def _css(tag: Names, cls: Names, prefix: Names, id_: str | None, attr) -> tuple[str, tuple, tuple]:
+    """The selector of one query, and its classes and prefixes (cached on the arguments as given)."""
+    classes, prefixes = _as_tuple(cls), _as_tuple(prefix)
+    return _css_of(_as_tuple(tag), classes, prefixes, id_, attr), classes, prefixes
+
+
+@lru_cache(maxsize=128)
+def _css_union(keys: tuple) -> str:
+    return ", ".join(_css_of(*key) for key in keys)
+
+
+def _lexbor_match(el, tags: tuple, classes: tuple, prefixes: tuple, id_: str | None, attr) -> bool:
+    if tags and el.tag not in tags:
+        return False
+    attributes = el.attributes
+    if (classes or prefixes) and not _class_ok(attributes, classes, prefixes):
+        return False
+    if id_ is not None and attributes.get("id") != id_:
+        return False
+    return attr is None or attributes.get(attr[0]) == attr[1]
+
+
+class SelectolaxNode(Node):
+    """A node of lexbor's tree (selectolax), searched with CSS selectors compiled in C.
+
+    lexbor builds its tree as HTML5 defines (browsers' tree), libxml2 with its own older rules;
+    the two differ only on markup that breaks nesting rules, and tests hold the records identical
+    to the lxml backend's on every fixture, mirror and real page, and on generated pages.
+    """
+
+    __slots__ = ("el",)
+
+    def __init__(self, el):
+        self.el = el
+
+    @property
+    def name(self) -> str:
+        return self.el.tag
+
+    def _search(self, css: str) -> list:
+        found = self.el.css(css)
+        if found and found[0].mem_id == self.el.mem_id:  # lexbor's search includes the node itself
+            del found[0]
+        return found
+
+    def all(self, tag=None, cls=None, prefix=None, id=None, attr=None):  # noqa: A002
+        try:
+            css, classes, prefixes = _css(tag, cls, prefix, id, attr)
+        except TypeError:  # names given as a list: not hashable, so not cached
+            css, classes, prefixes = _css.__wrapped__(tag, cls, prefix, id, attr)
+        found = self._search(css)
+        if classes or prefixes:
+            found = [el for el in found if _class_ok(el.attributes, classes, prefixes)]
+        return [SelectolaxNode(el) for el in found]
+
+    def select(self, queries: dict[str, dict]) -> dict[str, list["Node"]]:
+        # One pass over the tree for all queries, as LxmlNode.select.
+        keys = tuple((name, _query_key(q)) for name, q in queries.items())
+        result: dict[str, list[Node]] = {name: [] for name in queries}
+        for el in self._search(_css_union(tuple(key for _, key in keys))):
+            for name, key in keys:
+                if _lexbor_match(el, *key):
+                    result[name].append(SelectolaxNode(el))
+        return result
+
+    def any_of(self, *queries):
+        keys = tuple(_query_key(q) for q in queries)
+        return [SelectolaxNode(el) for el in self._search(_css_union(keys))
+                if any(_lexbor_match(el, *key) for key in keys)]
+
+    def children(self):
+        return [SelectolaxNode(el) for el in self.el.iter()]
+
+    def next_sibling(self, tag=None, cls=None):
+        tags, classes = _as_tuple(tag), _as_tuple(cls)
+        el = self.el.next
+        while el is not None:
+            if el.is_element_node and (not tags or el.tag in tags) and (
+                    not classes or _class_ok(el.attributes, classes, ())):
+                return SelectolaxNode(el)
+            el = el.next
+        return None
+
+    def text(self) -> str:
+        return readable(self.el.text(deep=True, separator="", strip=False))
+
+    def get(self, name):
+        attributes = self.el.attributes
+        if name not in attributes:
+            return None
+        # lexbor gives None for an attribute written without a value; libxml2 and BeautifulSoup "".
+        return readable(attributes[name] or "")
+
+    def remove(self) -> None:
+        self.el.decompose()
+
+    def within(self, other) -> bool:
+        target, el = other.el.mem_id, self.el.parent
+        while el is not None:
+            if el.mem_id == target:  # a pointer's value: several times cheaper than ==
+                return True
+            el = el.parent
+        return False
+
+    def breaks_to_newlines(self) -> None:
+        for br in self.el.css("br"):
+            if br.mem_id != self.el.mem_id:
+                br.replace_with("\n")
+
+
+def selectolax_root(html: str) -> Node:
+    tree = LexborHTMLParser(_parser_input(html)[1])  # UTF-8 bytes: lexbor reads them as they are
+    return SelectolaxNode(tree.root) if tree.root is not None else _Empty()
+
+
+BACKENDS = {"selectolax": selectolax_root, "lxml": lxml_root, "bs4": bs4_root}
