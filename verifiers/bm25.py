@@ -21,6 +21,7 @@ among passages of score 0 by bm25s's selection; that case runs bm25s's own scori
 
 from __future__ import annotations
 
+import logging
 import re
 
 import numpy as np
@@ -28,6 +29,9 @@ import numpy as np
 # llama-index's BM25Retriever tokenised corpus and queries this way (bm25s.tokenize with English
 # stop words, lower case, no stemming); the index and the queries must keep doing so.
 TOKEN_PATTERN = r"(?u)\b\w+\b"
+
+# bm25s reports each index build at DEBUG on its own logger; inside a flow, Prefect's root handler would print it.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 # The float32 sum of contributions can round above their exact sum; bounds are widened by this much.
 _ROUNDING = 1e-4
