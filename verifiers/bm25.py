@@ -30,9 +30,6 @@ import numpy as np
 # stop words, lower case, no stemming); the index and the queries must keep doing so.
 TOKEN_PATTERN = r"(?u)\b\w+\b"
 
-# bm25s reports each index build at DEBUG on its own logger; inside a flow, Prefect's root handler would print it.
-logging.getLogger("bm25s").setLevel(logging.WARNING)
-
 # The float32 sum of contributions can round above their exact sum; bounds are widened by this much.
 _ROUNDING = 1e-4
 
@@ -43,6 +40,10 @@ class BM25Index:
     def __init__(self, texts: list[str]):
         import bm25s
         from bm25s.stopwords import STOPWORDS_EN
+
+        # bm25s sets its logger to DEBUG when imported and reports each index build there; inside a flow,
+        # Prefect's root handler would print that line on the user's terminal.
+        logging.getLogger("bm25s").setLevel(logging.WARNING)
 
         self._bm25 = bm25s.BM25()
         self._bm25.index(bm25s.tokenize(texts, stopwords="en", token_pattern=TOKEN_PATTERN, show_progress=False),
