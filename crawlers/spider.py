@@ -67,7 +67,7 @@ class BaikeSpider(scrapy.Spider):
     def __init__(self, start_urls: list[str], allowed_hosts: list[str] | None = None,
                  max_depth: int = 20, max_pages: int = 0, max_truncated_retries: int = 3,
                  done: set[str] | None = None, frontier: list[tuple[str, int]] | None = None,
-                 known: dict[str, dict] | None = None, follow_known: bool = True, backend: str = "lxml",
+                 known: dict[str, dict] | None = None, follow_known: bool = True, backend: str = "selectolax",
                  pages_done: int = 0, **kwargs):
         super().__init__(**kwargs)
         self.start_urls = list(start_urls)
