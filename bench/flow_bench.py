@@ -3,8 +3,8 @@
     python -m bench.flow_bench [--sizes 2000 10000] [--dask-workers 1 2] [--dir /tmp/zhbench-flow-bench]
 
 Each measurement is one ``zhbench run --profile realistic --mirror-size N`` in a fresh data directory (so
-nothing is cached), search validation off as in the realistic test (BM25 over a long-tail crawl confirms
-almost nothing, so it would measure a stage that keeps no pair), the mirror on loopback. Reported per run:
+nothing is cached), the mirror on loopback; search validation off as in the realistic test (BM25 over a
+long-tail crawl confirms almost nothing), unless ``--search`` keeps it on as a default run has it. Reported per run:
 
 * wall time of the whole command (Prefect's start-up included), and of each stage from the run's report;
 * pages/s: content and other pages fetched, over the whole command's wall time, and per core;
@@ -76,13 +76,16 @@ def measure(command: list[str], env: dict) -> dict:
             "returncode": proc.returncode}
 
 
+SEARCH = {"on": False}  # --search: keep CDTP's search validation on
+
+
 def run_once(size: int, work: Path, extra: list[str], env_extra: dict | None = None, label: str = "") -> dict:
     data = work / f"data-{size}-{'-'.join(extra) or 'threads'}{'-' + label.replace(' ', '-') if label else ''}"
     shutil.rmtree(data, ignore_errors=True)
     command = [sys.executable, "-m", "flows.cli", "run", "--profile", "realistic", "--mirror-size", str(size),
                "--data-dir", str(data), "--mirror-port", str(free_port()), "--quiet", *extra]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-           "ZHBENCH_VERIFY__SEARCH": "false", **(env_extra or {})}
+           "ZHBENCH_VERIFY__SEARCH": "true" if SEARCH["on"] else "false", **(env_extra or {})}
     result = measure(command, env)
     runs = sorted(p for p in (data / "runs").iterdir() if (p / "report.json").is_file()) \
         if (data / "runs").is_dir() else []
@@ -141,11 +144,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dask-workers", type=int, nargs="*", default=[1, 2],
                         help="local Dask cluster sizes to run the largest size on (none: skip)")
     parser.add_argument("--dir", type=Path, default=Path("/tmp/zhbench-flow-bench"), help="scratch directory")
+    parser.add_argument("--search", action="store_true",
+                        help="keep the search validation on (BM25 over the crawl), as a default run has it")
     parser.add_argument("--prefect-server", action="store_true",
                         help="also run the smallest size against an already-running Prefect server")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
     args.dir.mkdir(parents=True, exist_ok=True)
+    SEARCH["on"] = args.search
     results = [run_once(size, args.dir, []) for size in args.sizes]
     for workers in args.dask_workers:
         results.append(run_once(max(args.sizes), args.dir, ["--task-runner", "dask", "--workers", str(workers)]))
@@ -156,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    print(f"machine: {os.cpu_count()} cores; search validation off; fresh data directory per run")
+    print(f"machine: {os.cpu_count()} cores; search validation {'on' if args.search else 'off'}; fresh data "
+          "directory per run")
     print(f"{'pages':>7} {'runner':<28} {'wall s':>8} {'start-up':>8} {'flow s':>8} {'pages/s':>8} {'/core':>7} "
           f"{'peak MB':>8} {'pairs':>6}  stages (s)")
     for r in results:
