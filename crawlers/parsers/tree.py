@@ -271,15 +271,16 @@ def _class_ok(el, classes: tuple, prefixes: tuple) -> bool:
     return True
 
 
-def _lxml_match(el, tags: tuple, classes: tuple, prefixes: tuple, id_: str | None, attr) -> bool:
-    """Whether an element (lxml's, or lexbor's attributes through ``get``) matches a query exactly."""
-    if tags and el.tag not in tags:
+def _matches(tag: str, attributes, tags: tuple, classes: tuple, prefixes: tuple, id_: str | None, attr) -> bool:
+    """Whether an element matches a query exactly, from its tag and its attributes (anything with ``get``:
+    an lxml element itself, or a lexbor node's ``attributes``)."""
+    if tags and tag not in tags:
         return False
-    if (classes or prefixes) and not _class_ok(el, classes, prefixes):
+    if (classes or prefixes) and not _class_ok(attributes, classes, prefixes):
         return False
-    if id_ is not None and el.get("id") != id_:
+    if id_ is not None and attributes.get("id") != id_:
         return False
-    return attr is None or el.get(attr[0]) == attr[1]
+    return attr is None or attributes.get(attr[0]) == attr[1]
 
 
 class LxmlNode(Node):
@@ -306,13 +307,13 @@ class LxmlNode(Node):
         result: dict[str, list[Node]] = {name: [] for name in queries}
         for el in union(self.el):
             for name, key in keys:
-                if _lxml_match(el, *key):
+                if _matches(el.tag, el, *key):
                     result[name].append(LxmlNode(el))
         return result
 
     def any_of(self, *queries):
         keys = tuple(_query_key(q) for q in queries)
-        return [LxmlNode(el) for el in _union_xpath(keys)(self.el) if any(_lxml_match(el, *key) for key in keys)]
+        return [LxmlNode(el) for el in _union_xpath(keys)(self.el) if any(_matches(el.tag, el, *key) for key in keys)]
 
     def children(self):
         return [LxmlNode(el) for el in self.el if isinstance(el.tag, str)]
@@ -442,17 +443,6 @@ def _css_union(keys: tuple) -> str:
     return ", ".join(_css_of(*key) for key in keys)
 
 
-def _lexbor_match(el, tags: tuple, classes: tuple, prefixes: tuple, id_: str | None, attr) -> bool:
-    if tags and el.tag not in tags:
-        return False
-    attributes = el.attributes
-    if (classes or prefixes) and not _class_ok(attributes, classes, prefixes):
-        return False
-    if id_ is not None and attributes.get("id") != id_:
-        return False
-    return attr is None or attributes.get(attr[0]) == attr[1]
-
-
 class SelectolaxNode(Node):
     """A node of lexbor's tree (selectolax), searched with CSS selectors compiled in C.
 
@@ -491,15 +481,16 @@ class SelectolaxNode(Node):
         keys = tuple((name, _query_key(q)) for name, q in queries.items())
         result: dict[str, list[Node]] = {name: [] for name in queries}
         for el in self._search(_css_union(tuple(key for _, key in keys))):
+            attributes = el.attributes  # built anew by each access: once per element
             for name, key in keys:
-                if _lexbor_match(el, *key):
+                if _matches(el.tag, attributes, *key):
                     result[name].append(SelectolaxNode(el))
         return result
 
     def any_of(self, *queries):
         keys = tuple(_query_key(q) for q in queries)
         return [SelectolaxNode(el) for el in self._search(_css_union(keys))
-                if any(_lexbor_match(el, *key) for key in keys)]
+                if any(_matches(el.tag, el.attributes, *key) for key in keys)]
 
     def children(self):
         return [SelectolaxNode(el) for el in self.el.iter()]
