@@ -983,7 +983,7 @@ def _stages(settings: Settings, data_dir: Path, run_dir: Path, flow_run_id: str 
     else:
         note = no_release_note(funnel, settings.release.name)
     if settings.review.enqueue and release_dir is not None:
-        queued = review_stage(release_dir, data_dir, settings.review, item_shards, clock)
+        queued = review_stage(release_dir, data_dir, settings.review, items["shards"], clock)
         funnel["review"] = {**funnel.get("review", {}), "queued": queued}
     seconds = time.monotonic() - started
     report = {"run": run_dir.name, "release": str(release_dir) if release_dir else None, "note": note,
@@ -1022,7 +1022,8 @@ def rejected_relations(data_dir: Path) -> list[str]:
 def review_stage(release_dir: Path, data_dir: Path, review: ReviewSettings, item_shards: list[Path],
                  clock: StageClock) -> int:
     """The release's items queued for two blind annotations each, by the review policy (review/queue.py), with
-    what the verifiers recorded about them (the item stage's checks.jsonl)."""
+    what the verifiers recorded about them: the checks.jsonl beside the item stage's own shards ``item_shards``
+    (not those the review verdicts rewrote into the run directory)."""
     from review.queue import Policy, queue_release
 
     policy = Policy(tuple(review.all_configs), tuple(review.sampled_configs), review.sample_per_domain, review.seed)

@@ -81,42 +81,39 @@ def apply_verdicts(store_path: Path, item_shards: list[Path], pair_shards: list[
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
 
-    def rewrite(shards: list[Path], id_column: str, change) -> list[Path]:
+    def rewrite(shards: list[Path], id_column: str, touched: set[str] | None, change) -> list[Path]:
+        """Shards holding an id of ``touched`` (every shard when None) rewritten with ``change(row)`` (a new
+        row, or None to keep it); the others passed on as they are."""
         out = []
         for n, shard in enumerate(shards):
             table = pq.read_table(shard)
-            ids = table.column(id_column).to_pylist()
-            if not any(change(i, None) for i in ids):
+            if touched is not None and touched.isdisjoint(table.column(id_column).to_pylist()):
                 out.append(shard)
                 continue
-            rows = [change(i, row) or row for i, row in zip(ids, table.to_pylist(), strict=True)]
+            rows = [change(row) or row for row in table.to_pylist()]
             path = out_dir / f"{id_column.split('_')[0]}-{n:05d}.parquet"
             pq.write_table(pa.Table.from_pylist(rows, table.schema), path)
             out.append(path)
         return out
 
-    def item_change(item_id, row):
-        if row is None:
-            return item_id in settled or None
+    def item_change(row):
         if row["decision"] != "kept":
             return None
         if row["kind"] == "t2t" and rejected_pairs & set(row["source_pair_ids"] or []):
             counts["dropped_pair_rejected"] += 1
             return _drop(dict(row), "review:pair_rejected")
-        return apply_item(row, settled[item_id], counts) if item_id in settled else None
+        found = settled.get(row["item_id"])
+        return apply_item(row, found, counts) if found else None
 
-    def pair_change(pair_id, row):
-        if row is None:
-            return pair_id in rejected_pairs or None
-        if pair_id not in rejected_pairs or row["decision"] != "kept":
+    def pair_change(row):
+        if row["pair_id"] not in rejected_pairs or row["decision"] != "kept":
             return None
         counts["pairs_dropped_rejected"] += 1
         return _drop(dict(row), "review:rejected")
 
-    # t2t items of a rejected pair are rewritten too, so every shard holding one is read.
-    t2t_pairs = bool(rejected_pairs)
-    items = rewrite(item_shards, "item_id", (lambda i, row: True if row is None and t2t_pairs else item_change(i, row)))
-    pairs = rewrite(pair_shards, "pair_id", pair_change) if rejected_pairs else pair_shards
+    # The t2t items of a rejected pair change too, and any shard may hold one: then every shard is read.
+    items = rewrite(item_shards, "item_id", None if rejected_pairs else set(settled), item_change)
+    pairs = rewrite(pair_shards, "pair_id", rejected_pairs, pair_change) if rejected_pairs else pair_shards
     summary = {k: counts[k] for k in ("reviewed", "agreed", "adjudicated", "verified", "answers_applied",
                                       "dropped_rejected", "dropped_answer_differs", "dropped_answer_not_in_options",
                                       "dropped_pair_rejected", "pairs_dropped_rejected")}
