@@ -362,11 +362,7 @@ class ReviewStore:
 
     def item(self, name: str, version: str, item_id: str) -> dict:
         with self._read() as con:
-            row = con.execute("SELECT * FROM queue WHERE release_name = ? AND release_version = ? AND item_id = ?",
-                              [name, version, item_id]).fetchone()
-        if row is None:
-            raise ReviewError(f"item {item_id} is not queued for review in {name} {version}")
-        return {**dict(row), "payload": json.loads(row["payload"])}
+            return self._item(con, name, version, item_id)
 
     def next_item(self, name: str, version: str, person: str) -> dict | None:
         """The item this annotator holds a lease on, or a newly leased one, or None when nothing is
@@ -430,6 +426,8 @@ class ReviewStore:
     def _item(self, con, name: str, version: str, item_id: str) -> dict:
         row = con.execute("SELECT * FROM queue WHERE release_name = ? AND release_version = ? AND item_id = ?",
                           [name, version, item_id]).fetchone()
+        if row is None:
+            raise ReviewError(f"item {item_id} is not queued for review in {name} {version}")
         return {**dict(row), "payload": json.loads(row["payload"])}
 
     def annotate(self, name: str, version: str, item_id: str, person: str, annotation: Annotation,
@@ -439,7 +437,7 @@ class ReviewStore:
         now = time.time()
         with self._write() as con:
             if request_id and _by_request(con, request_id, item_id):
-                return _status(con, name, version, item_id)
+                return _state(con, name, version, item_id)[0]
             status, config = _state(con, name, version, item_id)
             if status != "open":
                 raise ReviewError(f"item {item_id} is {status}; it takes no more annotations")
@@ -702,10 +700,6 @@ def _state(con, name: str, version: str, item_id: str) -> tuple[str, str]:
     if row is None:
         raise ReviewError(f"item {item_id} is not queued for review in {name} {version}")
     return row[0], row[1]
-
-
-def _status(con, name: str, version: str, item_id: str) -> str:
-    return _state(con, name, version, item_id)[0]
 
 
 def _by_request(con, request_id: str, item_id: str) -> bool:
