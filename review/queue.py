@@ -98,17 +98,11 @@ def payloads(release_dir: Path, chosen: dict[str, list[str]], checks: Path | Non
     """The queue rows of ``chosen``: each item with its source pairs and its verifiers' records."""
     available = release_configs(release_dir)
     pair_files = available.get("cdtp_pairs", [])
-    rows: dict[str, dict[str, dict]] = {}
-    for config, ids in chosen.items():
-        id_column = "pair_id" if config == "cdtp_pairs" else "item_id"
-        wanted = pa.array(ids, pa.string())
-        for f in available[config]:
-            table = pq.read_table(f)
-            for row in table.filter(pc.is_in(table[id_column], value_set=wanted)).to_pylist():
-                rows.setdefault(config, {})[row[id_column]] = row
+    rows = {config: _rows(available[config], "pair_id" if config == "cdtp_pairs" else "item_id", ids)
+            for config, ids in chosen.items()}
     needed = {p for config, found in rows.items() if config != "cdtp_pairs"
               for row in found.values() for p in row.get("source_pair_ids") or []}
-    pairs = _pairs(pair_files, needed) if needed else {}
+    pairs = _rows(pair_files, "pair_id", needed) if needed else {}
     evidence = _checks(checks, {i for config, found in rows.items() if config != "cdtp_pairs" for i in found})
     out = []
     for config, found in rows.items():
@@ -127,13 +121,14 @@ def payloads(release_dir: Path, chosen: dict[str, list[str]], checks: Path | Non
     return out
 
 
-def _pairs(files: list[Path], ids: set[str]) -> dict[str, dict]:
+def _rows(files: list[Path], id_column: str, ids) -> dict[str, dict]:
+    """{id: row} of the rows of ``files`` whose ``id_column`` is one of ``ids``."""
     wanted = pa.array(sorted(ids), pa.string())
     out = {}
     for f in files:
         table = pq.read_table(f)
-        for row in table.filter(pc.is_in(table["pair_id"], value_set=wanted)).to_pylist():
-            out[row["pair_id"]] = row
+        for row in table.filter(pc.is_in(table[id_column], value_set=wanted)).to_pylist():
+            out[row[id_column]] = row
     return out
 
 
