@@ -269,7 +269,7 @@ class CrawlPipeline:
         })
         self.writer.write(page)
 
-    def _failed(self, item: dict, now: str) -> dict:
+    def _failed(self, item: dict, now: str) -> None:
         """A request that produced no page record (refused, failed in transfer, unparsable): one line
         with its status and reason, so no fetch is lost silently. A parse error keeps the raw HTML,
         so ``zhbench reparse`` can read it once the parser is fixed."""
@@ -285,7 +285,6 @@ class CrawlPipeline:
         if item["failed"] != request_url:
             entry["final_url"] = item["failed"]
         self.log.append(entry)
-        return item
 
     def close_spider(self, spider=None):
         try:
