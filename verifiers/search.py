@@ -77,13 +77,9 @@ class LocalBM25:
     """BM25 over the passages of crawled pages (page shards of the Page schema)."""
 
     def __init__(self, page_shards: list[Path], max_passages_per_page: int = 20):
-        import logging
-
         from crawlers.urls import public_url
         from schemas import Page
         from verifiers.bm25 import BM25Index
-
-        logging.getLogger("bm25s").setLevel(logging.WARNING)  # it logs every index build at DEBUG
 
         self.passages: list[Hit] = []
         for page in iter_records(page_shards, Page):
