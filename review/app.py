@@ -100,7 +100,7 @@ def create_app(data_dir: Path, lease_minutes: float = 30, secure_cookies: bool =
         return session, form
 
     def known(name: str, version: str) -> None:
-        if not any(q["name"] == name and q["version"] == version for q in store.queues()):
+        if not store.has_queue(name, version):
             raise Problem(404, "not found", f"no review queue for release {name} {version}")
 
     @app.middleware("http")

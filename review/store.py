@@ -542,6 +542,11 @@ class ReviewStore:
                                [name, version, item_id]).fetchall()
         return [_label_dict(r) for r in rows]
 
+    def has_queue(self, name: str, version: str) -> bool:
+        with self._read() as con:
+            return con.execute("SELECT 1 FROM queue WHERE release_name = ? AND release_version = ? LIMIT 1",
+                               [name, version]).fetchone() is not None
+
     def item_ids(self, name: str, version: str) -> list[str]:
         with self._read() as con:
             return [r[0] for r in con.execute("SELECT item_id FROM queue WHERE release_name = ? AND "
