@@ -382,6 +382,12 @@ def scrapy_settings(config: CrawlConfig) -> dict:
         "ZHBENCH_BACKOFF_MAX": config.backoff_max_s,
         "ZHBENCH_BLOCK_TRIES": config.max_block_retries,
         "TELNETCONSOLE_ENABLED": False,
+        # The spider yields one item per response (its requests are queued directly), so one worker
+        # is enough; Scrapy's default of 100 starts 100 asyncio tasks for every response.
+        "CONCURRENT_ITEMS": 1,
+        # Scrapy re-reads and parses the callback's source whenever its weakly cached bound method is
+        # gone (often, one Request at a time): the spider's callbacks return no values.
+        "WARN_ON_GENERATOR_RETURN_VALUE": False,
         "LOG_LEVEL": config.log_level,
         "ITEM_PIPELINES": {"crawlers.crawl.CrawlPipeline": 100},
         "EXTENSIONS": {"crawlers.crawl.ProgressExtension": 500},

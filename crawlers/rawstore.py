@@ -16,6 +16,7 @@ from pathlib import Path
 class RawStore:
     def __init__(self, root: Path | str):
         self.root = Path(root)
+        self._made: set[str] = set()  # fan-out directories known to exist (a mkdir per page is a syscall)
 
     def path(self, digest: str) -> Path:
         return self.root / digest[:2] / f"{digest}.html.gz"
@@ -24,7 +25,9 @@ class RawStore:
         digest = hashlib.sha256(body).hexdigest()
         target = self.path(digest)
         if not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
+            if digest[:2] not in self._made:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                self._made.add(digest[:2])
             tmp = target.with_name(f".tmp-{digest}-{os.getpid()}")
             # mtime=0 keeps the compressed bytes a function of the body alone.
             tmp.write_bytes(gzip.compress(body, compresslevel=6, mtime=0))

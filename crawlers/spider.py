@@ -83,8 +83,8 @@ class BaikeSpider(scrapy.Spider):
         self.backend = backend
         self.pages_ok = pages_done
 
-    def _request(self, url: str, depth: int, priority: int = 0, **meta) -> scrapy.Request:
-        headers = {}
+    def _request(self, url: str, depth: int, priority: int = 0, referer: str = "", **meta) -> scrapy.Request:
+        headers = {"Referer": referer} if referer else {}
         previous = self.known.get(canonicalize(url))
         if previous:
             if previous.get("etag"):
@@ -164,9 +164,14 @@ class BaikeSpider(scrapy.Spider):
                "canonical": canonical}
         if self.max_pages and self.pages_ok >= self.max_pages:
             raise CloseSpider("max_pages")
-        # Reversed for the LIFO scheduler: the first link on the page is expanded first.
+        # Queued here, all at once and reversed for the LIFO scheduler, so the first link on the page is
+        # expanded first. Yielded one by one they would pass through Scrapy's parallel output handling,
+        # whose workers (CONCURRENT_ITEMS of them, each a task per response) let the downloader take a
+        # request between two of them and so change the order. Spider middlewares do not see these
+        # requests: the Referer header they would add is set here, and depth is the spider's own.
+        engine = self.crawler.engine
         for url in reversed(follow):
-            yield self._request(url, depth + 1)
+            engine.crawl(self._request(url, depth + 1, referer=response.url))
 
     def failed(self, failure):
         """A request that gave no response to parse: recorded in the fetch log with its reason."""

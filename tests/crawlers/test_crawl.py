@@ -116,3 +116,29 @@ def test_pages_are_visited_depth_first(tmp_path):
     titles = [e["title"] for e in FetchLog(tmp_path / "fetched.jsonl").entries()]
     assert titles.index("唐朝") < titles.index("长江")
     assert result.by_status["ok"] == 5
+
+
+def test_a_page_with_hundreds_of_links_is_expanded_in_link_order(tmp_path):
+    """Every link of a page is queued at once: with one request at a time the children come in the
+    order the page links them, however many there are (the spider's output is no longer handed to
+    Scrapy's parallel workers, which let the downloader take requests between two of them)."""
+    from crawlers.fetchlog import FetchLog
+    from crawlers.mirror.facts import Entry, _assign_ids
+    from crawlers.mirror.site import MirrorServer, Site
+    from crawlers.parsers import parse as parse_page
+
+    leaves = [f"第{n:03d}号词条" for n in range(300)]
+    hub = Entry("枢纽词条", "", "humanities_society", "concept", "本词条链接" + "、".join(f"[[{t}]]" for t in leaves) + "。",
+                [("中文名", "枢纽词条")], [])
+    entries = [hub] + [Entry(t, "", "humanities_society", "concept", f"{t}是一个测试词条。", [("中文名", t)], []) for t in leaves]
+    _assign_ids(entries)
+    site = Site(entries=entries, faults=False)
+    with MirrorServer(site) as mirror:
+        hub_url = seed_url(mirror.url, "baidu", "枢纽词条")
+        page_path = site.respond(hub_url.removeprefix(mirror.url)).headers["Location"]  # search -> entry
+        linked = [link["title"] for link in parse_page(site.respond(page_path).body, mirror.url + page_path).links]
+        assert linked == leaves  # the page itself links all 300 in this order
+        run_crawl(CrawlConfig(start_urls=[hub_url], out_dir=str(tmp_path), concurrency=1, autothrottle=False,
+                              max_depth=1))
+    titles = [e["title"] for e in FetchLog(tmp_path / "fetched.jsonl").entries()]
+    assert titles == ["枢纽词条"] + leaves
