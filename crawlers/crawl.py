@@ -293,6 +293,7 @@ class CrawlPipeline:
         finally:
             self._pool.shutdown(wait=True)
             self.writer.close()
+            self.raw.close()
             self.log.close()
 
 
@@ -413,13 +414,12 @@ def recover_shards(config: CrawlConfig) -> int:
     in_shards: set[str] = set()
     for path in existing:
         in_shards.update(pq.read_table(path, columns=["canonical_url"]).column(0).to_pylist())
-    raw = RawStore(config.raw_root)
     missing = [e for e in FetchLog(out / "fetched.jsonl").entries()
                if e["page_status"] in STORED_STATUSES and e["canonical_url"] not in in_shards]
     if not missing:
         return 0
-    with ShardWriter(pages_dir, "pages", Page, rows_per_shard=config.rows_per_shard,
-                     start_index=len(existing)) as writer:
+    with RawStore(config.raw_root) as raw, ShardWriter(pages_dir, "pages", Page, rows_per_shard=config.rows_per_shard,
+                                                       start_index=len(existing)) as writer:
         for entry in missing:
             writer.write(_page_from_log(entry, raw, config.backend))
     return len(missing)
@@ -454,7 +454,7 @@ def reparse(crawl_dir: Path, raw_dir: Path | None = None, backend: str = "select
     raw = RawStore(raw_dir or _raw_dir_of(crawl_dir))
     staging = crawl_dir / f".reparse-{os.getpid()}"
     try:
-        with ShardWriter(staging, "pages", Page, rows_per_shard=rows_per_shard) as writer:
+        with raw, ShardWriter(staging, "pages", Page, rows_per_shard=rows_per_shard) as writer:
             for entry in log.entries():
                 if entry["page_status"] not in STORED_STATUSES + ("parse_error",) or not entry.get("content_hash"):
                     continue
