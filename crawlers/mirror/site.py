@@ -315,6 +315,11 @@ class Site:
 class _Handler(BaseHTTPRequestHandler):
     site: Site
     server_version = "zhbench-mirror/1"
+    # Persistent connections, as the real sites keep them: a crawler reuses one connection for many
+    # pages instead of a TCP handshake and a server thread per page. Every response has a length.
+    protocol_version = "HTTP/1.1"
+    timeout = 60  # seconds an idle connection keeps its thread
+    disable_nagle_algorithm = True  # headers and body are two writes: without this the body waits for an ACK
 
     def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
         response = self.site.respond(self.path, {k.lower(): v for k, v in self.headers.items()})
