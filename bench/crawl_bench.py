@@ -11,10 +11,13 @@ no delay) and extract every record with zhbench's parser (its default backend):
 
 * zhbench: the crawl child as ``zhbench run`` starts it (``python -m crawlers.crawl``: fetch log,
   raw store, frontier state, Parquet shards);
-* the peer: ``bench.plain_spider``, one CrawlerProcess writing JSON lines.
+* the peer: ``bench.plain_spider``, one CrawlerProcess writing JSON lines, with Scrapy's defaults;
+* the peer tuned: the same with the two Scrapy settings zhbench's crawl changes for speed
+  (``--tuned``: CONCURRENT_ITEMS 1, WARN_ON_GENERATOR_RETURN_VALUE off), so what the settings give
+  and what the rest of zhbench costs are told apart.
 
 Each is a child process timed from its start to its exit; CPU seconds and peak RSS are its own
-(``os.wait4``). The rounds alternate which goes first. Reported: pages/s over the child's wall time,
+(``os.wait4``). Each contender goes first in turn. Reported: pages/s over the child's wall time,
 CPU ms per page, peak RSS, and zhbench's ratios to the peer. The run fails if the two crawls did not
 extract the same records (URL, status, title, summary, infobox) for every page.
 """
@@ -117,12 +120,13 @@ def zhbench_records(out: Path) -> dict:
     return records
 
 
-def plain_crawl(urls: list[str], out: Path) -> tuple[dict, dict]:
+def plain_crawl(urls: list[str], out: Path, tuned: bool = False) -> tuple[dict, dict]:
     out.mkdir(parents=True)
     (out / "urls.txt").write_text("\n".join(urls), encoding="utf-8")
     lines = out / "pages.jsonl"
     cost = timed_child([sys.executable, "-m", "bench.plain_spider", str(out / "urls.txt"), str(lines),
-                        "--concurrency", str(CONCURRENCY)], Path(__file__).resolve().parent.parent)
+                        "--concurrency", str(CONCURRENCY), *(["--tuned"] if tuned else [])],
+                       Path(__file__).resolve().parent.parent)
     records = {}
     with open(lines, encoding="utf-8") as f:
         for line in f:
@@ -163,34 +167,38 @@ def main(argv: list[str] | None = None) -> int:
             print(f"zhbench: {len(records)} pages, {len(records) / cost['wall_s']:.1f} pages/s, "
                   f"peak RSS {cost['rss_mb']:.0f} MB")
             return 0
+        contenders = [("zhbench", zhbench_crawl), ("plain", plain_crawl),
+                      ("plain tuned", lambda u, o: plain_crawl(u, o, tuned=True))]
         rows = []
         for round_no in range(1, args.rounds + 1):
-            order = [("zhbench", zhbench_crawl), ("plain", plain_crawl)]
-            if round_no % 2 == 0:
-                order.reverse()
-            results = {name: crawl(urls, workdir / f"{name}-{round_no}") for name, crawl in order}
-            (z_cost, z_records), (p_cost, p_records) = results["zhbench"], results["plain"]
-            if z_records != p_records:
-                differ = sorted(set(z_records) ^ set(p_records)) or \
-                    [u for u in z_records if z_records[u] != p_records.get(u)]
-                raise SystemExit(f"the two crawls extracted different records ({len(differ)}), e.g. {differ[:3]}")
+            order = contenders[round_no % 3:] + contenders[:round_no % 3]  # each goes first in turn
+            results = {name: crawl(urls, workdir / f"{name.replace(' ', '-')}-{round_no}") for name, crawl in order}
+            z_records = results["zhbench"][1]
+            for name, (_, records) in results.items():
+                if records != z_records:
+                    differ = sorted(set(z_records) ^ set(records)) or \
+                        [u for u in z_records if z_records[u] != records.get(u)]
+                    raise SystemExit(f"{name} and zhbench extracted different records ({len(differ)}), e.g. {differ[:3]}")
             n = len(z_records)
             row = {"round": round_no, "pages": n}
-            for name, cost in (("zhbench", z_cost), ("plain", p_cost)):
+            for name, (cost, _) in results.items():
                 row[name] = {"pages_s": n / cost["wall_s"], "cpu_ms_page": 1000 * cost["cpu_s"] / n,
                              "rss_mb": cost["rss_mb"], "wall_s": cost["wall_s"]}
             rows.append(row)
-            print(f"round {round_no}: zhbench {row['zhbench']['pages_s']:.1f} pages/s, "
-                  f"{row['zhbench']['cpu_ms_page']:.2f} CPU-ms/page, {row['zhbench']['rss_mb']:.0f} MB | "
-                  f"plain Scrapy {row['plain']['pages_s']:.1f} pages/s, {row['plain']['cpu_ms_page']:.2f} CPU-ms/page, "
-                  f"{row['plain']['rss_mb']:.0f} MB | {n} identical records")
+            print(f"round {round_no} ({n} identical records): " + " | ".join(
+                f"{name} {row[name]['pages_s']:.1f} pages/s, {row[name]['cpu_ms_page']:.2f} CPU-ms/page, "
+                f"{row[name]['rss_mb']:.0f} MB" for name, _ in contenders))
         med = {name: {k: statistics.median(r[name][k] for r in rows) for k in ("pages_s", "cpu_ms_page", "rss_mb")}
-               for name in ("zhbench", "plain")}
-        z, p = med["zhbench"], med["plain"]
-        print(f"median: zhbench {z['pages_s']:.1f} pages/s, {z['cpu_ms_page']:.2f} CPU-ms/page, {z['rss_mb']:.0f} MB"
-              f" | plain Scrapy {p['pages_s']:.1f} pages/s, {p['cpu_ms_page']:.2f} CPU-ms/page, {p['rss_mb']:.0f} MB"
-              f" | zhbench ÷ plain: speed {z['pages_s'] / p['pages_s']:.2f}x, CPU per page "
-              f"{z['cpu_ms_page'] / p['cpu_ms_page']:.2f}x, peak RSS {z['rss_mb'] / p['rss_mb']:.2f}x")
+               for name, _ in contenders}
+        z = med["zhbench"]
+        print("median:")
+        for name, _ in contenders:
+            m = med[name]
+            ratio = "" if name == "zhbench" else (
+                f"   zhbench ÷ this: speed {z['pages_s'] / m['pages_s']:.2f}x, CPU per page "
+                f"{z['cpu_ms_page'] / m['cpu_ms_page']:.2f}x, peak RSS {z['rss_mb'] / m['rss_mb']:.2f}x")
+            print(f"  {name:<12} {m['pages_s']:7.1f} pages/s {m['cpu_ms_page']:6.2f} CPU-ms/page "
+                  f"{m['rss_mb']:5.0f} MB{ratio}")
         if args.json:
             Path(args.json).write_text(json.dumps({"served_by": served_by, "rounds": rows, "median": med}, indent=2),
                                        encoding="utf-8")

@@ -9,7 +9,8 @@ long-tail crawl confirms almost nothing), unless ``--search`` keeps it on as a d
 * wall time of the whole command (Prefect's start-up included), and of each stage from the run's report;
 * pages/s: content and other pages fetched, over the whole command's wall time, and per core;
 * peak memory: the largest sum of the resident sets of the command and every process under it (the
-  temporary Prefect server, the crawler, Dask workers), sampled every 0.2 s from /proc.
+  temporary Prefect server, the crawler, Dask workers), sampled every 0.2 s from /proc; the largest sample
+  taken during each stage (placed by the stage's start in the report), and the peak split by process.
 
 ``--prefect-server`` runs the smallest size again against an already-running Prefect server (``prefect server
 start`` on 127.0.0.1 with a fresh PREFECT_HOME, started and migrated before the run is timed): the
@@ -47,33 +48,67 @@ def _rss_bytes(pid: int) -> int:
         return 0
 
 
-def tree_rss(pid: int) -> int:
-    """Resident bytes of ``pid`` and every process under it."""
-    total, stack = 0, [pid]
+def _role(pid: int, root: int) -> str:
+    """What a process of the run's tree is, from its command line."""
+    if pid == root:
+        return "run"
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            command = handle.read().replace(b"\0", b" ").decode("utf-8", "replace")
+    except OSError:
+        return "other"
+    for marker, role in (("crawlers.crawl", "crawler"), ("prefect", "prefect server"), ("uvicorn", "prefect server"),
+                         ("dask", "dask"), ("distributed", "dask")):
+        if marker in command:
+            return role
+    return "other"
+
+
+def tree_rss(pid: int) -> dict[str, int]:
+    """Resident bytes of ``pid`` and every process under it, summed by role (run, crawler, Prefect server...)."""
+    roles: dict[str, int] = {}
+    stack = [pid]
     while stack:
         current = stack.pop()
-        total += _rss_bytes(current)
+        role = _role(current, pid)
+        roles[role] = roles.get(role, 0) + _rss_bytes(current)
         stack.extend(child_pids(current))
-    return total
+    return roles
 
 
 def measure(command: list[str], env: dict) -> dict:
-    """Run ``command``; its wall time, exit status and the peak of its process tree's resident memory."""
+    """Run ``command``; its wall time, exit status, and its process tree's resident memory sampled every 0.2 s
+    as (Unix time, bytes by role)."""
     started = time.monotonic()
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
-    peak = [0]
+    samples: list[tuple[float, dict[str, int]]] = []
 
     def sample() -> None:
         while proc.poll() is None:
-            peak[0] = max(peak[0], tree_rss(proc.pid))
+            samples.append((time.time(), tree_rss(proc.pid)))
             time.sleep(0.2)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
     out, err = proc.communicate()
     sampler.join()
-    return {"seconds": time.monotonic() - started, "peak_rss_mb": peak[0] / 2**20, "stdout": out, "stderr": err,
-            "returncode": proc.returncode}
+    peak = max(samples, key=lambda s: sum(s[1].values()), default=(0.0, {}))
+    return {"seconds": time.monotonic() - started, "peak_rss_mb": sum(peak[1].values()) / 2**20,
+            "peak_by_role_mb": {k: round(v / 2**20) for k, v in sorted(peak[1].items(), key=lambda kv: -kv[1])},
+            "samples": samples, "stdout": out, "stderr": err, "returncode": proc.returncode}
+
+
+def stage_peaks(samples: list[tuple[float, dict[str, int]]], stages: list[dict]) -> dict[str, float]:
+    """The largest memory sample (MB) taken while each stage ran, placed by the report's ``started_at``."""
+    peaks: dict[str, float] = {}
+    for stage in stages:
+        began = stage.get("started_at")
+        if began is None:
+            continue
+        inside = [sum(r.values()) for t, r in samples if began <= t <= began + stage["seconds"]]
+        if inside:
+            peaks[stage["stage"]] = max(inside) / 2**20
+    return peaks
 
 
 SEARCH = {"on": False}  # --search: keep CDTP's search validation on
@@ -94,6 +129,7 @@ def run_once(size: int, work: Path, extra: list[str], env_extra: dict | None = N
     report = json.loads((runs[-1] / "report.json").read_text(encoding="utf-8"))
     pages = sum(report["pages"].values())
     stages = {s["stage"]: s["seconds"] for s in report.get("stages", [])}
+    peaks = stage_peaks(result["samples"], report.get("stages", []))
     shutil.rmtree(data, ignore_errors=True)
     import re
 
@@ -102,7 +138,8 @@ def run_once(size: int, work: Path, extra: list[str], env_extra: dict | None = N
             "startup_s": float(startup.group(1)) if startup else None, "seconds": result["seconds"],
             "flow_seconds": report.get("seconds"), "pages_per_s": pages / result["seconds"],
             "pages_per_s_per_core": pages / result["seconds"] / (os.cpu_count() or 1),
-            "peak_rss_mb": result["peak_rss_mb"], "pairs_kept": report["funnel"]["pairs_kept"], "stages": stages,
+            "peak_rss_mb": result["peak_rss_mb"], "peak_by_role_mb": result["peak_by_role_mb"],
+            "stage_peak_mb": {k: round(v) for k, v in peaks.items()}, "pairs_kept": report["funnel"]["pairs_kept"], "stages": stages,
             # a run whose release the gate refused still ran every stage: its times count, and it is named
             "release": "published" if report.get("release") else (report.get("note") or "").split("\n")[0][:60]}
 
@@ -172,6 +209,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['pages']:>7} {r['runner']:<28} {r['seconds']:>8.1f} {startup:>8} {r['flow_seconds'] or 0:>8.1f} "
               f"{r['pages_per_s']:>8.1f} {r['pages_per_s_per_core']:>7.1f} {r['peak_rss_mb']:>8.0f} "
               f"{r['pairs_kept']:>6}  {stages}")
+    for r in results:
+        print(f"  {r['pages']} pages, {r['runner']}: peak MB by stage: "
+              + ", ".join(f"{k} {v}" for k, v in r["stage_peak_mb"].items())
+              + "; at the peak: " + ", ".join(f"{k} {v}" for k, v in r["peak_by_role_mb"].items()))
     for r in results:
         if r["release"] != "published":
             print(f"  note: {r['pages']} pages, {r['runner']}: {r['release']}")

@@ -674,17 +674,19 @@ class StageClock:
 
     def __init__(self) -> None:
         self.stages: list[dict] = []
-        self._started: dict[str, float] = {}
+        self._started: dict[str, tuple[float, float]] = {}
 
     def start(self, stage: str, total: int | None = None, unit: str = "") -> None:
-        self._started[stage] = time.monotonic()
+        self._started[stage] = (time.monotonic(), time.time())
         progress.started(stage, total, unit)
 
     def finish(self, stage: str, records_in: int | None, records_out: int | None, unit: str,
                cached: bool = False) -> None:
-        seconds = round(time.monotonic() - self._started.pop(stage), 3)
-        self.stages.append({"stage": stage, "seconds": seconds, "cached": cached, "in": records_in,
-                            "out": records_out, "unit": unit})
+        began, began_at = self._started.pop(stage)
+        seconds = round(time.monotonic() - began, 3)
+        # started_at (Unix time) places the stage on a clock outside the run (bench/flow_bench.py's memory samples)
+        self.stages.append({"stage": stage, "seconds": seconds, "started_at": round(began_at, 3), "cached": cached,
+                            "in": records_in, "out": records_out, "unit": unit})
         progress.finished(stage, seconds, records_in, records_out, unit, cached)
 
 

@@ -88,7 +88,7 @@ def verify_items(item_shards: list[Path], drops: dict, verified_by: dict, verify
     questions = [i for i in questions if i.item_id not in drops]
 
     if page_shards or verify.search_backend != "local":
-        search = CachedSearch(search_backend(verify, page_shards), cache)
+        search = CachedSearch(search_backend(verify, page_shards, cache), cache)
         try:
             evidence = EvidenceVerifier(search, client, verify.evidence_k)
             apply("evidence", evidence.check(questions))

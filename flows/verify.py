@@ -33,9 +33,11 @@ def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
         yield batch
 
 
-def search_backend(settings: VerifySettings, page_shards: list[Path]):
+def search_backend(settings: VerifySettings, page_shards: list[Path], catalog_path: Path | None = None):
+    """The configured backend; the local index keeps its segmented passages in ``cache/bm25`` beside the
+    catalog, where the verify and items stages (and reruns) share them."""
     if settings.search_backend == "local":
-        return LocalBM25(page_shards)
+        return LocalBM25(page_shards, cache_dir=Path(catalog_path).parent / "cache" / "bm25" if catalog_path else None)
     return HTTPSearch(settings.search_backend, settings.results_key)
 
 
@@ -50,7 +52,7 @@ def verify_stage(pair_shards: list[Path], page_shards: list[Path], settings: Ver
     if rules is None:
         raise ValueError("verify_stage needs the alignment rules file to judge pairs again")
     pair_filters = AlignmentRules.load(rules).pair_filters()
-    search = CachedSearch(search_backend(settings, page_shards), catalog_path)
+    search = CachedSearch(search_backend(settings, page_shards, catalog_path), catalog_path)
     validator = SearchValidator(search, settings.k, settings.exclude_source)
     counts = {"triples_checked": 0, "triples_supported": 0, "pairs_dropped": 0}
     rejudged: Counter = Counter()

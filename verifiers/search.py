@@ -4,7 +4,8 @@
   page of a crawl, one passage per summary or paragraph, Chinese segmented with jieba
   (bm25s's tokeniser takes a run of Chinese characters as one word). The offline
   default; it answers a batch of queries in one call (``search_many``), at a cost per
-  query that does not grow with the corpus.
+  query that does not grow with the corpus. Given a cache directory, the segmented passages
+  are kept there under the corpus digest, so every stage that searches a crawl segments it once.
 * :class:`HTTPSearch`: any JSON search API, e.g. a self-hosted SearxNG
   (``https://searx.example/search?q={query}&format=json``): results are read from
   ``results_key`` with ``url``, ``title`` and ``content`` fields.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 import urllib.parse
 import urllib.request
@@ -73,10 +75,40 @@ def _segment(text: str) -> str:
     return " ".join(w for w in _jieba().cut_for_search(text) if w.strip())
 
 
+def _segmenter() -> str:
+    """What segmented texts depend on besides the texts: the segmenter and its dictionary's version."""
+    import jieba
+
+    return f"jieba-{jieba.__version__}-cut_for_search-v1"
+
+
+def _segments(texts: list[str], corpus: str, cache_dir: Path | None) -> list[str]:
+    """``texts`` segmented for the index; with ``cache_dir``, read from (or written to) a file named by
+    the corpus digest, so the stages of a run (and reruns) that search the same crawl segment it once:
+    segmenting is most of an index build."""
+    if cache_dir is None:
+        return [_segment(t) for t in texts]
+    import gzip
+
+    path = Path(cache_dir) / f"{corpus}-{_segmenter()}.json.gz"
+    try:
+        cached = json.loads(gzip.decompress(path.read_bytes()))
+        if isinstance(cached, list) and len(cached) == len(texts):
+            return cached
+    except (OSError, EOFError, ValueError):
+        pass  # not there yet, or unreadable: segmented again and written anew
+    segments = [_segment(t) for t in texts]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
+    tmp.write_bytes(gzip.compress(json.dumps(segments, ensure_ascii=False).encode("utf-8"), compresslevel=1))
+    tmp.replace(path)
+    return segments
+
+
 class LocalBM25:
     """BM25 over the passages of crawled pages (page shards of the Page schema)."""
 
-    def __init__(self, page_shards: list[Path], max_passages_per_page: int = 20):
+    def __init__(self, page_shards: list[Path], max_passages_per_page: int = 20, cache_dir: Path | None = None):
         from crawlers.urls import public_url
         from schemas import Page
         from verifiers.bm25 import BM25Index
@@ -101,7 +133,7 @@ class LocalBM25:
         # Hits cached while passages carried fetch URLs (the mirror's port) would not match pairs' public URLs;
         # hits cached before ties were ordered came in the order of the crawl.
         self.cache_key = f"bm25-local:public-urls:ties-by-url@{self.corpus}"
-        self._index = BM25Index([_segment(h.title + "。" + h.text) for h in self.passages])
+        self._index = BM25Index(_segments([h.title + "。" + h.text for h in self.passages], self.corpus, cache_dir))
 
     def search(self, query: str, k: int) -> list[Hit]:
         return self.search_many([query], k)[0]

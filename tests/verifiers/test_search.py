@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -208,3 +209,27 @@ def test_a_batch_of_searches_is_cached_with_one_journal_append_and_counted_as_on
     cached.close()
     again = CachedSearch(bm25, catalog)
     assert again.search_many(["黄河", "长江 东海"], 10) == found[1::-1] and (again.hits, again.misses) == (2, 0)
+
+
+def test_the_segmented_corpus_is_cached_by_its_digest_and_shared_by_later_indexes(tmp_path, monkeypatch):
+    import verifiers.search as search
+
+    pages = fact_pages(tmp_path / "pages")
+    cache = tmp_path / "cache" / "bm25"
+    first = LocalBM25(pages, cache_dir=cache)
+    files = list(cache.iterdir())
+    assert [f.name.split("-", 1)[0] for f in files] == [first.corpus]
+
+    def segment(text):  # the second index must not segment a single passage
+        raise AssertionError("segmented again")
+
+    monkeypatch.setattr(search, "_segment", segment)
+    second = LocalBM25(pages, cache_dir=cache)
+    monkeypatch.undo()
+    uncached = LocalBM25(pages)  # the same queries against an index built without the cache
+    for query in ("长江 发源地 唐古拉山脉", "李白 杜甫", "东海"):
+        assert second.search(query, 10) == first.search(query, 10) == uncached.search(query, 10)
+    # An unreadable cache file is segmented again and replaced.
+    files[0].write_bytes(b"not gzip")
+    assert LocalBM25(pages, cache_dir=cache).search("长江", 5) == first.search("长江", 5)
+    assert len(json.loads(gzip.decompress(files[0].read_bytes()))) == len(first.passages)
