@@ -202,18 +202,12 @@ def collect(out: Path, stats: dict) -> CrawlResult:
 class CrawlPipeline:
     """Scrapy item pipeline: raw body to the store, a line to the fetch log, the page to a shard batch.
 
-    The writes run in one writer thread, in the order the pages came, off the reactor's thread: while
-    one page's body is compressed and its record batched into Parquet (C code that releases the GIL),
-    the next responses are downloaded and parsed. For each page the raw body is stored before its
-    fetch-log line, and the line before the page joins a shard, as when they ran inline; a crawl killed
-    with pages still queued here refetches them on resume, since their lines were never written."""
-
-    QUEUED = 256  # pages waiting for the writer at most (their bodies are held in memory)
+    For each page the raw body is stored before its fetch-log line, and the line written before the page
+    joins a shard batch. The writes run on the reactor's thread, as the page came: a writer thread was
+    measured slower (``bench/crawl_bench.py``), its hand-offs of the GIL costing more than the compression
+    it overlapped, once bodies went to pack files instead of a file each."""
 
     def __init__(self, config: CrawlConfig):
-        from collections import deque
-        from concurrent.futures import ThreadPoolExecutor
-
         self.config = config
         out = Path(config.out_dir)
         self.raw = RawStore(config.raw_root)
@@ -221,13 +215,6 @@ class CrawlPipeline:
         existing = sorted((out / "pages").glob("pages-*.parquet"))
         self.writer = ShardWriter(out / "pages", "pages", Page, rows_per_shard=config.rows_per_shard,
                                   batch_size=min(500, config.rows_per_shard), start_index=len(existing))
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="crawl-writer")
-        self._queued = deque()
-
-    def _submit(self, work, *args) -> None:
-        while self._queued and (self._queued[0].done() or len(self._queued) >= self.QUEUED):
-            self._queued.popleft().result()  # a failed write stops the crawl here, as it did inline
-        self._queued.append(self._pool.submit(work, *args))
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -238,7 +225,7 @@ class CrawlPipeline:
         if "not_modified" in item:
             url = item["not_modified"]
             previous = self.config.known.get(url, {})
-            self._submit(self.log.append, {
+            self.log.append({
                 "url": item["request_url"], "canonical_url": url, "request_canonical": url,
                 "page_status": "unchanged", "http_status": 304, "change": "unchanged", "depth": item["depth"],
                 "content_hash": previous.get("content_hash", ""), "record_hash": previous.get("record_hash", ""),
@@ -247,9 +234,9 @@ class CrawlPipeline:
             })
             return item
         if "failed" in item:
-            self._submit(self._failed, item, now)
+            self._failed(item, now)
             return item
-        self._submit(self._stored, item)
+        self._stored(item)
         return item
 
     def _stored(self, item: dict) -> None:
@@ -288,11 +275,8 @@ class CrawlPipeline:
 
     def close_spider(self, spider=None):
         try:
-            while self._queued:
-                self._queued.popleft().result()
-        finally:
-            self._pool.shutdown(wait=True)
             self.writer.close()
+        finally:
             self.raw.close()
             self.log.close()
 

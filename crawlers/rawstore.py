@@ -37,7 +37,7 @@ class RawStore:
     def __init__(self, root: Path | str, pack_bytes: int = PACK_BYTES):
         self.root = Path(root)
         self.pack_bytes = pack_bytes
-        self._lock = threading.Lock()  # the crawl writes from its writer thread; reads may come from any
+        self._lock = threading.Lock()  # one store may be shared by threads (a reader beside the writer)
         self._db: sqlite3.Connection | None = None
         self._pack = None  # this process's open pack: (name, file)
         self._readers: dict[str, object] = {}
