@@ -197,8 +197,18 @@ def _infobox_entry(name_el: Node, value_el: Node) -> InfoboxEntry | None:
     return InfoboxEntry(name=name, value=value, values=split_values(value, link_texts))
 
 
+def _heading(el: Node | None) -> str:
+    """A title's text without what a browser does not show (a script or style inside the heading);
+    the regions' text has these removed by _strip_noise, a heading is read on its own."""
+    if el is None:
+        return ""
+    for hidden in el.all(tag=("script", "style", "noscript")):
+        hidden.remove()
+    return _text(el)
+
+
 def _subtitle(el: Node | None) -> str:
-    return clean_text(el.text()).strip(_SUBTITLE_BRACKETS).strip() if el is not None else ""
+    return _heading(el).strip(_SUBTITLE_BRACKETS).strip()
 
 
 def _senses(container: Node, url: str) -> list[dict]:
@@ -281,7 +291,7 @@ def baidu(root: Node, url: str) -> dict[str, Any]:
     # J-lemma-title sits on the <h1> itself (2024 pages) or on a box holding it (earlier ones).
     title_el = title_box if title_box is not None and title_box.name == "h1" else (
         title_box.first(tag="h1") if title_box is not None else None)
-    title = _text(title_el)
+    title = _heading(title_el)
     desc = None
     if title_box is not None and title_box.name != "h1":
         desc = title_box.first(prefix="lemmaDesc") or title_box.first(tag="h2")
@@ -307,7 +317,7 @@ def baidu(root: Node, url: str) -> dict[str, Any]:
 def baidu_legacy(root: Node, url: str) -> dict[str, Any]:
     """The older layout (until 2021): lemmaWgt-* title, lemma-summary, basic-info, div.para blocks."""
     title_el = root.first(cls="lemmaWgt-lemmaTitle-title")
-    title = _text(title_el.first(tag="h1")) if title_el else ""
+    title = _heading(title_el.first(tag="h1")) if title_el else ""
     if root.first(cls="lemmaWgt-subLemmaListTitle"):
         senses = []
         for ul in root.all(tag="ul", cls="custom_dot"):
@@ -359,7 +369,7 @@ def sogou(root: Node, url: str) -> dict[str, Any]:
     """Sogou Baike, every generation seen: the 2014-2018 pages (abstract_tbl of abstract_list tables,
     text in lemma_content_wrap sections, links through ShowInnerLink.htm), the 2019- pages
     (base-info-card cells) and the bundled mirror's pages (lemma_content, /v<id>.htm links)."""
-    title = _text(root.first(tag="h1", id="title") or root.first(tag="h1"))
+    title = _heading(root.first(tag="h1", id="title") or root.first(tag="h1"))
     subtitle = _subtitle(root.first(cls=("lemma_subtitle", "polysemy_title")))
     summary_el = root.first(cls="abstract")
     table = root.first(tag="table", cls="abstract_tbl")
@@ -406,7 +416,7 @@ def wikipedia(root: Node, url: str) -> dict[str, Any]:
     if heading_el is not None:
         for el in heading_el.all(cls="mw-editsection"):
             el.remove()
-    heading = _text(heading_el)
+    heading = _heading(heading_el)
     title, subtitle = heading, ""
     match = _WIKI_TITLE.match(heading)
     if match:

@@ -119,3 +119,14 @@ def test_selectolax_is_the_default_backend_of_parse_the_crawl_and_reparse():
         assert inspect.signature(function).parameters["backend"].default == "selectolax", function
     assert CrawlConfig.__dataclass_fields__["backend"].default == "selectolax"
     assert set(BACKENDS) == {"selectolax", "lxml", "bs4"}
+
+
+@pytest.mark.parametrize("body", [
+    '<html><body><h1 id="firstHeading">长江<script>document.title = "x"</script></h1>'
+    '<div class="mw-parser-output"><p>长江是河流。</p></div></body></html>',
+    "</HTML><A ID='firstHeading'><SCRIPT>0",  # found by tests/fuzz: lxml read the script's text as the title
+])
+def test_a_script_inside_a_heading_is_not_part_of_the_title(body):
+    url = "https://zh.wikipedia.org/wiki/%E9%95%BF%E6%B1%9F"
+    titles = {backend: parse(body, url, backend=backend).title for backend in BACKENDS}
+    assert set(titles.values()) == {"长江" if "长江" in body else ""}, titles
