@@ -2,8 +2,11 @@
 
     python -m bench.flow_bench [--sizes 2000 10000] [--dask-workers 1 2] [--dir /tmp/zhbench-flow-bench]
 
-Each measurement is one ``zhbench run --profile realistic --mirror-size N`` in a fresh data directory (so
-nothing is cached), the mirror on loopback; search validation off as in the realistic test (BM25 over a
+Each measurement is one ``zhbench run --profile realistic`` of N mirror entries in a fresh data directory (so
+nothing is cached), the mirror on loopback: by default ``zhbench mirror serve --profile realistic --size N`` in a
+process of its own, started before the run and crawled with ``--base-url`` and the 20 seeds the bundled mirror
+would give (the same pages and seeds as ``--mirror-size N``); ``--mirror-in-run`` lets the run start the mirror
+itself (``--mirror-size N``, then its corpus counts as the run's memory). Search validation off as in the realistic test (BM25 over a
 long-tail crawl confirms almost nothing), unless ``--search`` keeps it on as a default run has it. Reported per run:
 
 * wall time of the whole command (Prefect's start-up included), and of each stage from the run's report;
@@ -112,16 +115,49 @@ def stage_peaks(samples: list[tuple[float, dict[str, int]]], stages: list[dict])
 
 
 SEARCH = {"on": False}  # --search: keep CDTP's search validation on
+MIRROR = {"separate": True}  # --mirror-in-run: the run starts the mirror in its own process, as `zhbench run` does
+
+
+@contextmanager
+def separate_mirror(size: int, work: Path):
+    """``zhbench mirror serve --profile realistic --size N`` in its own process, ready on entry: the run's
+    arguments that crawl it (``--base-url`` and a seed file of the 20 seeds a run of the bundled mirror
+    would start from) and the mirror's pid. The mirror stands in for the web; in its own process its
+    memory (its whole corpus, about 9 KB an entry) is not counted as the run's."""
+    from crawlers.mirror.realistic import RealisticCorpus
+    from flows.crawling import REALISTIC_SEEDS
+
+    seeds = work / f"seeds-{size}.txt"
+    seeds.write_text("\n".join(RealisticCorpus(size, 0).seeds(REALISTIC_SEEDS)) + "\n", encoding="utf-8")
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    mirror = subprocess.Popen([sys.executable, "-m", "flows.cli", "mirror", "serve", "--profile", "realistic",
+                               "--size", str(size), "--port", str(port)], env=env, cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    try:
+        ready = mirror.stdout.readline()  # printed once the corpus is built and the port listens
+        if not ready.startswith("mirror:"):
+            raise SystemExit(f"the mirror did not start (exit {mirror.poll()})")
+        yield ["--base-url", f"http://127.0.0.1:{port}", "--seeds", str(seeds)], mirror.pid
+    finally:
+        os.killpg(mirror.pid, 2)
+        mirror.wait(timeout=30)
 
 
 def run_once(size: int, work: Path, extra: list[str], env_extra: dict | None = None, label: str = "") -> dict:
     data = work / f"data-{size}-{'-'.join(extra) or 'threads'}{'-' + label.replace(' ', '-') if label else ''}"
     shutil.rmtree(data, ignore_errors=True)
-    command = [sys.executable, "-m", "flows.cli", "run", "--profile", "realistic", "--mirror-size", str(size),
-               "--data-dir", str(data), "--mirror-port", str(free_port()), "--quiet", *extra]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
            "ZHBENCH_VERIFY__SEARCH": "true" if SEARCH["on"] else "false", **(env_extra or {})}
-    result = measure(command, env)
+    command = [sys.executable, "-m", "flows.cli", "run", "--profile", "realistic", "--data-dir", str(data),
+               "--quiet", *extra]
+    mirror_mb = None
+    if MIRROR["separate"]:
+        with separate_mirror(size, work) as (site, mirror_pid):
+            mirror_mb = _rss_bytes(mirror_pid) / 2**20
+            result = measure(command + site, env)
+    else:
+        result = measure(command + ["--mirror-size", str(size), "--mirror-port", str(free_port())], env)
     runs = sorted(p for p in (data / "runs").iterdir() if (p / "report.json").is_file()) \
         if (data / "runs").is_dir() else []
     if not runs:  # it failed before its report: nothing to measure
@@ -139,6 +175,7 @@ def run_once(size: int, work: Path, extra: list[str], env_extra: dict | None = N
             "flow_seconds": report.get("seconds"), "pages_per_s": pages / result["seconds"],
             "pages_per_s_per_core": pages / result["seconds"] / (os.cpu_count() or 1),
             "peak_rss_mb": result["peak_rss_mb"], "peak_by_role_mb": result["peak_by_role_mb"],
+            "mirror_mb": None if mirror_mb is None else round(mirror_mb),
             "stage_peak_mb": {k: round(v) for k, v in peaks.items()}, "pairs_kept": report["funnel"]["pairs_kept"], "stages": stages,
             # a run whose release the gate refused still ran every stage: its times count, and it is named
             "release": "published" if report.get("release") else (report.get("note") or "").split("\n")[0][:60]}
@@ -185,10 +222,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="keep the search validation on (BM25 over the crawl), as a default run has it")
     parser.add_argument("--prefect-server", action="store_true",
                         help="also run the smallest size against an already-running Prefect server")
+    parser.add_argument("--mirror-in-run", action="store_true",
+                        help="let each run start the bundled mirror inside it (--mirror-size N: its corpus then counts as "
+                             "the run's memory; sizes up to 50,000) instead of serving it from a separate process")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
     args.dir.mkdir(parents=True, exist_ok=True)
     SEARCH["on"] = args.search
+    MIRROR["separate"] = not args.mirror_in_run
     results = [run_once(size, args.dir, []) for size in args.sizes]
     for workers in args.dask_workers:
         results.append(run_once(max(args.sizes), args.dir, ["--task-runner", "dask", "--workers", str(workers)]))
@@ -200,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(results, indent=2))
         return 0
     print(f"machine: {os.cpu_count()} cores; search validation {'on' if args.search else 'off'}; fresh data "
-          "directory per run")
+          "directory per run; the mirror " + ("in the run's process" if args.mirror_in_run else
+                                             "in a process of its own, not counted in the run's memory"))
     print(f"{'pages':>7} {'runner':<28} {'wall s':>8} {'start-up':>8} {'flow s':>8} {'pages/s':>8} {'/core':>7} "
           f"{'peak MB':>8} {'pairs':>6}  stages (s)")
     for r in results:
@@ -212,7 +254,8 @@ def main(argv: list[str] | None = None) -> int:
     for r in results:
         print(f"  {r['pages']} pages, {r['runner']}: peak MB by stage: "
               + ", ".join(f"{k} {v}" for k, v in r["stage_peak_mb"].items())
-              + "; at the peak: " + ", ".join(f"{k} {v}" for k, v in r["peak_by_role_mb"].items()))
+              + "; at the peak: " + ", ".join(f"{k} {v}" for k, v in r["peak_by_role_mb"].items())
+              + ("" if r["mirror_mb"] is None else f"; the separate mirror {r['mirror_mb']} MB"))
     for r in results:
         if r["release"] != "published":
             print(f"  note: {r['pages']} pages, {r['runner']}: {r['release']}")
