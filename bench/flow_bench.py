@@ -140,7 +140,7 @@ def separate_mirror(size: int, work: Path):
             raise SystemExit(f"the mirror did not start (exit {mirror.poll()})")
         yield ["--base-url", f"http://127.0.0.1:{port}", "--seeds", str(seeds)], mirror.pid
     finally:
-        os.killpg(mirror.pid, 2)
+        os.killpg(mirror.pid, 15)  # not SIGINT: a bench started in the background has it ignored, and so its mirror
         mirror.wait(timeout=30)
 
 
