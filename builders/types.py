@@ -196,12 +196,20 @@ class ValueTyper:
             else:
                 by_relation[relation].add(key)
                 owners[key] |= head_types
-        typer = cls(table, {k: frozenset(v) for k, v in title_types.items()},
-                    {k: frozenset(v) for k, v in head_relations.items()},
-                    {k: frozenset(v) for k, v in tails.items()},
-                    families={r: frozenset(f) for r, f in (families or {}).items()},
-                    name_owners={k: frozenset(v) for k, v in names.items() if v},
-                    owners={k: frozenset(v) for k, v in owners.items() if v})
+        # One frozenset object per distinct set: a crawl's hundreds of thousands of values share a few
+        # hundred relation and type sets, and a frozenset costs 216 bytes or more.
+        shared: dict[frozenset, frozenset] = {}
+
+        def one(values: set[str]) -> frozenset[str]:
+            found = frozenset(values)
+            return shared.setdefault(found, found)
+
+        typer = cls(table, {k: one(v) for k, v in title_types.items()},
+                    {k: one(v) for k, v in head_relations.items()},
+                    {k: one(v) for k, v in tails.items()},
+                    families={r: one(f) for r, f in (families or {}).items()},
+                    name_owners={k: one(v) for k, v in names.items() if v},
+                    owners={k: one(v) for k, v in owners.items() if v})
         typer.ranges = typer._ranges(by_relation)
         return typer
 

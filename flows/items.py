@@ -6,6 +6,7 @@ Stage logic is a plain function over file paths, like the other stages in flows.
 
 from __future__ import annotations
 
+import gc
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -75,8 +76,11 @@ def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path,
     return result
 
 
-def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_dir, release_name, client,
-           verify, page_shards, cache) -> dict:
+def _generate(pair_shards, settings, raw_dir, embedder, templates, client, page_shards) -> tuple[list[Path], dict, dict]:
+    """Every candidate item, written to shards under raw_dir: (the shards, the builder's report, its LLM
+    writers' counts). The models of the crawl it needs (value types, the graph, the difficulty panel's
+    signals) grow with the crawl; they are gone when it returns, before the checks that follow build
+    their own (the evidence check's search index), so the two are never held at once."""
     from builders.types import ValueTyper
     from filters.align import GroundingFilter
 
@@ -98,10 +102,20 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
         graph_counts = graph.counts()
     report = builder.stats.as_dict()
     report["graph"] = graph_counts
+    counts = {} if client is None else {"qa_rewrite": builder.rewriter.counts,
+                                         "simpleqa_writer": builder.writer.counts}
+    return writer.paths, report, counts
+
+
+def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_dir, release_name, client,
+           verify, page_shards, cache) -> dict:
+    item_paths, report, writer_counts = _generate(pair_shards, settings, raw_dir, embedder, templates, client,
+                                                  page_shards)
+    gc.collect()  # whatever of the builder's models sits in a reference cycle goes now, not at a later pass
     report["embedder"] = embedder.name
 
     # Field-matching dedup within each kind, and against the same kind in earlier releases.
-    kept = [(i.item_id, i.kind, i.question, i.answer) for i in iter_records(writer.paths, Item)
+    kept = [(i.item_id, i.kind, i.question, i.answer) for i in iter_records(item_paths, Item)
             if i.decision == "kept"]
     drops: dict[str, tuple[str, dict]] = {}
     for kind in settings.kinds:
@@ -114,7 +128,7 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
             drops[d.doc_id] = (reason, {"duplicate_of": d.duplicate_of})
 
     facts = {i.item_id: Asked(i.item_id, i.kind, i.question, i.answer, i.head, i.relation, i.tail, i.asked)
-             for i in iter_records(writer.paths, Item) if i.decision == "kept" and i.kind in FACT_OWNERS}
+             for i in iter_records(item_paths, Item) if i.decision == "kept" and i.kind in FACT_OWNERS}
     drops.update(question_conflicts([k for k in kept if k[0] not in drops], settings.kinds, facts))
     drops.update(reworded_conflicts([f for f in facts.values() if f.item_id not in drops],
                                     _kind_rank(settings.kinds)))
@@ -130,7 +144,7 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     for path in settings.contamination_files:
         database.add(read_question_file(path, answers=True))
     candidates = {i.item_id: NewQuestion(i.item_id, i.question, i.answer, i.head, i.relation)
-                  for i in iter_records(writer.paths, Item)
+                  for i in iter_records(item_paths, Item)
                   if i.decision == "kept" and i.kind in QUESTION_KINDS and i.item_id not in drops}
     found = database.check(list(candidates.values()))
     rewrites = {}
@@ -143,10 +157,10 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
             drops[match.item_id] = (f"contamination:{match.kind}_match",
                                     {"matched_id": match.matched_id, "matched_question": match.matched_question,
                                      "similarity": match.similarity})
-    if rewrites:  # the steps below read writer.paths: from here on, the items with their rewrites
-        raw_paths = writer.paths
+    if rewrites:  # the steps below read item_paths: from here on, the items with their rewrites
         with ShardWriter(raw_dir / "rewritten", "items", Item) as writer:
-            writer.write_all(apply_rewrites(iter_records(raw_paths, Item), rewrites))
+            writer.write_all(apply_rewrites(iter_records(item_paths, Item), rewrites))
+        item_paths = writer.paths
     report["question_database"] = len(database)
 
     verified_by: dict[str, list[str]] = {}  # checks that returned a verdict on the item
@@ -154,19 +168,18 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     if verify is not None and verify.items:
         from flows.item_checks import verify_items
 
-        report["verification"] = verify_items(writer.paths, drops, verified_by, verify, client, page_shards,
+        report["verification"] = verify_items(item_paths, drops, verified_by, verify, client, page_shards,
                                               out_dir / "verification.jsonl", cache, unverified_by)
     if hasattr(embedder, "hits"):
         report["embedding_cache"] = {"hits": embedder.hits, "misses": embedder.misses}
     if client is not None:  # after verification, so its calls are counted too
-        report["llm"] = {**client.report(), "qa_rewrite": builder.rewriter.counts,
-                         "simpleqa_writer": builder.writer.counts}
+        report["llm"] = {**client.report(), **writer_counts}
 
-    splits = assign_splits((unit_of(i) for i in iter_records(writer.paths, Item)
+    splits = assign_splits((unit_of(i) for i in iter_records(item_paths, Item)
                             if i.decision == "kept" and i.item_id not in drops), settings.eval_fraction, settings.seed)
 
     def decided() -> Iterator[Item]:
-        for item in iter_records(writer.paths, Item):
+        for item in iter_records(item_paths, Item):
             item.verified_by = verified_by.get(item.item_id, [])
             item.unverified_by = unverified_by.get(item.item_id, [])
             found = drops.get(item.item_id)

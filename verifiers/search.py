@@ -43,7 +43,7 @@ class SearchError(RuntimeError):
     """A search backend cannot be used; the message says what to fix."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per passage of a crawl: no __dict__ each
 class Hit:
     url: str
     title: str
@@ -208,7 +208,8 @@ class CachedSearch:
 
     @staticmethod
     def _entry(found: list[Hit]) -> tuple[str]:
-        return (json.dumps([h.__dict__ for h in found], ensure_ascii=False),)
+        return (json.dumps([{"url": h.url, "title": h.title, "text": h.text, "score": h.score} for h in found],
+                           ensure_ascii=False),)
 
     def search(self, query: str, k: int) -> list[Hit]:
         found = self._cached(query, k)
