@@ -6,8 +6,8 @@ Each measurement is one ``zhbench run --profile realistic`` of N mirror entries 
 nothing is cached), the mirror on loopback: by default ``zhbench mirror serve --profile realistic --size N`` in a
 process of its own, started before the run and crawled with ``--base-url`` and the 20 seeds the bundled mirror
 would give (the same pages and seeds as ``--mirror-size N``); ``--mirror-in-run`` lets the run start the mirror
-itself (``--mirror-size N``, then its corpus counts as the run's memory). Search validation off as in the realistic test (BM25 over a
-long-tail crawl confirms almost nothing), unless ``--search`` keeps it on as a default run has it. Reported per run:
+itself (``--mirror-size N``, then its corpus counts as the run's memory). Search validation off as in the
+realistic test (BM25 over a long-tail crawl confirms almost nothing), unless ``--search`` keeps it on as a default run has it. Reported per run:
 
 * wall time of the whole command (Prefect's start-up included), and of each stage from the run's report;
 * pages/s: content and other pages fetched, over the whole command's wall time, and per core;
@@ -223,8 +223,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prefect-server", action="store_true",
                         help="also run the smallest size against an already-running Prefect server")
     parser.add_argument("--mirror-in-run", action="store_true",
-                        help="let each run start the bundled mirror inside it (--mirror-size N: its corpus then counts as "
-                             "the run's memory; sizes up to 50,000) instead of serving it from a separate process")
+                        help="let each run start the bundled mirror inside it (--mirror-size N: its corpus then "
+                             "counts as the run's memory; sizes up to 50,000) instead of serving it from a separate "
+                             "process")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
     args.dir.mkdir(parents=True, exist_ok=True)

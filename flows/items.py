@@ -76,7 +76,8 @@ def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path,
     return result
 
 
-def _generate(pair_shards, settings, raw_dir, embedder, templates, client, page_shards) -> tuple[list[Path], dict, dict]:
+def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
+              page_shards) -> tuple[list[Path], dict, dict]:
     """Every candidate item, written to shards under raw_dir: (the shards, the builder's report, its LLM
     writers' counts). The models of the crawl it needs (value types, the graph, the difficulty panel's
     signals) grow with the crawl; they are gone when it returns, before the checks that follow build

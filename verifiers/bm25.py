@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import logging
 import re
+from array import array
+from typing import Iterable, Iterator, NamedTuple
 
 import numpy as np
 
@@ -34,10 +36,31 @@ TOKEN_PATTERN = r"(?u)\b\w+\b"
 _ROUNDING = 1e-4
 
 
+class _Documents:
+    """Each document's token ids, read back as the list bm25s's index build expects (one at a time)."""
+
+    def __init__(self, ids: array, ends: array):
+        self._ids, self._ends = ids, ends
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def __iter__(self) -> Iterator[list[int]]:
+        start = 0
+        for end in self._ends:
+            yield self._ids[start:end].tolist()
+            start = end
+
+
+class _Tokenized(NamedTuple):  # bm25s.index takes any object with these two attributes
+    ids: _Documents
+    vocab: dict[str, int]
+
+
 class BM25Index:
     """bm25s's BM25 (Lucene variant, its defaults) over documents already split into words by spaces."""
 
-    def __init__(self, texts: list[str]):
+    def __init__(self, texts: Iterable[str]):
         import bm25s
         from bm25s.stopwords import STOPWORDS_EN
 
@@ -45,13 +68,12 @@ class BM25Index:
         # Prefect's root handler would print that line on the user's terminal.
         logging.getLogger("bm25s").setLevel(logging.WARNING)
 
-        self._bm25 = bm25s.BM25()
-        self._bm25.index(bm25s.tokenize(texts, stopwords="en", token_pattern=TOKEN_PATTERN, show_progress=False),
-                         show_progress=False)
-        self.size = int(self._bm25.scores["num_docs"])
-        self.vocab: dict[str, int] = self._bm25.vocab_dict
         self._split = re.compile(TOKEN_PATTERN).findall
         self._stopwords = frozenset(STOPWORDS_EN)
+        self._bm25 = bm25s.BM25()
+        self._bm25.index(self._tokenized(texts), show_progress=False)
+        self.size = int(self._bm25.scores["num_docs"])
+        self.vocab: dict[str, int] = self._bm25.vocab_dict
         data, indices, indptr = (self._bm25.scores[name] for name in ("data", "indices", "indptr"))
         lengths = np.diff(indptr)
         terms = np.repeat(np.arange(len(lengths)), lengths)
@@ -66,6 +88,18 @@ class BM25Index:
         # Pruning relies on every posting adding a positive score (Lucene's idf is positive); a variant
         # without that property is answered by bm25s alone.
         self._prunable = self._bm25.nonoccurrence_array is None and bool(np.all(data > 0))
+
+    def _tokenized(self, texts: Iterable[str]) -> "_Tokenized":
+        """What ``bm25s.tokenize(texts, stopwords="en", token_pattern=TOKEN_PATTERN)`` returns (the same ids,
+        numbered in order of first appearance, and the same vocabulary), with every document's ids in one
+        array of 4 bytes a token instead of a list of 8-byte references per document."""
+        vocab: dict[str, int] = {}
+        ids, ends = array("i"), array("q")
+        for text in texts:
+            words = (w for w in self._split(text.lower()) if w not in self._stopwords)
+            ids.extend(vocab.setdefault(w, len(vocab)) for w in words)
+            ends.append(len(ids))
+        return _Tokenized(_Documents(ids, ends), vocab)
 
     def tokens(self, text: str) -> list[int]:
         """The query's term ids, as bm25s.tokenize and BM25.get_tokens_ids give them (order and repeats kept)."""

@@ -233,3 +233,23 @@ def test_the_segmented_corpus_is_cached_by_its_digest_and_shared_by_later_indexe
     files[0].write_bytes(b"not gzip")
     assert LocalBM25(pages, cache_dir=cache).search("长江", 5) == first.search("长江", 5)
     assert len(json.loads(gzip.decompress(files[0].read_bytes()))) == len(first.passages)
+
+
+def test_the_index_is_the_one_bm25s_builds_from_its_own_tokenizer():
+    import bm25s
+    import numpy as np
+
+    from verifiers.bm25 import TOKEN_PATTERN, BM25Index
+
+    texts = ["长江 发源 于 青藏高原", "", "The Yangtze AND the 长江 长江", "of the", "黄河 长江 1990 年 1990",
+             "Ünïcode ǅ 中国 中国 中国 河流", "   ", "黄河"]
+    ours = BM25Index(texts)._bm25
+    theirs = bm25s.BM25()
+    theirs.index(bm25s.tokenize(texts, stopwords="en", token_pattern=TOKEN_PATTERN, show_progress=False),
+                 show_progress=False)
+    assert ours.vocab_dict == theirs.vocab_dict
+    assert list(ours.vocab_dict) == list(theirs.vocab_dict)  # ids numbered in the same order
+    for name in ("data", "indices", "indptr"):
+        assert ours.scores[name].dtype == theirs.scores[name].dtype, name
+        assert np.array_equal(ours.scores[name], theirs.scores[name]), name
+    assert ours.scores["num_docs"] == theirs.scores["num_docs"] == len(texts)
