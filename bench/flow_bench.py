@@ -212,6 +212,18 @@ def running_prefect_server(home: Path):
         server.wait(timeout=30)
 
 
+def cpu_reference() -> float:
+    """Seconds a pure-Python loop of 10 million additions takes here, best of 3: runs on different days of a
+    shared machine, whose speed varies, compare through it."""
+    best = float("inf")
+    for _ in range(3):
+        started, total = time.perf_counter(), 0
+        for i in range(10_000_000):
+            total += i
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 10000], help="realistic mirror sizes")
@@ -231,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     args.dir.mkdir(parents=True, exist_ok=True)
     SEARCH["on"] = args.search
     MIRROR["separate"] = not args.mirror_in_run
+    reference = cpu_reference()
     results = [run_once(size, args.dir, []) for size in args.sizes]
     for workers in args.dask_workers:
         results.append(run_once(max(args.sizes), args.dir, ["--task-runner", "dask", "--workers", str(workers)]))
@@ -239,9 +252,9 @@ def main(argv: list[str] | None = None) -> int:
             results.append(run_once(min(args.sizes), args.dir, [], {"PREFECT_API_URL": api_url},
                                     "running Prefect server"))
     if args.json:
-        print(json.dumps(results, indent=2))
+        print(json.dumps({"cpu_reference_s": round(reference, 3), "runs": results}, indent=2))
         return 0
-    print(f"machine: {os.cpu_count()} cores; search validation {'on' if args.search else 'off'}; fresh data "
+    print(f"machine: {os.cpu_count()} cores, CPU reference {reference:.2f} s (10M additions in Python); search validation {'on' if args.search else 'off'}; fresh data "
           "directory per run; the mirror " + ("in the run's process" if args.mirror_in_run else
                                              "in a process of its own, not counted in the run's memory"))
     print(f"{'pages':>7} {'runner':<28} {'wall s':>8} {'start-up':>8} {'flow s':>8} {'pages/s':>8} {'/core':>7} "
