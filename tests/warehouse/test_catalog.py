@@ -76,3 +76,27 @@ def test_runs_stage_outputs_and_the_release_registry(release, tmp_path):
     (entry,) = catalog.releases("cdtp")
     assert (entry["version"], entry["path"], entry["validation_passed"]) == ("0.1.0", "releases/cdtp/0.1.0", True)
     assert entry["rows"] > 0 and len(entry["manifest_sha256"]) == 64
+
+
+def test_fetches_are_stored_as_row_by_row_inserts_would_store_them(tmp_path):
+    from warehouse.catalog import SCHEMA
+    from warehouse.shards import duck
+
+    rows = [("u1", "http://a/u1", "c1", "ok", 200, "h1", "r1", '"e1"', "Mon, 01 Jan 2024 00:00:00 GMT", "new",
+             "2026-11-26T20:03:39.394+00:00"),
+            ("u2", None, "c1", "not_found", None, None, None, None, None, None,
+             datetime(2026, 1, 1, 8, 30, tzinfo=timezone(timedelta(hours=8)))),
+            ("u3", "http://a/u3", "c1", "unchanged", 304, "", "", "", "", "unchanged", None)]
+    names = ("canonical_url", "url", "crawl", "page_status", "http_status", "content_hash", "record_hash", "etag",
+             "last_modified", "change", "fetched_at")
+    catalog = Catalog(tmp_path / "catalog.duckdb")
+    catalog.register_fetches("c1", [dict(zip(names, r)) for r in rows])
+    con = duck(str(tmp_path / "reference.duckdb"))
+    con.execute(SCHEMA)
+    con.executemany("INSERT INTO fetched_pages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    query = "SELECT * FROM fetched_pages ORDER BY canonical_url"
+    expected = con.execute(query).fetchall()
+    con.close()
+    stored = catalog._run(lambda c: c.execute(query).fetchall())
+    assert stored == expected
+    assert stored[1][-1] == datetime(2026, 1, 1, 0, 30, tzinfo=timezone.utc)
