@@ -7,7 +7,8 @@ nothing is cached), the mirror on loopback: by default ``zhbench mirror serve --
 process of its own, started before the run and crawled with ``--base-url`` and the 20 seeds the bundled mirror
 would give (the same pages and seeds as ``--mirror-size N``); ``--mirror-in-run`` lets the run start the mirror
 itself (``--mirror-size N``, then its corpus counts as the run's memory). Search validation off as in the
-realistic test (BM25 over a long-tail crawl confirms almost nothing), unless ``--search`` keeps it on as a default run has it. Reported per run:
+realistic test (BM25 over a long-tail crawl confirms almost nothing), unless ``--search`` keeps it on as a
+default run has it. Reported per run:
 
 * wall time of the whole command (Prefect's start-up included), and of each stage from the run's report;
 * pages/s: content and other pages fetched, over the whole command's wall time, and per core;
@@ -115,7 +116,7 @@ def stage_peaks(samples: list[tuple[float, dict[str, int]]], stages: list[dict])
 
 
 SEARCH = {"on": False}  # --search: keep CDTP's search validation on
-MIRROR = {"separate": True}  # --mirror-in-run: the run starts the mirror in its own process, as `zhbench run` does
+MIRROR = {"separate": True}  # --mirror-in-run: the run starts the mirror inside it, as `zhbench run` does
 
 
 @contextmanager
@@ -254,9 +255,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"cpu_reference_s": round(reference, 3), "runs": results}, indent=2))
         return 0
-    print(f"machine: {os.cpu_count()} cores, CPU reference {reference:.2f} s (10M additions in Python); search validation {'on' if args.search else 'off'}; fresh data "
-          "directory per run; the mirror " + ("in the run's process" if args.mirror_in_run else
-                                             "in a process of its own, not counted in the run's memory"))
+    print(f"machine: {os.cpu_count()} cores, CPU reference {reference:.2f} s (10M additions in Python); "
+          f"search validation {'on' if args.search else 'off'}; fresh data directory per run; the mirror "
+          + ("in the run's process" if args.mirror_in_run else "in a process of its own, not counted in the run's "
+             "memory"))
     print(f"{'pages':>7} {'runner':<28} {'wall s':>8} {'start-up':>8} {'flow s':>8} {'pages/s':>8} {'/core':>7} "
           f"{'peak MB':>8} {'pairs':>6}  stages (s)")
     for r in results:

@@ -79,7 +79,7 @@ def test_runs_stage_outputs_and_the_release_registry(release, tmp_path):
 
 
 def test_fetches_are_stored_as_row_by_row_inserts_would_store_them(tmp_path):
-    from warehouse.catalog import SCHEMA
+    from warehouse.catalog import FETCH_COLUMNS, SCHEMA
     from warehouse.shards import duck
 
     rows = [("u1", "http://a/u1", "c1", "ok", 200, "h1", "r1", '"e1"', "Mon, 01 Jan 2024 00:00:00 GMT", "new",
@@ -87,10 +87,8 @@ def test_fetches_are_stored_as_row_by_row_inserts_would_store_them(tmp_path):
             ("u2", None, "c1", "not_found", None, None, None, None, None, None,
              datetime(2026, 1, 1, 8, 30, tzinfo=timezone(timedelta(hours=8)))),
             ("u3", "http://a/u3", "c1", "unchanged", 304, "", "", "", "", "unchanged", None)]
-    names = ("canonical_url", "url", "crawl", "page_status", "http_status", "content_hash", "record_hash", "etag",
-             "last_modified", "change", "fetched_at")
     catalog = Catalog(tmp_path / "catalog.duckdb")
-    catalog.register_fetches("c1", [dict(zip(names, r)) for r in rows])
+    catalog.register_fetches("c1", [dict(zip(FETCH_COLUMNS, r)) for r in rows])
     con = duck(str(tmp_path / "reference.duckdb"))
     con.execute(SCHEMA)
     con.executemany("INSERT INTO fetched_pages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
