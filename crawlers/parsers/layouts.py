@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from typing import Any, Callable
-from urllib.parse import parse_qs, unquote, urljoin, urlsplit
+from urllib.parse import SplitResult, parse_qs, unquote, urljoin, urlsplit
 
 from crawlers.parsers.text import CONTROL_WORDS, clean_name, clean_text, split_values
 from crawlers.parsers.tree import Node
@@ -50,6 +50,41 @@ def _split(url: str):
     try:
         return urlsplit(url)
     except ValueError:  # a malformed href ("http://[::1") links nowhere
+        return None
+
+
+# An href that is a plain absolute path: segments neither empty nor "." or "..", no ";" (urlparse's
+# params), a query or fragment only when not empty, none of the characters urlsplit removes. Such an
+# href joins to the base's scheme://host followed by the href itself, exactly as urljoin joins it
+# (urljoin would find no segment to resolve and nothing to drop; tested against urljoin).
+_SEGMENT = r"/(?!\.\.?(?:[/?#]|$))[^/?#;\t\n\r]+"
+_PLAIN_PATH = re.compile(rf"(?:{_SEGMENT})*/?(?:\?[^#\t\n\r]+)?(?:#[^\t\n\r]+)?")
+
+
+def _resolver(base_url: str) -> Callable[[str], tuple[str, SplitResult] | None]:
+    """href -> (the URL it points to, urlsplit of that URL), None for a malformed href: what
+    ``urljoin(base_url, href)`` and ``urlsplit`` give, a plain absolute path (most of a page's links)
+    joined without either."""
+    base = _split(base_url)
+    fast = base is not None and base.scheme in ("http", "https") and f"{base.scheme}://{base.netloc}/" == _join(
+        base_url, "/")
+
+    def resolve(href: str) -> tuple[str, SplitResult] | None:
+        if fast and href[:1] == "/" and _PLAIN_PATH.fullmatch(href):
+            rest, _, fragment = href.partition("#")
+            path, _, query = rest.partition("?")
+            return f"{base.scheme}://{base.netloc}{href}", SplitResult(base.scheme, base.netloc, path, query, fragment)
+        absolute = _join(base_url, href)
+        parts = _split(absolute) if absolute is not None else None
+        return (absolute, parts) if parts is not None else None
+
+    return resolve
+
+
+def _join(base_url: str, href: str) -> str | None:
+    try:
+        return urljoin(base_url, href)
+    except ValueError:
         return None
 
 
@@ -136,16 +171,18 @@ SITE_HOSTS = {
 }
 
 
-def _entry_links(roots: list[Node], base_url: str, site: str, entry: Callable[[str], tuple[str, str] | None],
+def _entry_links(roots: list[Node], base_url: str, site: str,
+                 entry: Callable[[str, SplitResult], tuple[str, str] | None],
                  title_of: Callable[[Node, str], str]) -> list[dict]:
     """Links to entries of the page's site, first mention first, each URL once.
 
-    entry(absolute URL) gives (entry URL, the title the URL names) for an entry link, else None;
-    title_of(a, url title) gives the link's title. Links to other hosts (Wikisource's /wiki/ pages,
-    other language editions) are no entries of the site.
+    entry(absolute URL, its urlsplit parts) gives (entry URL, the title the URL names) for an entry
+    link, else None; title_of(a, url title) gives the link's title. Links to other hosts (Wikisource's
+    /wiki/ pages, other language editions) are no entries of the site.
     """
     base = _split(base_url)
     hosts = {base.netloc.lower() if base else "", *SITE_HOSTS[site]}
+    resolve = _resolver(base_url)
     links: list[dict] = []
     seen: set[str] = set()
     for root in roots:
@@ -153,14 +190,13 @@ def _entry_links(roots: list[Node], base_url: str, site: str, entry: Callable[[s
             href = a.get("href")
             if not href:
                 continue
-            try:
-                absolute = urljoin(base_url, href.strip())
-            except ValueError:
+            resolved = resolve(href.strip())
+            if resolved is None:
                 continue
-            parts = _split(absolute)
-            if parts is None or parts.netloc.lower() not in hosts:
+            absolute, parts = resolved
+            if parts.netloc.lower() not in hosts:
                 continue
-            found = entry(absolute)
+            found = entry(absolute, parts)
             if found is None:
                 continue
             try:
@@ -269,8 +305,8 @@ def _table_infobox(tables: list[Node]) -> list[InfoboxEntry]:
 # --- Baidu Baike ----------------------------------------------------------------------------
 
 
-def _baidu_entry(url: str) -> tuple[str, str] | None:
-    match = BAIDU_ENTRY.match(urlsplit(url).path)
+def _baidu_entry(url: str, parts: SplitResult) -> tuple[str, str] | None:
+    match = BAIDU_ENTRY.match(parts.path)
     return (url, unquote(match.group(1)).replace("_", " ")) if match else None
 
 
@@ -281,13 +317,12 @@ def _baidu_title(a: Node, url_title: str) -> str:
 
 def baidu(root: Node, url: str) -> dict[str, Any]:
     """The current layout (2021-): hashed class names beside stable J-* hooks and data-tag blocks."""
-    found = root.select({
+    found = root.firsts({
         "title": dict(cls="J-lemma-title"), "summary": dict(cls="J-summary"), "info": dict(cls="J-basic-info"),
         "content": dict(cls="J-lemma-content"), "poly": dict(prefix="polysemantList"),
-        "tags": dict(prefix="tagList"),
     })
     title_box, summary_el, info_el, content_el, poly = (
-        (found[k] or [None])[0] for k in ("title", "summary", "info", "content", "poly"))
+        found[k] for k in ("title", "summary", "info", "content", "poly"))
     # J-lemma-title sits on the <h1> itself (2024 pages) or on a box holding it (earlier ones).
     title_el = title_box if title_box is not None and title_box.name == "h1" else (
         title_box.first(tag="h1") if title_box is not None else None)
@@ -309,7 +344,7 @@ def baidu(root: Node, url: str) -> dict[str, Any]:
         paragraphs, blocks = _blocks(content_el, lambda el: el.get("data-tag") == "paragraph", ("div",))
     roots = [el for el in (summary_el, info_el) if el is not None] + blocks
     links = _entry_links(roots, url, "baidu", _baidu_entry, _baidu_title)
-    tags = [_text(a) for box in found["tags"] for a in box.all(tag="a")]
+    tags = [_text(a) for box in root.all(prefix="tagList") for a in box.all(tag="a")]
     return _fields(title, subtitle, summary, paragraphs, _dl_infobox(info_el, "dt", None), links,
                    _senses(poly, url) if poly else [], tags)
 
@@ -349,8 +384,7 @@ def baidu_legacy(root: Node, url: str) -> dict[str, Any]:
 # --- Sogou Baike ----------------------------------------------------------------------------
 
 
-def _sogou_entry(url: str) -> tuple[str, str] | None:
-    parts = urlsplit(url)
+def _sogou_entry(url: str, parts: SplitResult) -> tuple[str, str] | None:
     if SOGOU_ENTRY.match(parts.path):
         return url, ""
     if parts.path == SOGOU_INNER_LINK:
@@ -395,8 +429,8 @@ def sogou(root: Node, url: str) -> dict[str, Any]:
 _WIKI_TITLE = re.compile(r"^(.*?)\s*[（(]([^()（）]+)[)）]$")
 
 
-def _wiki_entry(url: str) -> tuple[str, str] | None:
-    match = WIKI_ENTRY.match(urlsplit(url).path)
+def _wiki_entry(url: str, parts: SplitResult) -> tuple[str, str] | None:
+    match = WIKI_ENTRY.match(parts.path)
     if not match:
         return None
     name = unquote(match.group(1))

@@ -90,6 +90,10 @@ class Node:
         """Several queries at once: {name: dict(tag=..., cls=...)} -> {name: matches}."""
         return {name: self.all(**query) for name, query in queries.items()}
 
+    def firsts(self, queries: dict[str, dict]) -> dict[str, "Node | None"]:
+        """The first match of each of several queries: {name: query} -> {name: node or None}."""
+        return {name: found[0] if found else None for name, found in self.select(queries).items()}
+
     def any_of(self, *queries: dict) -> list["Node"]:
         """The descendants matching any of the queries, in document order, each once: one pass."""
         raise NotImplementedError
@@ -204,6 +208,13 @@ def bs4_root(html: str) -> Node:
 
 
 _END_OF_DOCUMENT = re.compile(r"</(?:html|body)\s*>", re.I)
+# The same pattern on the text's UTF-8: "\s" of a str pattern is every character str.isspace()
+# holds, so each is spelled out as its UTF-8 (ASCII letters are the only ones "html" and "body"
+# fold to under re.I, in a str pattern as in a bytes one). tests/crawlers/test_backends.py holds
+# the two substitutions equal.
+_SPACES = [chr(c) for c in range(0x110000) if chr(c).isspace()]
+_END_OF_DOCUMENT_UTF8 = re.compile(
+    b"</(?:html|body)(?:" + b"|".join(re.escape(c.encode()) for c in _SPACES) + b")*>", re.I)
 
 
 def _parser_input(html: str) -> tuple[str, bytes]:
@@ -219,6 +230,20 @@ def _parser_input(html: str) -> tuple[str, bytes]:
     except UnicodeEncodeError:
         html = _SURROGATES.sub("", html)
         return html, html.encode("utf-8")
+
+
+def _parser_bytes(html: str) -> bytes:
+    """``_parser_input(html)[1]``, the UTF-8 only, in fewer passes over the page: a page without
+    NUL or surrogates (nearly all) is encoded first, and NUL is looked for, and the end tags
+    removed, in its bytes (a byte search; in a str of CJK text NUL is looked for two bytes a
+    character)."""
+    try:
+        data = html.encode("utf-8")
+    except UnicodeEncodeError:
+        return _parser_input(html)[1]
+    if b"\x00" in data:
+        return _parser_input(html)[1]
+    return _END_OF_DOCUMENT_UTF8.sub(b"", data)
 
 
 # --- lxml ----------------------------------------------------------------------------------
@@ -263,12 +288,36 @@ def _union_xpath(keys: tuple) -> etree.XPath:
 
 
 def _class_ok(el, classes: tuple, prefixes: tuple) -> bool:
-    have = (el.get("class") or "").split()
-    if classes and not any(c in have for c in classes):
-        return False
-    if prefixes and not any(c.startswith(p) for c in have for p in prefixes):
-        return False
-    return True
+    """Whether the class attribute, split at white space as str.split() does, has one of ``classes``
+    (if any are given) and a class starting with one of ``prefixes`` (if any are given)."""
+    return _class_test(classes, prefixes)(el.get("class") or "")
+
+
+_NO_CLASS = re.compile(r"(?!)").search  # matches nothing
+
+
+@lru_cache(maxsize=256)
+def _class_test(classes: tuple, prefixes: tuple):
+    # One regular expression a test, searched in C, in place of splitting the attribute and comparing
+    # each class in Python. "\s" of a str pattern is the white space str.split() splits at (both are
+    # str.isspace()); a class starts at the start or after white space, and a whole class ends at
+    # white space or the end. No class is empty or holds white space, so such names match nothing;
+    # an empty prefix starts every class.
+    tests = []
+    if classes:
+        names = [re.escape(c) for c in classes if c and not _HAS_SPACE.search(c)]
+        tests.append(re.compile(_CLASS_START + "(?:" + "|".join(names) + r")(?!\S)").search if names else _NO_CLASS)
+    if prefixes:
+        starts = [re.escape(p) if p else r"(?=\S)" for p in prefixes if not _HAS_SPACE.search(p)]
+        tests.append(re.compile(_CLASS_START + "(?:" + "|".join(starts) + ")").search if starts else _NO_CLASS)
+    if len(tests) == 1:
+        only = tests[0]
+        return lambda value: only(value) is not None
+    return lambda value: all(test(value) is not None for test in tests)
+
+
+_CLASS_START = r"(?:^|(?<=\s))"
+_HAS_SPACE = re.compile(r"\s")
 
 
 def _matches(tag: str, attributes, tags: tuple, classes: tuple, prefixes: tuple, id_: str | None, attr) -> bool:
@@ -397,7 +446,7 @@ _PARSER = etree.HTMLParser(encoding="utf-8", huge_tree=True)
 
 
 def lxml_root(html: str) -> Node:
-    html, data = _parser_input(html)
+    data = _parser_bytes(html)
     try:
         root = etree.fromstring(data, _PARSER)
     except etree.LxmlError:
@@ -438,6 +487,13 @@ def _css(tag: Names, cls: Names, prefix: Names, id_: str | None, attr) -> tuple[
     return _css_of(_as_tuple(tag), classes, prefixes, id_, attr), classes, prefixes
 
 
+def _css_query(tag: Names, cls: Names, prefix: Names, id_: str | None, attr) -> tuple[str, tuple, tuple]:
+    try:
+        return _css(tag, cls, prefix, id_, attr)
+    except TypeError:  # names given as a list: not hashable, so not cached
+        return _css.__wrapped__(tag, cls, prefix, id_, attr)
+
+
 @lru_cache(maxsize=128)
 def _css_union(keys: tuple) -> str:
     return ", ".join(_css_of(*key) for key in keys)
@@ -467,14 +523,30 @@ class SelectolaxNode(Node):
         return found
 
     def all(self, tag=None, cls=None, prefix=None, id=None, attr=None):  # noqa: A002
-        try:
-            css, classes, prefixes = _css(tag, cls, prefix, id, attr)
-        except TypeError:  # names given as a list: not hashable, so not cached
-            css, classes, prefixes = _css.__wrapped__(tag, cls, prefix, id, attr)
+        css, classes, prefixes = _css_query(tag, cls, prefix, id, attr)
         found = self._search(css)
         if classes or prefixes:
             found = [el for el in found if _class_ok(el.attributes, classes, prefixes)]
         return [SelectolaxNode(el) for el in found]
+
+    def first(self, tag=None, cls=None, prefix=None, id=None, attr=None):  # noqa: A002
+        # lexbor stops at the first element the selector matches. That is the answer unless it is
+        # this node itself (lexbor's search includes it) or a class matched only as a substring;
+        # then the whole search decides.
+        css, classes, prefixes = _css_query(tag, cls, prefix, id, attr)
+        el = self.el.css_first(css)
+        if el is None:
+            return None
+        if el.mem_id != self.el.mem_id and (
+                not (classes or prefixes) or _class_ok(el.attributes, classes, prefixes)):
+            return SelectolaxNode(el)
+        found = self.all(tag, cls, prefix, id, attr)
+        return found[0] if found else None
+
+    def firsts(self, queries: dict[str, dict]) -> dict[str, "Node | None"]:
+        # A search per query that stops at its first match: the regions a layout looks for lie near
+        # the top of a page, and one search for all of them would go through the whole page.
+        return {name: self.first(**query) for name, query in queries.items()}
 
     def select(self, queries: dict[str, dict]) -> dict[str, list["Node"]]:
         # One pass over the tree for all queries, as LxmlNode.select.
@@ -489,8 +561,19 @@ class SelectolaxNode(Node):
 
     def any_of(self, *queries):
         keys = tuple(_query_key(q) for q in queries)
-        return [SelectolaxNode(el) for el in self._search(_css_union(keys))
-                if any(_matches(el.tag, el.attributes, *key) for key in keys)]
+        # A query of tag names only is matched exactly by the selector: an element with such a tag
+        # needs no further test (nor its attributes, which lexbor builds anew on each access).
+        exact = frozenset(tag for tags, classes, prefixes, id_, attr in keys
+                          if not classes and not prefixes and id_ is None and attr is None for tag in tags)
+        found = []
+        for el in self._search(_css_union(keys)):
+            if el.tag in exact:
+                found.append(SelectolaxNode(el))
+                continue
+            attributes = el.attributes
+            if any(_matches(el.tag, attributes, *key) for key in keys):
+                found.append(SelectolaxNode(el))
+        return found
 
     def children(self):
         return [SelectolaxNode(el) for el in self.el.iter()]
@@ -533,7 +616,7 @@ class SelectolaxNode(Node):
 
 
 def selectolax_root(html: str) -> Node:
-    tree = LexborHTMLParser(_parser_input(html)[1])  # UTF-8 bytes: lexbor reads them as they are
+    tree = LexborHTMLParser(_parser_bytes(html))  # UTF-8 bytes: lexbor reads them as they are
     return SelectolaxNode(tree.root) if tree.root is not None else _Empty()
 
 

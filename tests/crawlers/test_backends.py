@@ -9,6 +9,8 @@ and URLs, no pages, so no real page comes from there.
 from __future__ import annotations
 
 import inspect
+import random
+import re
 
 import pytest
 
@@ -130,3 +132,38 @@ def test_a_script_inside_a_heading_is_not_part_of_the_title(body):
     url = "https://zh.wikipedia.org/wiki/%E9%95%BF%E6%B1%9F"
     titles = {backend: parse(body, url, backend=backend).title for backend in BACKENDS}
     assert set(titles.values()) == {"长江" if "长江" in body else ""}, titles
+
+
+def _split_reference(value: str, classes: tuple, prefixes: tuple) -> bool:
+    """The class test as the backends define it: the attribute split at white space (str.split)."""
+    have = value.split()
+    if classes and not any(c in have for c in classes):
+        return False
+    return not prefixes or any(c.startswith(p) for c in have for p in prefixes)
+
+
+def test_the_class_test_splits_classes_as_str_split_does():
+    from crawlers.parsers.tree import _SPACES, _class_ok
+
+    rng = random.Random(7)
+    pieces = ["edit", "editor", "audio", "lemma-audio", "a", "ab", "b", "", "x.y", "(", "\\"]
+    spaces = _SPACES + ["\u200b", "\ufeff"]  # and two characters that are no white space
+    queries = [((), ("edit",)), (("a",), ()), (("a", "ab"), ("au",)), (("",), ()), ((), ("",)),
+               (("a b",), ()), ((), ("x.", "(")), (("edit",), ("lemma", "b")), (("\\",), ())]
+    for _ in range(20000):
+        value = "".join(rng.choice(pieces) + rng.choice(spaces) * rng.randint(0, 2) for _ in range(rng.randint(0, 4)))
+        for classes, prefixes in queries:
+            expected = _split_reference(value, classes, prefixes)
+            assert _class_ok({"class": value}, classes, prefixes) is expected, (value, classes, prefixes)
+
+
+def test_the_utf8_input_is_the_input_text_encoded():
+    from crawlers.parsers.tree import _SPACES, _parser_bytes, _parser_input
+
+    assert _SPACES == [chr(c) for c in range(0x110000) if re.match(r"\s", chr(c))]
+    rng = random.Random(11)
+    pieces = ["</body>", "</BODY", "</html", "</HtMl", ">", "<", "/", "body", "长江", "\x00", "\ud800", "a",
+              "</bo", "dy>"] + _SPACES + ["\u200b"]
+    for _ in range(20000):
+        html = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        assert _parser_bytes(html) == _parser_input(html)[1], repr(html)
