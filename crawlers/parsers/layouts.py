@@ -135,14 +135,18 @@ def _outermost(nodes: list[Node]) -> list[Node]:
 
 
 def _blocks(container: Node, is_para: Callable[[Node], bool], para_tags: tuple[str, ...],
-            exclude: tuple[Node, ...] = ()) -> tuple[list[str], list[Node]]:
+            exclude: tuple[Node, ...] = (), para_attr: tuple[str, str] | None = None) -> tuple[list[str], list[Node]]:
     """The text blocks of a body in document order: paragraph elements, and each row of each table.
 
     Returns the texts and the elements they came from (the roots in which to look for links).
     Paragraph elements inside a table are read as part of its rows.
     """
-    # One pass over the body: tables and paragraph candidates together.
-    everything = container.all(tag=("table",) + para_tags)
+    # One pass over the body: tables and paragraph candidates together (para_attr: an attribute
+    # every paragraph has, which narrows the candidates; is_para still decides).
+    if para_attr is None:
+        everything = container.all(tag=("table",) + para_tags)
+    else:
+        everything = container.any_of(dict(tag="table"), dict(tag=para_tags, attr=para_attr))
     any_table = any(el.name == "table" for el in everything)
     found = [el for el in everything if not any(el.within(x) for x in exclude)]
     tables = _outermost([el for el in found if el.name == "table"])
@@ -213,17 +217,18 @@ def _entry_links(roots: list[Node], base_url: str, site: str,
     return links
 
 
-def _infobox_entry(name_el: Node, value_el: Node) -> InfoboxEntry | None:
+def _infobox_entry(name_el: Node, value_el: Node, inside: list[Node] | None = None) -> InfoboxEntry | None:
+    """inside: the value's <a> and <br> elements, where the caller found them (Node.grouped)."""
     name = clean_name(name_el.text())
     if not name:
         return None
-    anchors = value_el.all(tag="a")
+    anchors = value_el.all(tag="a") if inside is None else [el for el in inside if el.name == "a"]
     # Links that only whitespace parts are separate values (Baidu writes 「<a>A</a>\n<a>B</a>」);
     # links that touch are pieces of one value (「<a>+</a><a>86</a> (0)0312」).
     spaced = len(anchors) > 1 and re.fullmatch(
         r"\s*" + r"\s+".join(re.escape(a.text().strip()) for a in anchors) + r"\s*", value_el.text())
     link_texts = [_text(a) for a in anchors] if spaced else None
-    value_el.breaks_to_newlines()
+    value_el.breaks_to_newlines(None if inside is None else [el for el in inside if el.name == "br"])
     lines = [line for line in (clean_text(part) for part in value_el.text().split("\n")) if line]
     if len(lines) > 1:
         # Lines broken by the site: "\n" keeps them apart without inventing punctuation.
@@ -238,8 +243,9 @@ def _heading(el: Node | None) -> str:
     the regions' text has these removed by _strip_noise, a heading is read on its own."""
     if el is None:
         return ""
-    for hidden in el.all(tag=("script", "style", "noscript")):
-        hidden.remove()
+    if el.children():  # a heading of text alone (most) has nothing to hide
+        for hidden in el.all(tag=("script", "style", "noscript")):
+            hidden.remove()
     return _text(el)
 
 
@@ -274,9 +280,12 @@ def _dl_infobox(container: Node | None, name_tag: str, name_cls: str | None) -> 
     entries = []
     if container is None:
         return entries
-    for dt in container.all(tag=name_tag, cls=name_cls):
-        dd = dt.next_sibling(tag="dd")
-        entry = _infobox_entry(dt, dd) if dd is not None else None
+    pairs = [(dt, dt.next_sibling(tag="dd")) for dt in container.all(tag=name_tag, cls=name_cls)]
+    pairs = [(dt, dd) for dt, dd in pairs if dd is not None]
+    # Every value's links and line breaks in one search where the backend can.
+    grouped = container.grouped([dd for _, dd in pairs], ("a", "br")) or [None] * len(pairs)
+    for (dt, dd), inside in zip(pairs, grouped):
+        entry = _infobox_entry(dt, dd, inside)
         if entry:
             entries.append(entry)
     return entries
@@ -341,7 +350,8 @@ def baidu(root: Node, url: str) -> dict[str, Any]:
         summary = " ".join(_texts(summary_el.all(attr=("data-tag", "paragraph")))) or _text(summary_el)
     paragraphs, blocks = [], []
     if content_el is not None:
-        paragraphs, blocks = _blocks(content_el, lambda el: el.get("data-tag") == "paragraph", ("div",))
+        paragraphs, blocks = _blocks(content_el, lambda el: el.get("data-tag") == "paragraph", ("div",),
+                                     para_attr=("data-tag", "paragraph"))
     roots = [el for el in (summary_el, info_el) if el is not None] + blocks
     links = _entry_links(roots, url, "baidu", _baidu_entry, _baidu_title)
     tags = [_text(a) for box in root.all(prefix="tagList") for a in box.all(tag="a")]

@@ -98,6 +98,12 @@ class Node:
         """The descendants matching any of the queries, in document order, each once: one pass."""
         raise NotImplementedError
 
+    def grouped(self, groups: list["Node"], tag: Names) -> list[list["Node"]] | None:
+        """``[g.all(tag=tag) for g in groups]`` in one search of this node, for groups that lie within
+        it, none inside another and none twice; None where the backend searches each group itself
+        (the caller does), or where groups nest or repeat."""
+        return None
+
     def children(self) -> list["Node"]:
         raise NotImplementedError
 
@@ -120,7 +126,8 @@ class Node:
     def within(self, other: "Node") -> bool:
         raise NotImplementedError
 
-    def breaks_to_newlines(self) -> None:
+    def breaks_to_newlines(self, brs: list["Node"] | None = None) -> None:
+        """Each <br> inside becomes a line feed; ``brs``: those <br>, where the caller found them."""
         raise NotImplementedError
 
 
@@ -191,8 +198,8 @@ class BS4Node(Node):
     def within(self, other) -> bool:
         return any(parent is other.el for parent in self.el.parents)
 
-    def breaks_to_newlines(self) -> None:
-        for br in self.el.find_all("br"):
+    def breaks_to_newlines(self, brs=None) -> None:
+        for br in self.el.find_all("br") if brs is None else [b.el for b in brs]:
             br.replace_with(NavigableString("\n"))
 
 
@@ -389,9 +396,9 @@ class LxmlNode(Node):
     def within(self, other) -> bool:
         return any(parent is other.el for parent in self.el.iterancestors())
 
-    def breaks_to_newlines(self) -> None:
+    def breaks_to_newlines(self, brs=None) -> None:
         # As BeautifulSoup's replace_with: the <br> goes, a line feed takes its place.
-        for br in list(self.el.iterdescendants("br")):
+        for br in list(self.el.iterdescendants("br")) if brs is None else [b.el for b in brs]:
             _drop(br, "\n" + (br.tail or ""))
 
 
@@ -475,28 +482,70 @@ def _css_of(tags: tuple, classes: tuple, prefixes: tuple, id_: str | None, attr)
         tests += f"[id={_css_string(id_)}]"
     if attr is not None:
         tests += f"[{attr[0]}={_css_string(attr[1])}]"
-    alternatives = [f"[class*={_css_string(c)}]" for c in classes + prefixes] or [""]
+    # A name holding another (lemma-audio, audio) adds nothing to a substring search: dropped, so
+    # lexbor parses and tests fewer selectors. An empty name holds no other ([class*=""] matches nothing).
+    names = list(dict.fromkeys(classes + prefixes))
+    names = [c for c in names if not any(d and d != c and d in c for d in names)]
+    alternatives = [f"[class*={_css_string(c)}]" for c in names] or [""]
     # No "*" before a bare attribute test: lexbor checks it on every element, a third of the time.
     return ", ".join(f"{t}{a}{tests}" or "*" for t in tags or ("",) for a in alternatives)
 
 
 @lru_cache(maxsize=512)
-def _css(tag: Names, cls: Names, prefix: Names, id_: str | None, attr) -> tuple[str, tuple, tuple]:
-    """The selector of one query, and its classes and prefixes (cached on the arguments as given)."""
+def _css(tag: Names, cls: Names, prefix: Names, id_: str | None, attr):
+    """The selector of one query, and the test that makes its class tests exact (None without any);
+    cached on the arguments as given."""
     classes, prefixes = _as_tuple(cls), _as_tuple(prefix)
-    return _css_of(_as_tuple(tag), classes, prefixes, id_, attr), classes, prefixes
+    test = _class_test(classes, prefixes) if classes or prefixes else None
+    return _css_of(_as_tuple(tag), classes, prefixes, id_, attr), test
 
 
-def _css_query(tag: Names, cls: Names, prefix: Names, id_: str | None, attr) -> tuple[str, tuple, tuple]:
+def _css_query(tag: Names, cls: Names, prefix: Names, id_: str | None, attr):
     try:
         return _css(tag, cls, prefix, id_, attr)
     except TypeError:  # names given as a list: not hashable, so not cached
         return _css.__wrapped__(tag, cls, prefix, id_, attr)
 
 
+def _class_of(el) -> str:
+    """A lexbor element's class attribute, "" without one: looked up alone (``attributes`` would
+    build a dict of them all)."""
+    try:
+        return el.attrs.sget("class", "")
+    except TypeError:  # not an element (a comment, a text node): no attributes
+        return ""
+
+
+@lru_cache(maxsize=256)
+def _lexbor_match(tags: tuple, classes: tuple, prefixes: tuple, id_: str | None, attr):
+    """One query's exact test of a lexbor element: _matches, with the class test compiled once."""
+    test = _class_test(classes, prefixes) if classes or prefixes else None
+
+    def match(el) -> bool:
+        if tags and el.tag not in tags:
+            return False
+        if test is not None and not test(_class_of(el)):
+            return False
+        if id_ is None and attr is None:
+            return True
+        return _matches(el.tag, el.attributes, (), (), (), id_, attr)
+
+    return match
+
+
 @lru_cache(maxsize=128)
-def _css_union(keys: tuple) -> str:
-    return ", ".join(_css_of(*key) for key in keys)
+def _plan_of(queries: tuple) -> tuple[str, frozenset, tuple]:
+    """_union_plan of queries given as the items of their dicts (cached as given)."""
+    return _union_plan(tuple(_query_key(dict(q)) for q in queries))
+
+
+@lru_cache(maxsize=128)
+def _union_plan(keys: tuple) -> tuple[str, frozenset, tuple]:
+    """For queries searched together: their selector, the tag names a query of tag names alone asks
+    for (the selector matches those exactly: no test needed), and each query's exact test."""
+    exact = frozenset(tag for tags, classes, prefixes, id_, attr in keys
+                      if not classes and not prefixes and id_ is None and attr is None for tag in tags)
+    return ", ".join(_css_of(*key) for key in keys), exact, tuple(_lexbor_match(*key) for key in keys)
 
 
 class SelectolaxNode(Node):
@@ -523,22 +572,21 @@ class SelectolaxNode(Node):
         return found
 
     def all(self, tag=None, cls=None, prefix=None, id=None, attr=None):  # noqa: A002
-        css, classes, prefixes = _css_query(tag, cls, prefix, id, attr)
+        css, test = _css_query(tag, cls, prefix, id, attr)
         found = self._search(css)
-        if classes or prefixes:
-            found = [el for el in found if _class_ok(el.attributes, classes, prefixes)]
+        if test is not None:
+            return [SelectolaxNode(el) for el in found if test(_class_of(el))]
         return [SelectolaxNode(el) for el in found]
 
     def first(self, tag=None, cls=None, prefix=None, id=None, attr=None):  # noqa: A002
         # lexbor stops at the first element the selector matches. That is the answer unless it is
         # this node itself (lexbor's search includes it) or a class matched only as a substring;
         # then the whole search decides.
-        css, classes, prefixes = _css_query(tag, cls, prefix, id, attr)
+        css, test = _css_query(tag, cls, prefix, id, attr)
         el = self.el.css_first(css)
         if el is None:
             return None
-        if el.mem_id != self.el.mem_id and (
-                not (classes or prefixes) or _class_ok(el.attributes, classes, prefixes)):
+        if el.mem_id != self.el.mem_id and (test is None or test(_class_of(el))):
             return SelectolaxNode(el)
         found = self.all(tag, cls, prefix, id, attr)
         return found[0] if found else None
@@ -550,29 +598,47 @@ class SelectolaxNode(Node):
 
     def select(self, queries: dict[str, dict]) -> dict[str, list["Node"]]:
         # One pass over the tree for all queries, as LxmlNode.select.
-        keys = tuple((name, _query_key(q)) for name, q in queries.items())
-        result: dict[str, list[Node]] = {name: [] for name in queries}
-        for el in self._search(_css_union(tuple(key for _, key in keys))):
-            attributes = el.attributes  # built anew by each access: once per element
-            for name, key in keys:
-                if _matches(el.tag, attributes, *key):
+        names = tuple(queries)
+        css, _, tests = _union_plan(tuple(_query_key(q) for q in queries.values()))
+        result: dict[str, list[Node]] = {name: [] for name in names}
+        for el in self._search(css):
+            for name, test in zip(names, tests):
+                if test(el):
                     result[name].append(SelectolaxNode(el))
         return result
 
     def any_of(self, *queries):
-        keys = tuple(_query_key(q) for q in queries)
-        # A query of tag names only is matched exactly by the selector: an element with such a tag
-        # needs no further test (nor its attributes, which lexbor builds anew on each access).
-        exact = frozenset(tag for tags, classes, prefixes, id_, attr in keys
-                          if not classes and not prefixes and id_ is None and attr is None for tag in tags)
+        try:
+            css, exact, tests = _plan_of(tuple(tuple(q.items()) for q in queries))
+        except TypeError:  # names given as lists: not hashable, so not cached
+            css, exact, tests = _union_plan(tuple(_query_key(q) for q in queries))
         found = []
-        for el in self._search(_css_union(keys)):
-            if el.tag in exact:
+        for el in self._search(css):
+            if el.tag in exact or any(test(el) for test in tests):
                 found.append(SelectolaxNode(el))
-                continue
-            attributes = el.attributes
-            if any(_matches(el.tag, attributes, *key) for key in keys):
-                found.append(SelectolaxNode(el))
+        return found
+
+    def grouped(self, groups, tag):
+        # One search, each element given to the group it lies in by walking up its ancestors (a few
+        # steps in an infobox) instead of a search per group (lexbor parses the selector each time).
+        index = {g.el.mem_id: i for i, g in enumerate(groups)}
+        if len(index) < len(groups):
+            return None
+        found: list[list[Node]] = [[] for _ in groups]
+        stop = self.el.mem_id
+        for el in self._search(_css_query(tag, None, None, None, None)[0]):
+            owner, parent = None, el.parent
+            while parent is not None:
+                i = index.get(parent.mem_id)
+                if i is not None:
+                    if owner is not None:  # groups nest
+                        return None
+                    owner = i
+                if parent.mem_id == stop:
+                    break
+                parent = parent.parent
+            if owner is not None:
+                found[owner].append(SelectolaxNode(el))
         return found
 
     def children(self):
@@ -583,7 +649,7 @@ class SelectolaxNode(Node):
         el = self.el.next
         while el is not None:
             if el.is_element_node and (not tags or el.tag in tags) and (
-                    not classes or _class_ok(el.attributes, classes, ())):
+                    not classes or _class_test(classes, ())(_class_of(el))):
                 return SelectolaxNode(el)
             el = el.next
         return None
@@ -592,11 +658,12 @@ class SelectolaxNode(Node):
         return readable(self.el.text(deep=True, separator="", strip=False))
 
     def get(self, name):
-        attributes = self.el.attributes
-        if name not in attributes:
+        try:
+            value = self.el.attrs[name]  # the one attribute, not a dict of them all
+        except (KeyError, TypeError):  # TypeError: not an element, so no attributes
             return None
         # lexbor gives None for an attribute written without a value; libxml2 and BeautifulSoup "".
-        return readable(attributes[name] or "")
+        return readable(value or "")
 
     def remove(self) -> None:
         self.el.decompose()
@@ -609,7 +676,11 @@ class SelectolaxNode(Node):
             el = el.parent
         return False
 
-    def breaks_to_newlines(self) -> None:
+    def breaks_to_newlines(self, brs: list[Node] | None = None) -> None:
+        if brs is not None:
+            for br in brs:
+                br.el.replace_with("\n")
+            return
         for br in self.el.css("br"):
             if br.mem_id != self.el.mem_id:
                 br.replace_with("\n")

@@ -102,6 +102,15 @@ def test_saved_fixtures_cover_every_layout_and_the_real_pages():
     b"<html><body><p>no layout at all</p></body></html>",
     b"<?xml version='1.0' encoding='utf-8'?><html><body><div class='J-lemma-title'><h1>X</h1></div></body></html>",
     "<html><body><div class='lemma-summary'><div class='para'>未闭合<b>标签</div></div></body></html>".encode(),
+    # Infobox values searched together: a value inside another, two names before one value, line breaks.
+    ("<html><body><div class='J-lemma-title'><h1>X</h1></div><div class='J-basic-info'><dl>"
+     "<dt>甲</dt><dd>一<br>二<dl><dt>乙</dt><dd><a href='/item/A'>A</a><br><a href='/item/B'>B</a></dd></dl></dd>"
+     "<dt>丙</dt><dt>丁</dt><dd>三<br>四</dd></dl></div></body></html>").encode(),
+    # Classes apart by white space CSS does not split at, names inside names, a heading with markup.
+    ("<html><body><div class='x\u3000J-lemma-title'><h1>长<span>江</span><script>0</script></h1></div>"
+     "<div class='J-summary\u00a0y'><div data-tag='paragraph'>甲<sup>1</sup><span class='lemma-audio_1'>播</span>"
+     "<span class='audio_2'>报</span></div></div><div class='J-lemma-content'><div data-tag='paragraph'>乙</div>"
+     "<table><tr><td><div data-tag='paragraph'>丙</div></td></tr></table></div></body></html>").encode(),
 ])
 def test_backends_agree_on_odd_markup(html):
     rows = records(html)
@@ -167,3 +176,20 @@ def test_the_utf8_input_is_the_input_text_encoded():
     for _ in range(20000):
         html = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
         assert _parser_bytes(html) == _parser_input(html)[1], repr(html)
+
+
+def test_grouped_search_gives_each_groups_own_search_or_declines():
+    from crawlers.parsers.tree import selectolax_root
+
+    html = ("<div id='box'><dl><dt>a</dt><dd id='v1'><a>1</a><br><span><a>2</a></span></dd>"
+            "<dt>b</dt><dd id='v2'>x<br>y</dd><dt>c</dt><dd id='v3'></dd></dl><a>outside</a></div>")
+    box = selectolax_root(html).first(id="box")
+    values = [box.first(id=f"v{i}") for i in (1, 2, 3)]
+    grouped = box.grouped(values, ("a", "br"))
+    assert [[(n.name, n.text()) for n in found] for found in grouped] == [
+        [(n.name, n.text()) for n in value.all(tag=("a", "br"))] for value in values]
+    assert [len(found) for found in grouped] == [3, 1, 0]
+    assert box.grouped(values + values[:1], ("a", "br")) is None  # a group twice
+    nested = selectolax_root("<div id='o'><p id='p'><b id='q'><a>1</a></b></p></div>")
+    outer = nested.first(id="o")
+    assert outer.grouped([outer.first(id="p"), outer.first(id="q")], "a") is None  # one inside another
