@@ -312,15 +312,27 @@ def _class_test(classes: tuple, prefixes: tuple):
     # an empty prefix starts every class.
     tests = []
     if classes:
-        names = [re.escape(c) for c in classes if c and not _HAS_SPACE.search(c)]
-        tests.append(re.compile(_CLASS_START + "(?:" + "|".join(names) + r")(?!\S)").search if names else _NO_CLASS)
+        names = _class_names(classes)
+        tests.append(re.compile(_CLASS_START + names).search if names else _NO_CLASS)
     if prefixes:
-        starts = [re.escape(p) if p else r"(?=\S)" for p in prefixes if not _HAS_SPACE.search(p)]
-        tests.append(re.compile(_CLASS_START + "(?:" + "|".join(starts) + ")").search if starts else _NO_CLASS)
+        starts = _class_starts(prefixes)
+        tests.append(re.compile(_CLASS_START + starts).search if starts else _NO_CLASS)
     if len(tests) == 1:
         only = tests[0]
         return lambda value: only(value) is not None
     return lambda value: all(test(value) is not None for test in tests)
+
+
+def _class_names(classes: tuple) -> str:
+    """The pattern of a whole class that is one of ``classes`` (after its start); "" for none."""
+    names = [re.escape(c) for c in classes if c and not _HAS_SPACE.search(c)]
+    return "(?:" + "|".join(names) + r")(?!\S)" if names else ""
+
+
+def _class_starts(prefixes: tuple) -> str:
+    """The pattern of the start of a class beginning with one of ``prefixes``; "" for none."""
+    starts = [re.escape(p) if p else r"(?=\S)" for p in prefixes if not _HAS_SPACE.search(p)]
+    return "(?:" + "|".join(starts) + ")" if starts else ""
 
 
 _CLASS_START = r"(?:^|(?<=\s))"
@@ -486,7 +498,9 @@ def _css_of(tags: tuple, classes: tuple, prefixes: tuple, id_: str | None, attr)
     # lexbor parses and tests fewer selectors. An empty name holds no other ([class*=""] matches nothing).
     names = list(dict.fromkeys(classes + prefixes))
     names = [c for c in names if not any(d and d != c and d in c for d in names)]
-    alternatives = [f"[class*={_css_string(c)}]" for c in names] or [""]
+    # [class*=""] matches nothing in CSS: an empty prefix (it starts every class) asks for a class
+    # attribute; an empty class (no class is empty) keeps it.
+    alternatives = [f"[class*={_css_string(c)}]" if c or c not in prefixes else "[class]" for c in names] or [""]
     # No "*" before a bare attribute test: lexbor checks it on every element, a third of the time.
     return ", ".join(f"{t}{a}{tests}" or "*" for t in tags or ("",) for a in alternatives)
 
@@ -534,18 +548,43 @@ def _lexbor_match(tags: tuple, classes: tuple, prefixes: tuple, id_: str | None,
 
 
 @lru_cache(maxsize=128)
-def _plan_of(queries: tuple) -> tuple[str, frozenset, tuple]:
+def _plan_of(queries: tuple) -> tuple[str, frozenset, object, tuple]:
     """_union_plan of queries given as the items of their dicts (cached as given)."""
     return _union_plan(tuple(_query_key(dict(q)) for q in queries))
 
 
 @lru_cache(maxsize=128)
-def _union_plan(keys: tuple) -> tuple[str, frozenset, tuple]:
-    """For queries searched together: their selector, the tag names a query of tag names alone asks
-    for (the selector matches those exactly: no test needed), and each query's exact test."""
-    exact = frozenset(tag for tags, classes, prefixes, id_, attr in keys
-                      if not classes and not prefixes and id_ is None and attr is None for tag in tags)
-    return ", ".join(_css_of(*key) for key in keys), exact, tuple(_lexbor_match(*key) for key in keys)
+def _union_plan(keys: tuple) -> tuple[str, frozenset, object, tuple]:
+    """For queries searched together: their selector; the tag names a query of tag names alone asks
+    for (the selector matches those exactly: no test needed); one test of the class attribute for
+    the queries of classes alone or of prefixes alone (None without such queries: either one may
+    match, so their patterns are alternatives); each other query's exact test."""
+    exact, patterns, others = set(), [], []
+    for key in keys:
+        tags, classes, prefixes, id_, attr = key
+        if id_ is not None or attr is not None or (tags and (classes or prefixes)) or (classes and prefixes):
+            others.append(_lexbor_match(*key))
+        elif tags:
+            exact.update(tags)
+        elif classes or prefixes:
+            pattern = _class_names(classes) if classes else _class_starts(prefixes)
+            if pattern:
+                patterns.append(pattern)
+        else:
+            others.append(_lexbor_match(*key))  # no test at all: every element
+    classes_test = re.compile(_CLASS_START + "(?:" + "|".join(patterns) + ")").search if patterns else None
+    return ", ".join(_css_of(*key) for key in keys), frozenset(exact), classes_test, tuple(others)
+
+
+_TAG_NAME = re.compile(r"[a-z][a-z0-9]*")
+
+
+@lru_cache(maxsize=512)
+def _may_repeat(css: str) -> bool:
+    """Whether lexbor may report an element twice for this selector: a list of selectors, unless
+    they are distinct tag names alone (an element has one name)."""
+    parts = css.split(", ")
+    return len(parts) > 1 and not (all(_TAG_NAME.fullmatch(p) for p in parts) and len(set(parts)) == len(parts))
 
 
 class SelectolaxNode(Node):
@@ -569,6 +608,11 @@ class SelectolaxNode(Node):
         found = self.el.css(css)
         if found and found[0].mem_id == self.el.mem_id:  # lexbor's search includes the node itself
             del found[0]
+        if len(found) > 1 and _may_repeat(css):
+            # lexbor reports an element once for each selector of a list that it matches
+            # ("p, [class*=a]" gives a <p class=a> twice): each once, in document order.
+            seen: set[int] = set()
+            found = [el for el in found if not (el.mem_id in seen or seen.add(el.mem_id))]
         return found
 
     def all(self, tag=None, cls=None, prefix=None, id=None, attr=None):  # noqa: A002
@@ -599,7 +643,8 @@ class SelectolaxNode(Node):
     def select(self, queries: dict[str, dict]) -> dict[str, list["Node"]]:
         # One pass over the tree for all queries, as LxmlNode.select.
         names = tuple(queries)
-        css, _, tests = _union_plan(tuple(_query_key(q) for q in queries.values()))
+        keys = tuple(_query_key(q) for q in queries.values())
+        css, tests = _union_plan(keys)[0], [_lexbor_match(*key) for key in keys]
         result: dict[str, list[Node]] = {name: [] for name in names}
         for el in self._search(css):
             for name, test in zip(names, tests):
@@ -609,12 +654,13 @@ class SelectolaxNode(Node):
 
     def any_of(self, *queries):
         try:
-            css, exact, tests = _plan_of(tuple(tuple(q.items()) for q in queries))
+            css, exact, classes_test, others = _plan_of(tuple(tuple(q.items()) for q in queries))
         except TypeError:  # names given as lists: not hashable, so not cached
-            css, exact, tests = _union_plan(tuple(_query_key(q) for q in queries))
+            css, exact, classes_test, others = _union_plan(tuple(_query_key(q) for q in queries))
         found = []
         for el in self._search(css):
-            if el.tag in exact or any(test(el) for test in tests):
+            if (el.tag in exact or (classes_test is not None and classes_test(_class_of(el)) is not None)
+                    or any(test(el) for test in others)):
                 found.append(SelectolaxNode(el))
         return found
 

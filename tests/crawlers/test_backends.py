@@ -193,3 +193,35 @@ def test_grouped_search_gives_each_groups_own_search_or_declines():
     nested = selectolax_root("<div id='o'><p id='p'><b id='q'><a>1</a></b></p></div>")
     outer = nested.first(id="o")
     assert outer.grouped([outer.first(id="p"), outer.first(id="q")], "a") is None  # one inside another
+
+
+def test_searches_for_several_queries_find_what_each_backend_finds():
+    from itertools import combinations
+
+    from crawlers.parsers.tree import lxml_root, selectolax_root
+
+    html = ("<div id='r'><p class='a b'>1</p><span class='ab\u3000c'>2</span><a class='edit_1' href='/x'>3</a>"
+            "<a class='x lemma-audio'>4</a><sup>5</sup><div data-tag='paragraph' class='para'>6</div>"
+            "<div id='me' class='A'>7</div><b class=''>8</b><i class>9</i><table><tr><td class='c'>10</td></tr>"
+            "</table><script>11</script></div>")
+    queries = [dict(tag="sup"), dict(tag=("script", "b")), dict(cls="a"), dict(cls=("c", "x")), dict(prefix="edit"),
+               dict(prefix=("lemma", "ab")), dict(cls="b", prefix="a"), dict(tag="p", cls="b"), dict(id="me"),
+               dict(tag="div", attr=("data-tag", "paragraph")), dict(cls=""), dict(prefix=""), dict(cls="a b")]
+    roots = {name: make(html).first(id="r") for name, make in (("selectolax", selectolax_root), ("lxml", lxml_root))}
+
+    def found(root, chosen):
+        return [(n.name, n.text()) for n in root.any_of(*chosen)]
+
+    for size in (1, 2, 3):
+        for chosen in combinations(queries, size):
+            assert found(roots["selectolax"], chosen) == found(roots["lxml"], chosen), chosen
+    for query in queries:
+        each = {name: [(n.name, n.text()) for n in root.all(**query)] for name, root in roots.items()}
+        assert each["selectolax"] == each["lxml"], query
+        first = {name: root.first(**query) for name, root in roots.items()}
+        assert [n and (n.name, n.text()) for n in first.values()] == [each["lxml"][0] if each["lxml"] else None] * 2
+    for pair in combinations(queries, 2):
+        chosen = {str(i): query for i, query in enumerate(pair)}
+        selected = {name: {key: [(n.name, n.text()) for n in nodes] for key, nodes in root.select(chosen).items()}
+                    for name, root in roots.items()}
+        assert selected["selectolax"] == selected["lxml"], pair
