@@ -216,10 +216,11 @@ def bs4_root(html: str) -> Node:
 
 _END_OF_DOCUMENT = re.compile(r"</(?:html|body)\s*>", re.I)
 # The same pattern on the text's UTF-8: "\s" of a str pattern is every character str.isspace()
-# holds, so each is spelled out as its UTF-8 (ASCII letters are the only ones "html" and "body"
-# fold to under re.I, in a str pattern as in a bytes one). tests/crawlers/test_backends.py holds
-# the two substitutions equal.
-_SPACES = [chr(c) for c in range(0x110000) if chr(c).isspace()]
+# holds (_SPACES, all 29 of them; a test checks the list against every code point), so each is
+# spelled out as its UTF-8 (ASCII letters are the only ones "html" and "body" fold to under re.I,
+# in a str pattern as in a bytes one). tests/crawlers/test_backends.py holds the two substitutions equal.
+_SPACES = list("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B)))
+               + "\u2028\u2029\u202f\u205f\u3000")
 _END_OF_DOCUMENT_UTF8 = re.compile(
     b"</(?:html|body)(?:" + b"|".join(re.escape(c.encode()) for c in _SPACES) + b")*>", re.I)
 
@@ -494,12 +495,12 @@ def _css_of(tags: tuple, classes: tuple, prefixes: tuple, id_: str | None, attr)
         tests += f"[id={_css_string(id_)}]"
     if attr is not None:
         tests += f"[{attr[0]}={_css_string(attr[1])}]"
-    # A name holding another (lemma-audio, audio) adds nothing to a substring search: dropped, so
-    # lexbor parses and tests fewer selectors. An empty name holds no other ([class*=""] matches nothing).
+    # A name holding another (lemma-audio holds audio) adds nothing to a substring search: dropped, so
+    # lexbor parses and tests fewer selectors. The empty name is left out of that comparison, and
+    # [class*=""] matches nothing in CSS: an empty prefix (which starts every class) asks for a class
+    # attribute instead; an empty class (no class is empty) keeps the selector that matches nothing.
     names = list(dict.fromkeys(classes + prefixes))
     names = [c for c in names if not any(d and d != c and d in c for d in names)]
-    # [class*=""] matches nothing in CSS: an empty prefix (it starts every class) asks for a class
-    # attribute; an empty class (no class is empty) keeps it.
     alternatives = [f"[class*={_css_string(c)}]" if c or c not in prefixes else "[class]" for c in names] or [""]
     # No "*" before a bare attribute test: lexbor checks it on every element, a third of the time.
     return ", ".join(f"{t}{a}{tests}" or "*" for t in tags or ("",) for a in alternatives)
