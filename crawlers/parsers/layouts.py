@@ -190,7 +190,10 @@ def _entry_links(roots: list[Node], base_url: str, site: str,
     links: list[dict] = []
     seen: set[str] = set()
     for root in roots:
-        for a in root.all(tag="a"):
+        anchors = root.all(tag="a")
+        if root.name == "table":
+            anchors = [a for a in anchors if _kept_in_table(a, root)]
+        for a in anchors:
             href = a.get("href")
             if not href:
                 continue
@@ -215,6 +218,21 @@ def _entry_links(roots: list[Node], base_url: str, site: str,
             seen.add(url)
             links.append({"title": title, "url": url})
     return links
+
+
+def _kept_in_table(a: Node, table: Node) -> bool:
+    """Whether a link found in ``table`` stays in it as browsers build the page: inside one of its cells
+    or its caption. HTML5 moves whatever else a table holds (a link between its rows) out, before the
+    innermost table around it: lexbor's tree. libxml2 leaves it in place: lxml's and BeautifulSoup's.
+    A link so moved out of an inner table lands in the outer table's cell, and stays."""
+    up = a.parent()
+    while up is not None:
+        if up.name in ("td", "th", "caption"):
+            return True
+        if up.name == "table" and not up.within(table):
+            return False  # the block's own table: the link would stand before it
+        up = up.parent()
+    return False
 
 
 def _infobox_entry(name_el: Node, value_el: Node, inside: list[Node] | None = None) -> InfoboxEntry | None:

@@ -107,6 +107,10 @@ class Node:
     def children(self) -> list["Node"]:
         raise NotImplementedError
 
+    def parent(self) -> "Node | None":
+        """The element this one is in; None at the top."""
+        return None
+
     def next_sibling(self, tag: Names = None, cls: Names = None) -> "Node | None":
         raise NotImplementedError
 
@@ -175,6 +179,10 @@ class BS4Node(Node):
 
     def children(self):
         return [BS4Node(el) for el in self.el.children if isinstance(el, Tag)]
+
+    def parent(self):
+        up = self.el.parent
+        return BS4Node(up) if isinstance(up, Tag) and not isinstance(up, BeautifulSoup) else None
 
     def next_sibling(self, tag=None, cls=None):
         match = _bs4_match(_as_tuple(tag), _as_tuple(cls), (), None, None)
@@ -386,6 +394,10 @@ class LxmlNode(Node):
 
     def children(self):
         return [LxmlNode(el) for el in self.el if isinstance(el.tag, str)]
+
+    def parent(self):
+        up = self.el.getparent()
+        return LxmlNode(up) if up is not None else None
 
     def next_sibling(self, tag=None, cls=None):
         classes = _as_tuple(cls)
@@ -690,6 +702,10 @@ class SelectolaxNode(Node):
 
     def children(self):
         return [SelectolaxNode(el) for el in self.el.iter()]
+
+    def parent(self):
+        up = self.el.parent
+        return SelectolaxNode(up) if up is not None and up.is_element_node else None
 
     def next_sibling(self, tag=None, cls=None):
         tags, classes = _as_tuple(tag), _as_tuple(cls)

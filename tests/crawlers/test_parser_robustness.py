@@ -279,3 +279,26 @@ def test_markup_after_the_end_of_the_document_is_read_as_body(backend):
     page = parse("0</HTML><A CLASS='lemmaWgt-subLemmaListTitle'>", "http://127.0.0.1:8800/item/x/42",
                  backend=backend)
     assert page.status == "disambiguation"
+
+
+# --- links a table holds outside its cells ---------------------------------------------------------------
+
+# HTML5 moves what a table holds outside its cells and caption out of it, before the innermost table
+# around it (lexbor); libxml2 leaves it in the table (lxml, bs4). A table's links are those of its cells
+# and caption in every backend. Found by tests/fuzz: "</html>lemmaWgt-lemmaTitle-title>0<table><a href=/item/0%>".
+@pytest.mark.parametrize("table, titles", [
+    ("<table><a href='/item/甲'>甲</a></table>", []),
+    ("<table><tr><a href='/item/甲'>甲</a><td>格</td></tr></table>", []),
+    ("<table><caption><a href='/item/甲'>甲</a></caption><tr><td><a href='/item/乙'>乙</a></td></tr></table>",
+     ["甲", "乙"]),
+    # Out of the inner table, into the outer table's cell: kept.
+    ("<table><tr><td>外<table><a href='/item/甲'>甲</a><tr><td><a href='/item/乙'>乙</a></td></tr></table>"
+     "</td></tr></table>", ["甲", "乙"]),
+])
+def test_a_link_a_table_holds_outside_its_cells_is_no_link_of_the_table(table, titles):
+    page = both(legacy_page(extra=table))
+    assert [link["title"] for link in page.links] == titles
+
+
+def test_the_fuzzers_table_link_reads_the_same_in_every_backend():
+    assert both("</html>lemmaWgt-lemmaTitle-title>0<table><a href=/item/0%>", "http://127.0.0.1:8800/item/x/1").links == []
