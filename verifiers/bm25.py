@@ -96,15 +96,17 @@ class BM25Index:
         vocab: dict[str, int] = {}
         ids, ends = array("i"), array("q")
         for text in texts:
-            words = (w for w in self._split(text.lower()) if w not in self._stopwords)
-            ids.extend(vocab.setdefault(w, len(vocab)) for w in words)
+            ids.extend(vocab.setdefault(w, len(vocab)) for w in self._words(text))
             ends.append(len(ids))
         return _Tokenized(_Documents(ids, ends), vocab)
 
     def tokens(self, text: str) -> list[int]:
         """The query's term ids, as bm25s.tokenize and BM25.get_tokens_ids give them (order and repeats kept)."""
-        words = (w for w in self._split(text.lower()) if w not in self._stopwords)
-        return [self.vocab[w] for w in words if w in self.vocab]
+        return [self.vocab[w] for w in self._words(text) if w in self.vocab]
+
+    def _words(self, text: str) -> Iterator[str]:
+        """The text's words as bm25s.tokenize splits them: lowercased, TOKEN_PATTERN, English stopwords out."""
+        return (w for w in self._split(text.lower()) if w not in self._stopwords)
 
     def top_k(self, ids: list[int], k: int) -> list[tuple[int, float]]:
         """(passage index, score) of the k best passages for the query's term ids, best first."""
