@@ -81,6 +81,17 @@ def _resolver(base_url: str) -> Callable[[str], tuple[str, SplitResult] | None]:
     return resolve
 
 
+_PERCENT_ONLY = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+
+
+def _unquote(text: str) -> str:
+    """``urllib.parse.unquote(text)``: an entry title written as escapes alone (「%E9%95%BF%E6%B1%9F」,
+    most of Baidu's links) decoded straight from its hex digits, in a quarter of the time."""
+    if _PERCENT_ONLY.fullmatch(text):
+        return bytes.fromhex(text.replace("%", "")).decode("utf-8", "replace")
+    return unquote(text)
+
+
 def _join(base_url: str, href: str) -> str | None:
     try:
         return urljoin(base_url, href)
@@ -235,6 +246,28 @@ def _kept_in_table(a: Node, table: Node) -> bool:
     return False
 
 
+def _spaced(pieces: list[str], text: str) -> bool:
+    """Whether ``text`` is the pieces in order, white space (str.isspace) between each two and
+    nothing else but white space: ``re.fullmatch(r"\s*" + r"\s+".join(map(re.escape, pieces)) +
+    r"\s*", text)``, without compiling a pattern for every value (each page's links make new ones)."""
+    if not all(pieces):
+        # An empty piece lets the pattern match white space on either side of it: the pattern decides.
+        return re.fullmatch(r"\s*" + r"\s+".join(map(re.escape, pieces)) + r"\s*", text) is not None
+    # A piece starts and ends with other than white space (it is stripped): each one starts where
+    # the white space before it ends, so reading left to right is the only way to match.
+    at, end = 0, len(text)
+    for i, piece in enumerate(pieces):
+        start = at
+        while at < end and text[at].isspace():
+            at += 1
+        if (i and at == start) or not text.startswith(piece, at):
+            return False
+        at += len(piece)
+    while at < end and text[at].isspace():
+        at += 1
+    return at == end
+
+
 def _infobox_entry(name_el: Node, value_el: Node, inside: list[Node] | None = None) -> InfoboxEntry | None:
     """inside: the value's <a> and <br> elements, where the caller found them (Node.grouped)."""
     name = clean_name(name_el.text())
@@ -243,8 +276,7 @@ def _infobox_entry(name_el: Node, value_el: Node, inside: list[Node] | None = No
     anchors = value_el.all(tag="a") if inside is None else [el for el in inside if el.name == "a"]
     # Links that only whitespace parts are separate values (Baidu writes 「<a>A</a>\n<a>B</a>」);
     # links that touch are pieces of one value (「<a>+</a><a>86</a> (0)0312」).
-    spaced = len(anchors) > 1 and re.fullmatch(
-        r"\s*" + r"\s+".join(re.escape(a.text().strip()) for a in anchors) + r"\s*", value_el.text())
+    spaced = len(anchors) > 1 and _spaced([a.text().strip() for a in anchors], value_el.text())
     link_texts = [_text(a) for a in anchors] if spaced else None
     value_el.breaks_to_newlines(None if inside is None else [el for el in inside if el.name == "br"])
     lines = [line for line in (clean_text(part) for part in value_el.text().split("\n")) if line]
@@ -334,7 +366,7 @@ def _table_infobox(tables: list[Node]) -> list[InfoboxEntry]:
 
 def _baidu_entry(url: str, parts: SplitResult) -> tuple[str, str] | None:
     match = BAIDU_ENTRY.match(parts.path)
-    return (url, unquote(match.group(1)).replace("_", " ")) if match else None
+    return (url, _unquote(match.group(1)).replace("_", " ")) if match else None
 
 
 def _baidu_title(a: Node, url_title: str) -> str:
@@ -461,7 +493,7 @@ def _wiki_entry(url: str, parts: SplitResult) -> tuple[str, str] | None:
     match = WIKI_ENTRY.match(parts.path)
     if not match:
         return None
-    name = unquote(match.group(1))
+    name = _unquote(match.group(1))
     # Namespaced pages (Category:, File:, Wikipedia:) are no entries; article titles use "：".
     return None if ":" in name else (url, name.replace("_", " "))
 

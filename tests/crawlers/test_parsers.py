@@ -191,3 +191,39 @@ def test_links_are_joined_to_the_page_url_as_urljoin_joins_them():
     # The plain paths (the fast way) are among those compared, with a query and a fragment.
     for href in ("/item/长江/1355328", "/item/%E9%95%BF%E6%B1%9F?fromModule=lemma_inlink", "/a/b/#x", "/"):
         assert _resolver(bases[0])(href) == _urljoin_then_split(bases[0], href)
+
+
+def test_entry_titles_are_unquoted_as_urllib_unquotes_them():
+    import random
+    from urllib.parse import unquote
+
+    from crawlers.parsers.layouts import _unquote
+
+    rng = random.Random(7)
+    # Escapes of whole characters, of half a character (invalid UTF-8), of ASCII, in either case; stray
+    # "%", a bad digit, plain text between escapes.
+    pieces = ["%E9%95%BF", "%e6%b1%9f", "%E9", "%95", "%41", "%2B", "%25", "%", "%G1", "%4", "a", "_", "长", " ", "%00",
+              "%FF", "%C3%A9", "%F0%9F%98%80"]
+    for _ in range(30000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        assert _unquote(text) == unquote(text), text
+    assert _unquote("%E9%95%BF%E6%B1%9F") == "长江"
+
+
+def test_links_that_only_white_space_parts_are_found_as_the_pattern_finds_them():
+    import random
+
+    from crawlers.parsers.layouts import _spaced
+
+    rng = random.Random(11)
+    spaces = [" ", "\n", "\t", "\x1c", "\x85", "\xa0", "\u3000", "\u2028"]
+    words = ["A", "B", "长江", "a b", "+", "86", "A\u3000B", ".", "*"]
+    for _ in range(30000):
+        pieces = [rng.choice(words + [""]) if rng.random() < 0.05 else rng.choice(words)
+                  for _ in range(rng.randint(2, 4))]
+        parts = [rng.choice(spaces) * rng.randint(0, 2)]
+        for piece in pieces:
+            parts += [piece, rng.choice(spaces) * rng.randint(0, 2)]
+        text = "".join(parts) if rng.random() < 0.8 else "".join(rng.choice(words + spaces) for _ in range(6))
+        pattern = r"\s*" + r"\s+".join(re.escape(p) for p in pieces) + r"\s*"
+        assert _spaced(pieces, text) == bool(re.fullmatch(pattern, text)), (pieces, text)
