@@ -178,6 +178,16 @@ def test_the_utf8_input_is_the_input_text_encoded():
         assert _parser_bytes(html) == _parser_input(html)[1], repr(html)
 
 
+def test_selectolax_text_defaults_are_the_text_the_backend_reads():
+    # SelectolaxNode.text calls lexbor's text() without arguments (half the cost): its defaults must
+    # stay every text node below, joined as they stand.
+    from selectolax.lexbor import LexborHTMLParser
+
+    html = "<div id=x> a <b>\u3000b\n</b><p>c <i> </i></p>\t<!-- d --><span></span>e </div>"
+    el = LexborHTMLParser(html).css_first("#x")
+    assert el.text() == el.text(deep=True, separator="", strip=False) == " a \u3000b\nc  \te "
+
+
 def test_grouped_search_gives_each_groups_own_search_or_declines():
     from crawlers.parsers.tree import selectolax_root
 
