@@ -61,11 +61,19 @@ class DifficultyProxy:
 
     @classmethod
     def from_pages(cls, page_shards: list[Path]) -> "DifficultyProxy":
-        """The three signals from a crawl's page records (content pages only)."""
+        """The three signals from a crawl's page records (content pages only).
+
+        In-links are counted for the crawl's own titles only: items are asked about those (a pair's
+        entity is its page's title). Most titles a crawl links to have no page in it; counting them
+        would hold one entry each for nothing.
+        """
         from filters.triples import extract_triples, relation_aliases
 
+        titles, repeated = _titles_and_repeated_sources(page_shards)
         aliases = relation_aliases()
-        linking: dict[str, set[str]] = defaultdict(set)
+        in_links: Counter = Counter()
+        # The linked titles of a page whose URL has several records (fetched twice): a page counts once.
+        linked_by: dict[str, set[str]] = defaultdict(set)
         length: dict[tuple[str, str], int] = {}
         relations: Counter = Counter()
         for page in iter_records(page_shards, Page):
@@ -73,13 +81,17 @@ class DifficultyProxy:
                 continue
             key = (page.title, page.subtitle or "")
             length[key] = max(length.get(key, 0), len(page.summary) + sum(len(p) for p in page.paragraphs))
+            targets = {target for target in ((link or {}).get("title") or "" for link in page.links)
+                       if target in titles and target != page.title}
             source = page.canonical_url or page.url
-            for link in page.links:
-                target = (link or {}).get("title") or ""
-                if target and target != page.title:
-                    linking[target].add(source)
+            if source in repeated:
+                linked_by[source] |= targets
+            else:
+                in_links.update(targets)
             relations.update({t.relation for t in extract_triples(page, aliases)})
-        return cls({t: len(s) for t, s in linking.items()}, length, dict(relations))
+        for targets in linked_by.values():
+            in_links.update(targets)
+        return cls(dict(in_links), length, dict(relations))
 
     def signals(self, head: str, sense: str, relation: str) -> dict[str, float]:
         """Each signal's rarity (1 - percentile) for an item about ``head`` (in ``sense``) and ``relation``."""
@@ -96,3 +108,27 @@ class DifficultyProxy:
     def score(self, head: str, sense: str, relation: str) -> float:
         values = self.signals(head, sense, relation)
         return round(sum(values.values()) / len(values), 4)
+
+
+def _titles_and_repeated_sources(page_shards: list[Path]) -> tuple[set[str], set[str]]:
+    """The titles of the crawl's content pages, and the page URLs (canonical where known) that more
+    than one content page record has; read from four columns, not the records."""
+    import pyarrow.parquet as pq
+
+    titles: set[str] = set()
+    sources: set[str] = set()
+    repeated: set[str] = set()
+    for path in page_shards:
+        parquet = pq.ParquetFile(path, pre_buffer=False)
+        for batch in parquet.iter_batches(columns=["status", "title", "canonical_url", "url"]):
+            columns = batch.to_pydict()
+            for status, title, canonical, url in zip(columns["status"], columns["title"], columns["canonical_url"],
+                                                     columns["url"]):
+                if status != "ok" or not title:
+                    continue
+                titles.add(title)
+                source = canonical or url
+                if source in sources:
+                    repeated.add(source)
+                sources.add(source)
+    return titles, repeated

@@ -132,6 +132,36 @@ def test_difficulty_proxy_rates_rare_entities_and_relations_harder():
     assert Percentiles([1, 2, 2, 3])(2) == 0.5 and Percentiles([])(7) == 0.5
 
 
+def test_in_links_count_each_linking_page_once_for_the_crawls_own_titles(tmp_path):
+    import random
+
+    from schemas import Page
+
+    rng = random.Random(3)
+    titles = [f"T{n}" for n in range(30)]
+    pages = []
+    for n in range(400):
+        # Some URLs come twice (fetched again, with other links), some pages are no content.
+        url = f"http://h/item/{rng.randrange(300)}"
+        links = [{"title": rng.choice(titles + ["", "外部"]), "url": "u"} for _ in range(rng.randint(0, 6))]
+        pages.append(Page(url=url, canonical_url=rng.choice([url, None, ""]) if n % 7 else url,
+                          status=rng.choice(["ok"] * 5 + ["not_found"]), title=rng.choice(titles + [""]),
+                          subtitle=rng.choice(["", "义"]), summary="x" * rng.randrange(50), links=links))
+    with ShardWriter(tmp_path, "pages", Page, rows_per_shard=150) as writer:
+        writer.write_all(pages)
+    proxy = DifficultyProxy.from_pages(writer.paths)
+
+    linking: dict[str, set[str]] = defaultdict(set)  # every linking page of every linked title
+    for page in pages:
+        if page.status == "ok" and page.title:
+            for link in page.links:
+                if link["title"] and link["title"] != page.title:
+                    linking[link["title"]].add(page.canonical_url or page.url)
+    crawled = {p.title for p in pages if p.status == "ok" and p.title}
+    assert proxy.in_links == {t: len(s) for t, s in linking.items() if t in crawled}
+    assert any(len(s) > 1 for s in linking.values()) and "外部" in linking and "外部" not in proxy.in_links
+
+
 def test_every_item_carries_the_proxy_and_the_report_names_it(run):
     _, items, report = run
     assert all(i.difficulty is not None and 0 <= i.difficulty <= 1 for i in items if i.decision == "kept")
