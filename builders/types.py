@@ -37,7 +37,7 @@ import tomllib
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 from builders.formats import ValueFormat, compatible, value_format
 from filters.normalize import value_key
@@ -172,44 +172,39 @@ class ValueTyper:
               facts: Iterable[tuple[str, str, str]], families: dict[str, set[str]] | None = None,
               table: TypeTable | None = None) -> "ValueTyper":
         """``pages``: (title, infobox relations, tags) of every content page; ``facts``: every
-        (head, relation, tail) the crawl states, whatever the filters decided."""
+        (head, relation, tail) the crawl states, whatever the filters decided. ``facts`` is read once,
+        after ``pages``."""
         table = table or TypeTable.load()
-        title_types: dict[str, set[str]] = defaultdict(set)
-        head_relations: dict[str, set[str]] = defaultdict(set)
+        # Every value's sets are built in a pool of shared frozensets, never as a set of its own: a
+        # crawl's hundreds of thousands of values share a few hundred relation and type sets, and a
+        # set per value would cost 216 bytes or more, and leave the heap full of holes once freed.
+        pool = _SetPool()
+        title_types: dict[str, frozenset[str]] = {}
+        head_relations: dict[str, frozenset[str]] = {}
         for title, relations, tags in pages:
-            relations = set(relations)
+            relations = frozenset(relations)
             key = value_key(title)
-            head_relations[key] |= relations
+            head_relations[key] = pool.union(head_relations.get(key, _EMPTY), relations)
             found = table.page_type(relations, tags)
             if found:
-                title_types[key].add(found)
-        tails: dict[str, set[str]] = defaultdict(set)
+                title_types[key] = pool.add(title_types.get(key, _EMPTY), found)
+        tails: dict[str, frozenset[str]] = {}
         by_relation: dict[str, set[str]] = defaultdict(set)
-        names: dict[str, set[str]] = defaultdict(set)
-        owners: dict[str, set[str]] = defaultdict(set)
+        names: dict[str, frozenset[str]] = {}
+        owners: dict[str, frozenset[str]] = {}
         for head, relation, tail in facts:
             key = value_key(tail)
-            tails[key].add(relation)
-            head_types = title_types.get(value_key(head), set())
+            tails[key] = pool.add(tails.get(key, _EMPTY), relation)
+            head_types = title_types.get(value_key(head), _EMPTY)
             if relation in NAME_RELATIONS:  # names name entities of every type: no range of their own
-                names[key] |= head_types
+                names[key] = pool.union(names.get(key, _EMPTY), head_types)
             else:
                 by_relation[relation].add(key)
-                owners[key] |= head_types
-        # One frozenset object per distinct set: a crawl's hundreds of thousands of values share a few
-        # hundred relation and type sets, and a frozenset costs 216 bytes or more.
-        shared: dict[frozenset, frozenset] = {}
-
-        def one(values: set[str]) -> frozenset[str]:
-            found = frozenset(values)
-            return shared.setdefault(found, found)
-
-        typer = cls(table, {k: one(v) for k, v in title_types.items()},
-                    {k: one(v) for k, v in head_relations.items()},
-                    {k: one(v) for k, v in tails.items()},
-                    families={r: one(f) for r, f in (families or {}).items()},
-                    name_owners={k: one(v) for k, v in names.items() if v},
-                    owners={k: one(v) for k, v in owners.items() if v})
+                owners[key] = pool.union(owners.get(key, _EMPTY), head_types)
+        typer = cls(table, title_types, head_relations, tails,
+                    families={r: frozenset(f) for r, f in (families or {}).items()},
+                    name_owners={k: v for k, v in names.items() if v},
+                    owners={k: v for k, v in owners.items() if v})
         typer.ranges = typer._ranges(by_relation)
         return typer
 
@@ -217,24 +212,31 @@ class ValueTyper:
     def from_sources(cls, page_shards: list[Path], pairs: Iterable) -> "ValueTyper":
         """From crawl page shards (their infobox and tags) or, where there are none, Pair records (their
         triples, without tags). A page's pair is never read beside it: its type would be judged twice,
-        once without the tags, and the two could differ."""
+        once without the tags, and the two could differ.
+
+        The records are read once: each page's facts are kept (three references each) while its
+        title, relations and tags go straight to the build, which reads the facts after the pages."""
         from filters.triples import extract_triples, relation_aliases
         from schemas import Page
         from warehouse.shards import iter_records
 
         aliases = relation_aliases()
-        pages: list[tuple[str, set[str], list[str]]] = []
-        facts: list[tuple[str, str, str]] = []
-        for page in iter_records(page_shards, Page):
-            if page.status == "ok":
-                triples = extract_triples(page, aliases)
-                pages.append((page.title, {t.relation for t in triples}, page.tags))
-                facts += [(t.head, t.relation, t.tail) for t in triples]
-        if not page_shards:
-            for pair in pairs:
-                pages.append((pair.entity, {t.relation for t in pair.triples}, []))
-                facts += [(pair.entity, t.relation, t.tail) for t in pair.triples]
-        return cls.build(pages, facts, relation_families(facts))
+        facts = _Facts()
+
+        def pages() -> Iterator[tuple[str, set[str], list[str]]]:
+            for page in iter_records(page_shards, Page):
+                if page.status == "ok":
+                    triples = extract_triples(page, aliases)
+                    facts.extend(page.title, triples)
+                    yield page.title, {t.relation for t in triples}, page.tags
+            if not page_shards:
+                for pair in pairs:
+                    facts.extend(pair.entity, pair.triples)
+                    yield pair.entity, {t.relation for t in pair.triples}, []
+
+        typer = cls.build(pages(), facts)
+        typer.families = {r: frozenset(f) for r, f in relation_families(facts).items()}
+        return typer
 
     def _ranges(self, by_relation: dict[str, set[str]]) -> dict[str, frozenset[str]]:
         ranges: dict[str, frozenset[str]] = {}
@@ -345,16 +347,62 @@ class ValueTyper:
             (f" of a {'/'.join(sorted(t.owners))}" if t.owners else "")
 
 
+_EMPTY: frozenset = frozenset()
+
+
+class _SetPool:
+    """Frozensets built one element or one set at a time, each distinct set one object, each step
+    remembered (a crawl takes the same few hundred steps over and over)."""
+
+    def __init__(self) -> None:
+        self._sets: dict[frozenset, frozenset] = {_EMPTY: _EMPTY}
+        self._steps: dict[tuple[frozenset, object], frozenset] = {}
+
+    def add(self, current: frozenset, item: str) -> frozenset:
+        found = self._steps.get((current, item))
+        if found is None:
+            found = self._steps[(current, item)] = self._one(current | {item})
+        return found
+
+    def union(self, current: frozenset, other: frozenset) -> frozenset:
+        if not other or other is current:
+            return current
+        found = self._steps.get((current, other))
+        if found is None:
+            found = self._steps[(current, other)] = self._one(current | other)
+        return found
+
+    def _one(self, values: frozenset) -> frozenset:
+        return self._sets.setdefault(values, values)
+
+
+class _Facts:
+    """(head, relation, tail) of every fact, kept as three lists of references instead of a tuple
+    each; iterating gives the tuples, in order."""
+
+    def __init__(self) -> None:
+        self.heads: list[str] = []
+        self.relations: list[str] = []
+        self.tails: list[str] = []
+        self._names: dict[str, str] = {}  # one object per relation name
+
+    def extend(self, head: str, triples: Iterable) -> None:
+        for t in triples:
+            self.heads.append(head)
+            self.relations.append(self._names.setdefault(t.relation, t.relation))
+            self.tails.append(t.tail)
+
+    def __iter__(self) -> Iterator[tuple[str, str, str]]:
+        return zip(self.heads, self.relations, self.tails)
+
+
 def relation_families(facts: Iterable[tuple[str, str, str]], min_shared: int = 2) -> dict[str, set[str]]:
     """relation -> itself and the relations sharing at least ``min_shared`` values with it (出生地 and 逝世地
     share cities)."""
-    values: dict[str, set[str]] = defaultdict(set)
+    pool = _SetPool()
+    by_value: dict[str, frozenset[str]] = {}  # value -> the relations giving it
     for _, relation, tail in facts:
-        values[relation].add(tail)
-    by_value: dict[str, set[str]] = defaultdict(set)
-    for relation, tails in values.items():
-        for tail in tails:
-            by_value[tail].add(relation)
+        by_value[tail] = pool.add(by_value.get(tail, _EMPTY), relation)
     shared: Counter = Counter()
     for relations in by_value.values():
         if len(relations) > 1:
@@ -362,7 +410,7 @@ def relation_families(facts: Iterable[tuple[str, str, str]], min_shared: int = 2
                 for b in relations:
                     if a != b:
                         shared[(a, b)] += 1
-    families = {r: {r} for r in values}
+    families = {r: {r} for relations in by_value.values() for r in relations}
     for (a, b), n in shared.items():
         if n >= min_shared:
             families[a].add(b)

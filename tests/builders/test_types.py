@@ -1,0 +1,64 @@
+"""The value typer's tables are the plain sets its docstring defines, however they are built."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from builders.types import NAME_RELATIONS, TypeTable, ValueTyper
+from filters.normalize import value_key
+from filters.triples import extract_triples, relation_aliases
+from schemas import Page
+from tests.builders.conftest import fact_pages
+from warehouse.shards import iter_records
+
+
+def _reference(pages):
+    """Every table with a set per key, straight from the definitions."""
+    table, aliases = TypeTable.load(), relation_aliases()
+    title_types, head_relations = defaultdict(set), defaultdict(set)
+    facts = []
+    for page in pages:
+        triples = extract_triples(page, aliases)
+        relations = {t.relation for t in triples}
+        head_relations[value_key(page.title)] |= relations
+        found = table.page_type(relations, page.tags)
+        if found:
+            title_types[value_key(page.title)].add(found)
+        facts += [(t.head, t.relation, t.tail) for t in triples]
+    tails, names, owners = defaultdict(set), defaultdict(set), defaultdict(set)
+    for head, relation, tail in facts:
+        tails[value_key(tail)].add(relation)
+        (names if relation in NAME_RELATIONS else owners)[value_key(tail)] |= title_types.get(value_key(head), set())
+    values = defaultdict(set)
+    for _, relation, tail in facts:
+        values[relation].add(tail)
+    by_value = defaultdict(set)
+    for relation, tails_of in values.items():
+        for tail in tails_of:
+            by_value[tail].add(relation)
+    shared = Counter((a, b) for rs in by_value.values() for a in rs for b in rs if a != b)
+    families = {r: {r} | {b for (a, b), n in shared.items() if a == r and n >= 2} for r in values}
+    return dict(title_types=dict(title_types), head_relations=dict(head_relations), tail_relations=dict(tails),
+                name_owners={k: v for k, v in names.items() if v}, owners={k: v for k, v in owners.items() if v},
+                families=families)
+
+
+def test_the_typer_read_from_pages_holds_the_sets_the_crawl_gives(tmp_path):
+    from dataclasses import replace
+
+    from warehouse.shards import ShardWriter
+
+    # Tags type some pages; a second record of a title joins its relations and types to the first's.
+    pages = [replace(p, tags=["城市"] if n % 5 == 0 else []) for n, p in enumerate(
+        iter_records(fact_pages(tmp_path / "facts"), Page))]
+    pages += [replace(p, tags=["人物"]) for p in pages[:20]]
+    with ShardWriter(tmp_path / "pages", "pages", Page, rows_per_shard=300) as writer:
+        writer.write_all(pages)
+    typer = ValueTyper.from_sources(writer.paths, [])
+    for name, table in _reference(pages).items():
+        assert getattr(typer, name) == table, name
+    assert len(typer.tail_relations) > 100 and len(typer.families) > 10 and typer.owners and typer.name_owners
+    assert any(len(types) > 1 for types in typer.title_types.values())
+    assert any(len(family) > 1 for family in typer.families.values())
+    # One object per distinct set.
+    assert len({id(v) for v in typer.tail_relations.values()}) == len(set(typer.tail_relations.values()))
