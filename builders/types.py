@@ -401,8 +401,11 @@ def relation_families(facts: Iterable[tuple[str, str, str]], min_shared: int = 2
     share cities)."""
     pool = _SetPool()
     by_value: dict[str, frozenset[str]] = {}  # value -> the relations giving it
+    families: dict[str, set[str]] = {}
     for _, relation, tail in facts:
         by_value[tail] = pool.add(by_value.get(tail, _EMPTY), relation)
+        if relation not in families:
+            families[relation] = {relation}
     shared: Counter = Counter()
     for relations in by_value.values():
         if len(relations) > 1:
@@ -410,7 +413,6 @@ def relation_families(facts: Iterable[tuple[str, str, str]], min_shared: int = 2
                 for b in relations:
                     if a != b:
                         shared[(a, b)] += 1
-    families = {r: {r} for relations in by_value.values() for r in relations}
     for (a, b), n in shared.items():
         if n >= min_shared:
             families[a].add(b)
