@@ -88,12 +88,14 @@ def verify_items(item_shards: list[Path], drops: dict, verified_by: dict, verify
     questions = [i for i in questions if i.item_id not in drops]
 
     if page_shards or verify.search_backend != "local":
-        search = CachedSearch(search_backend(verify, page_shards, cache), cache)
+        backend = search_backend(verify, page_shards, cache)
+        search = CachedSearch(backend, cache)
         try:
             evidence = EvidenceVerifier(search, client, verify.evidence_k)
             apply("evidence", evidence.check(questions))
         finally:
             search.close()
+            backend.close()
         report["evidence"]["retrieval_supported"] = len(evidence.supported)
         checks.setdefault("retrieval_support", _tally())["checked"] = len(questions)
         questions = [i for i in questions if i.item_id not in drops]

@@ -34,10 +34,12 @@ def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
 
 
 def search_backend(settings: VerifySettings, page_shards: list[Path], catalog_path: Path | None = None):
-    """The configured backend; the local index keeps its segmented passages in ``cache/bm25`` beside the
-    catalog, where the verify and items stages (and reruns) share them."""
+    """The configured backend, to be closed after use. The local index keeps its segmented passages in
+    ``cache/bm25`` beside the catalog, where the verify and items stages (and reruns) share them, and its
+    passage file in ``cache/tmp`` while it is open."""
     if settings.search_backend == "local":
-        return LocalBM25(page_shards, cache_dir=Path(catalog_path).parent / "cache" / "bm25" if catalog_path else None)
+        cache = Path(catalog_path).parent / "cache" if catalog_path else None
+        return LocalBM25(page_shards, cache_dir=cache / "bm25" if cache else None, work_dir=cache / "tmp" if cache else None)
     return HTTPSearch(settings.search_backend, settings.results_key)
 
 
@@ -52,7 +54,8 @@ def verify_stage(pair_shards: list[Path], page_shards: list[Path], settings: Ver
     if rules is None:
         raise ValueError("verify_stage needs the alignment rules file to judge pairs again")
     pair_filters = AlignmentRules.load(rules).pair_filters()
-    search = CachedSearch(search_backend(settings, page_shards, catalog_path), catalog_path)
+    backend = search_backend(settings, page_shards, catalog_path)
+    search = CachedSearch(backend, catalog_path)
     validator = SearchValidator(search, settings.k, settings.exclude_source)
     counts = {"triples_checked": 0, "triples_supported": 0, "pairs_dropped": 0}
     rejudged: Counter = Counter()
@@ -90,6 +93,7 @@ def verify_stage(pair_shards: list[Path], page_shards: list[Path], settings: Ver
             writer.write_all(checked())
     finally:
         search.close()
+        backend.close()
     updated = dict(funnel, pairs_dropped=dict(funnel["pairs_dropped"]), triples_dropped=dict(funnel["triples_dropped"]))
     dropped_triples = counts["triples_checked"] - counts["triples_supported"]
     if counts["pairs_dropped"]:

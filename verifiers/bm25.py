@@ -36,31 +36,79 @@ TOKEN_PATTERN = r"(?u)\b\w+\b"
 _ROUNDING = 1e-4
 
 
-class _Documents:
-    """Each document's token ids, read back as the list bm25s's index build expects (one at a time)."""
-
-    def __init__(self, ids: array, ends: array):
-        self._ids, self._ends = ids, ends
-
-    def __len__(self) -> int:
-        return len(self._ends)
-
-    def __iter__(self) -> Iterator[list[int]]:
-        start = 0
-        for end in self._ends:
-            yield self._ids[start:end].tolist()
-            start = end
-
-
-class _Tokenized(NamedTuple):  # bm25s.index takes any object with these two attributes
-    ids: _Documents
+class _Tokenized(NamedTuple):
+    ids: array  # every document's term ids, one after the other (4 bytes a token)
+    ends: array  # where each document's ids end
     vocab: dict[str, int]
+
+
+def _scores(tokenized: _Tokenized, model, block_tokens: int) -> dict:
+    """The score matrix ``model.index`` builds (bm25s.BM25's ``scores``: the CSC arrays of each term's
+    postings, float32 scores and int32 passage numbers), equal to the last bit, built without its copies.
+
+    bm25s scores every posting in document order, then sorts them by term through a COO matrix: three
+    arrays of the corpus's postings and the copies of the conversion, about 36 bytes a posting at its
+    peak. Here the document frequencies are counted first; then the documents are scored a block of
+    ``block_tokens`` tokens at a time, with the same float operations as bm25s's per-document loop
+    (numpy >= 2's promotion rules), and each block's postings put straight into their place: 8 bytes a
+    posting and a block's work. Blocks come in document order, so each term's postings are in passage
+    order. Only the Lucene variant, bm25s's default, is built here."""
+    from bm25s.scoring import _score_idf_lucene
+
+    if (model.method, model.idf_method) != ("lucene", "lucene") or model.dtype != "float32" \
+            or model.int_dtype != "int32":
+        raise ValueError(f"only bm25s's default BM25 is built here, not {model.method}/{model.idf_method}")
+    ids, ends = np.frombuffer(tokenized.ids, dtype=np.int32), np.frombuffer(tokenized.ends, dtype=np.int64)
+    vocabulary = len(tokenized.vocab)
+    lengths = np.diff(ends, prepend=0)
+    average = lengths.mean() if len(lengths) else np.float64("nan")  # as bm25s: the mean of an int64 array
+    k1, b = model.k1, model.b
+
+    def blocks():
+        """(first document, its documents' postings: document, term and count, by document then term)."""
+        first = 0
+        while first < len(lengths):
+            last = int(np.searchsorted(ends, ends[first - 1] + block_tokens if first else block_tokens, "right"))
+            last = max(last, first + 1)
+            start = int(ends[first - 1]) if first else 0
+            docs = np.repeat(np.arange(last - first, dtype=np.int64), lengths[first:last])
+            keys, counts = np.unique(docs * vocabulary + ids[start:int(ends[last - 1])], return_counts=True)
+            yield first, keys // vocabulary, keys % vocabulary, counts
+            first = last
+
+    frequency = np.zeros(vocabulary, dtype=np.int64)
+    for _, _, terms, _ in blocks() if vocabulary else ():
+        frequency += np.bincount(terms, minlength=vocabulary)
+    idf = np.zeros(vocabulary, dtype=np.float32)
+    n = len(lengths)
+    for term, df in enumerate(frequency.tolist()):  # math.log, as bm25s (np.log may round otherwise)
+        if df:
+            idf[term] = _score_idf_lucene(df, N=n)
+    postings = int(frequency.sum())
+    indptr = np.zeros(vocabulary + 1, dtype=np.int64)  # as scipy's csc_matrix gives bm25s
+    np.cumsum(frequency, out=indptr[1:])
+    data, indices = np.empty(postings, dtype=np.float32), np.empty(postings, dtype=np.int32)
+    heads = indptr[:-1].astype(np.int64)
+    for first, docs, terms, counts in blocks() if vocabulary else ():
+        if not len(terms):
+            continue  # a block of empty documents
+        tf = counts.astype(np.float32)
+        tfc = tf / (k1 * ((1 - b) + b * lengths[first + docs] / average) + tf)  # bm25s's _score_tfc_robertson
+        scores = (idf[terms] * tfc).astype(np.float32)
+        order = np.lexsort((docs, terms))
+        terms, docs, scores = terms[order], docs[order], scores[order]
+        starts = np.flatnonzero(np.r_[True, terms[1:] != terms[:-1]])
+        group = np.repeat(starts, np.diff(np.r_[starts, len(terms)]))
+        at = heads[terms] + (np.arange(len(terms)) - group)
+        data[at], indices[at] = scores, first + docs
+        heads[terms[starts]] += np.diff(np.r_[starts, len(terms)])
+    return {"data": data, "indices": indices, "indptr": indptr, "num_docs": n}
 
 
 class BM25Index:
     """bm25s's BM25 (Lucene variant, its defaults) over documents already split into words by spaces."""
 
-    def __init__(self, texts: Iterable[str]):
+    def __init__(self, texts: Iterable[str], block_tokens: int = 1 << 18):
         import bm25s
         from bm25s.stopwords import STOPWORDS_EN
 
@@ -71,16 +119,19 @@ class BM25Index:
         self._split = re.compile(TOKEN_PATTERN).findall
         self._stopwords = frozenset(STOPWORDS_EN)
         self._bm25 = bm25s.BM25()
-        self._bm25.index(self._tokenized(texts), show_progress=False)
+        tokenized = self._tokenized(texts)
+        self._bm25.scores = _scores(tokenized, self._bm25, block_tokens)
+        self._bm25.vocab_dict = tokenized.vocab
+        self._bm25.nonoccurrence_array = None  # Lucene's BM25 has none
+        del tokenized
+        self._bm25.vocab_dict.setdefault("", len(self._bm25.vocab_dict))  # as bm25s.BM25.index adds it
         self.size = int(self._bm25.scores["num_docs"])
         self.vocab: dict[str, int] = self._bm25.vocab_dict
+        # Each term's postings are in passage order, as searchsorted needs (see _scores); the same arrays
+        # bm25s answers from (4-byte passage numbers), not copies.
         data, indices, indptr = (self._bm25.scores[name] for name in ("data", "indices", "indptr"))
+        self._data, self._indices, self._indptr = data, indices, indptr
         lengths = np.diff(indptr)
-        terms = np.repeat(np.arange(len(lengths)), lengths)
-        if len(indices) > 1 and np.any((np.diff(indices) <= 0) & (np.diff(terms) == 0)):
-            order = np.lexsort((indices, terms))  # each posting by passage, for searchsorted
-            data, indices = data[order], indices[order]
-        self._data, self._indices, self._indptr = data, indices.astype(np.int64), indptr.astype(np.int64)
         self._bound = np.zeros(len(lengths))
         starts = indptr[:-1][lengths > 0]
         if len(starts):
@@ -98,7 +149,7 @@ class BM25Index:
         for text in texts:
             ids.extend(vocab.setdefault(w, len(vocab)) for w in self._words(text))
             ends.append(len(ids))
-        return _Tokenized(_Documents(ids, ends), vocab)
+        return _Tokenized(ids, ends, vocab)
 
     def tokens(self, text: str) -> list[int]:
         """The query's term ids, as bm25s.tokenize and BM25.get_tokens_ids give them (order and repeats kept)."""

@@ -33,10 +33,16 @@ import urllib.request
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Protocol
+from typing import Iterable, Iterator, Protocol, Sequence
+
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from filters.normalize import normalize
 from warehouse.shards import iter_records
+
+
+_SEGMENTS = pa.schema([("segments", pa.string())])  # a local index's segmented passages, as cached
 
 
 class SearchError(RuntimeError):
@@ -62,9 +68,12 @@ class SearchBackend(Protocol):
 def corpus_digest(passages: Iterable[Hit]) -> str:
     """What a local index holds, as a digest: every passage's URL, title and text. Fetch times, shard
     names and the order pages came in (concurrent crawls vary it) do not count, so a crawl that found the
-    same pages again keeps its cached results, and any page added, removed or changed starts afresh."""
+    same pages again keeps its cached results, and any page added, removed or changed starts afresh.
+    (The definition; LocalBM25 computes the same digest out of core, see verifiers.passages.)"""
+    from verifiers.passages import digest_line
+
     digest = hashlib.sha256()
-    for line in sorted(json.dumps([h.url, h.title, h.text], ensure_ascii=False) for h in passages):
+    for line in sorted(digest_line(h.url, h.title, h.text) for h in passages):
         digest.update(line.encode("utf-8") + b"\n")
     return digest.hexdigest()[:16]
 
@@ -82,58 +91,106 @@ def _segmenter() -> str:
     return f"jieba-{jieba.__version__}-cut_for_search-v1"
 
 
-def _segments(texts: list[str], corpus: str, cache_dir: Path | None) -> list[str]:
-    """``texts`` segmented for the index; with ``cache_dir``, read from (or written to) a file named by
-    the corpus digest, so the stages of a run (and reruns) that search the same crawl segment it once:
-    segmenting is most of an index build."""
-    if cache_dir is None:
-        return [_segment(t) for t in texts]
-    import gzip
+class _UnreadableCache(Exception):
+    """The cached segments could not be read to their end."""
 
-    path = Path(cache_dir) / f"{corpus}-{_segmenter()}.json.gz"
+
+def _cached_segments(path: Path, count: int) -> Iterator[str] | None:
+    """The segmented passages kept at ``path``, read a batch at a time; None when the file is missing or
+    is not ``count`` of them."""
     try:
-        cached = json.loads(gzip.decompress(path.read_bytes()))
-        if isinstance(cached, list) and len(cached) == len(texts):
-            return cached
-    except (OSError, EOFError, ValueError):
-        pass  # not there yet, or unreadable: segmented again and written anew
-    segments = [_segment(t) for t in texts]
+        parquet = pq.ParquetFile(path, pre_buffer=False)
+        if parquet.metadata.num_rows != count or parquet.schema_arrow != _SEGMENTS:
+            return None
+    except (OSError, pa.ArrowException):
+        return None
+
+    def read() -> Iterator[str]:
+        try:
+            for batch in parquet.iter_batches(batch_size=4096):
+                yield from batch.column(0).to_pylist()
+        except (OSError, pa.ArrowException) as error:
+            raise _UnreadableCache(f"{path}: {error}") from error
+
+    return read()
+
+
+def _segmenting(texts: Iterable[str], path: Path | None) -> Iterator[str]:
+    """Each text segmented for the index; with ``path``, also written there (whole or not at all) for the
+    stages of a run, and reruns, that search the same crawl: segmenting is most of an index build."""
+    if path is None:
+        for text in texts:
+            yield _segment(text)
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
-    tmp.write_bytes(gzip.compress(json.dumps(segments, ensure_ascii=False).encode("utf-8"), compresslevel=1))
-    tmp.replace(path)
-    return segments
+    try:
+        with pq.ParquetWriter(tmp, _SEGMENTS, compression="zstd") as writer:
+            batch: list[str] = []
+            for text in texts:
+                batch.append(_segment(text))
+                yield batch[-1]
+                if len(batch) == 4096:
+                    writer.write_batch(pa.record_batch([pa.array(batch, pa.string())], schema=_SEGMENTS))
+                    batch = []
+            if batch:
+                writer.write_batch(pa.record_batch([pa.array(batch, pa.string())], schema=_SEGMENTS))
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+class Passages(Sequence[Hit]):
+    """A local index's passages as hits of score 0, read from its passage file by position."""
+
+    def __init__(self, store):
+        self._store = store
+
+    def __len__(self) -> int:
+        return len(self._store)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return Hit(*self._store[index], 0.0)
+
+    def __iter__(self) -> Iterator[Hit]:
+        return (Hit(url, title, text, 0.0) for url, title, text in self._store)
 
 
 class LocalBM25:
-    """BM25 over the passages of crawled pages (page shards of the Page schema)."""
+    """BM25 over the passages of crawled pages (page shards of the Page schema).
 
-    def __init__(self, page_shards: list[Path], max_passages_per_page: int = 20, cache_dir: Path | None = None):
-        from crawlers.urls import public_url
-        from schemas import Page
+    The passages are kept in a file under ``work_dir`` (the system's temporary directory when None), removed
+    by :meth:`close`; sorting them holds DuckDB to ``memory_limit``. With ``cache_dir``, the segmented
+    passages are kept there under the corpus digest."""
+
+    def __init__(self, page_shards: list[Path], max_passages_per_page: int = 20, cache_dir: Path | None = None,
+                 work_dir: Path | None = None, memory_limit: str = "64MB"):
         from verifiers.bm25 import BM25Index
+        from verifiers.passages import PassageFile
 
-        self.passages: list[Hit] = []
-        for page in iter_records(page_shards, Page):
-            if page.status != "ok":
-                continue
-            for text in [page.summary, *page.paragraphs][:max_passages_per_page]:
-                if not text.strip():
-                    continue
-                # Public URLs, as pairs carry them: the source page is excluded by its pair's URL.
-                url = public_url(page.canonical_url or page.url, page.source)
-                self.passages.append(Hit(url, page.title, text, 0.0))
-        if not self.passages:
+        store = PassageFile.build(page_shards, max_passages_per_page, work_dir, memory_limit)
+        if store is None:
             raise SearchError("the local search index is empty: the crawl has no content pages")
-        # Indexed in one order whatever order the crawl met the pages in: passages of equal score come
-        # back in this order (see search), so the results depend on the corpus only.
-        self.passages.sort(key=lambda h: (h.url, h.text, h.title))
+        # Sorted by (URL, text, title) whatever order the crawl met the pages in: passages of equal score
+        # come back in this order (see search), so the results depend on the corpus only.
+        self._store = store
+        self.passages = Passages(store)
         self.name = "bm25-local"
-        self.corpus = corpus_digest(self.passages)
+        self.corpus = store.digest
         # Hits cached while passages carried fetch URLs (the mirror's port) would not match pairs' public URLs;
         # hits cached before ties were ordered came in the order of the crawl.
         self.cache_key = f"bm25-local:public-urls:ties-by-url@{self.corpus}"
-        self._index = BM25Index(_segments([h.title + "。" + h.text for h in self.passages], self.corpus, cache_dir))
+        path = Path(cache_dir) / f"{self.corpus}-{_segmenter()}.parquet" if cache_dir is not None else None
+        cached = _cached_segments(path, len(store)) if path is not None else None
+        if cached is not None:
+            try:
+                self._index = BM25Index(cached)
+                return
+            except _UnreadableCache:
+                pass  # segmented again below, and the file replaced
+        self._index = BM25Index(_segmenting((title + "。" + text for _, title, text in store), path))
 
     def search(self, query: str, k: int) -> list[Hit]:
         return self.search_many([query], k)[0]
@@ -146,9 +203,12 @@ class LocalBM25:
         found = []
         for query in queries:
             ranked = self._index.top_k(self._index.tokens(_segment(query)), k)
-            found.append([Hit(self.passages[index].url, self.passages[index].title, self.passages[index].text,
-                              round(score, 6)) for index, score in ranked])
+            found.append([Hit(*self._store[index], round(score, 6)) for index, score in ranked])
         return found
+
+    def close(self) -> None:
+        """Removes the passage file; the index answers no more searches."""
+        self._store.close()
 
 
 class HTTPSearch:
@@ -161,6 +221,9 @@ class HTTPSearch:
         self.name = f"http:{urllib.parse.urlsplit(url_template).netloc}"
         self.corpus = hashlib.sha256(f"{url_template}\0{results_key}".encode()).hexdigest()[:16]
         self.cache_key = f"{self.name}@{self.corpus}"
+
+    def close(self) -> None:
+        """Nothing is held open between searches."""
 
     def search(self, query: str, k: int) -> list[Hit]:
         url = self.url_template.replace("{query}", urllib.parse.quote(query)).replace("{k}", str(k))

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pyarrow.parquet as pq
 import pytest
 
 from bench.localhost import free_port
@@ -229,10 +229,16 @@ def test_the_segmented_corpus_is_cached_by_its_digest_and_shared_by_later_indexe
     uncached = LocalBM25(pages)  # the same queries against an index built without the cache
     for query in ("长江 发源地 唐古拉山脉", "李白 杜甫", "东海"):
         assert second.search(query, 10) == first.search(query, 10) == uncached.search(query, 10)
-    # An unreadable cache file is segmented again and replaced.
-    files[0].write_bytes(b"not gzip")
-    assert LocalBM25(pages, cache_dir=cache).search("长江", 5) == first.search("长江", 5)
-    assert len(json.loads(gzip.decompress(files[0].read_bytes()))) == len(first.passages)
+    assert [f.name for f in cache.iterdir()] == [files[0].name]  # the passage files went with their indexes
+    segments = pq.read_table(files[0]).column("segments").to_pylist()
+    assert len(segments) == len(first.passages)
+    good = files[0].read_bytes()
+    # An unreadable cache file is segmented again and replaced: one that is not Parquet, and one whose
+    # footer is sound but whose data cannot be read back.
+    for broken in (b"not parquet", good[:4] + bytes(b ^ 0xFF for b in good[4:200]) + good[200:]):
+        files[0].write_bytes(broken)
+        assert LocalBM25(pages, cache_dir=cache).search("长江", 5) == first.search("长江", 5)
+        assert pq.read_table(files[0]).column("segments").to_pylist() == segments
 
 
 def test_the_index_is_the_one_bm25s_builds_from_its_own_tokenizer():
@@ -253,3 +259,28 @@ def test_the_index_is_the_one_bm25s_builds_from_its_own_tokenizer():
         assert ours.scores[name].dtype == theirs.scores[name].dtype, name
         assert np.array_equal(ours.scores[name], theirs.scores[name]), name
     assert ours.scores["num_docs"] == theirs.scores["num_docs"] == len(texts)
+
+
+@pytest.mark.parametrize("block_tokens", [1, 7, 1000, 1 << 18])
+def test_the_index_built_a_block_at_a_time_is_bm25s_own_to_the_last_bit(block_tokens):
+    """Random documents of repeated words, English stop words and empty ones, in blocks of every size."""
+    import random
+
+    import bm25s
+    import numpy as np
+
+    from verifiers.bm25 import TOKEN_PATTERN, BM25Index
+
+    rng = random.Random(5)
+    words = [f"w{i}" for i in range(2000)] + ["长江", "the", "of", "中国"]
+    texts = [" ".join(rng.choice(words[:rng.choice([10, 300, len(words)])])
+                      for _ in range(rng.choice([0, 1, 2, 5, 20, 80]))) for _ in range(4000)]
+    theirs = bm25s.BM25()
+    theirs.index(bm25s.tokenize(texts, stopwords="en", token_pattern=TOKEN_PATTERN, show_progress=False),
+                 show_progress=False)
+    ours = BM25Index(texts, block_tokens=block_tokens)._bm25
+    assert list(ours.vocab_dict.items()) == list(theirs.vocab_dict.items())
+    for name in ("data", "indices", "indptr"):
+        assert ours.scores[name].dtype == theirs.scores[name].dtype, name
+        assert np.array_equal(ours.scores[name], theirs.scores[name]), name
+    assert ours.get_scores_from_ids([5, 9, 5]).tolist() == theirs.get_scores_from_ids([5, 9, 5]).tolist()
