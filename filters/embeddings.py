@@ -12,6 +12,7 @@ import os
 import re
 import uuid
 import zlib
+from collections import OrderedDict
 from pathlib import Path
 from typing import Protocol, Sequence
 
@@ -150,14 +151,20 @@ class CachedEmbedder:
     moved into place atomically. Shards written by other instances are picked up on
     open and before every encode that has misses. ``hits`` and ``misses`` count
     input texts; a text repeated within one call is embedded once.
+
+    Only where each key's vector is (shard and row) stays in memory, and the shards read or written
+    last, up to ``recent_bytes`` of vectors: a cache holds 4 KB a text at 1,024 dimensions, and kept
+    whole it grew with every crawl the data directory had seen (35,426 vectors at 27k pages).
     """
 
-    def __init__(self, inner: Embedder, cache_dir: Path):
+    def __init__(self, inner: Embedder, cache_dir: Path, recent_bytes: int = 64 << 20):
         self.inner = inner
         self.name = inner.name
         self.directory = Path(cache_dir) / _slug(inner.name)
         self.hits = self.misses = 0
-        self._vectors: dict[str, np.ndarray] = {}
+        self.recent_bytes = recent_bytes
+        self._where: dict[str, tuple[str, int]] = {}  # key -> (shard name, row)
+        self._recent: OrderedDict[str, np.ndarray] = OrderedDict()  # shard name -> its vectors, oldest first
         self._shards: set[str] = set()
         self._dim: int | None = None
         self._load_new_shards()
@@ -168,32 +175,56 @@ class CachedEmbedder:
             self._dim = int(self.inner.dim)
         return self._dim
 
+    def _unreadable(self, path: Path, exc: Exception) -> EmbeddingError:
+        reason = " ".join(str(exc).split())  # Arrow's messages run over several lines
+        return EmbeddingError(f"embedding cache shard {path} is unreadable ({reason}); delete it and its vectors "
+                              "are recomputed")
+
     def _load_new_shards(self) -> None:
+        """The keys of the shards not seen yet (their vectors are read when asked for)."""
         if not self.directory.is_dir():
             return
         for path in sorted(self.directory.glob("*.parquet")):
             if path.name in self._shards:
                 continue
             try:
-                table = pq.read_table(path)
-                keys = table.column("key").to_pylist()
-                vector_type = table.schema.field("vector").type
+                parquet = pq.ParquetFile(path)
+                vector_type = parquet.schema_arrow.field("vector").type
                 if not pa.types.is_fixed_size_list(vector_type):
                     raise ValueError(f"column 'vector' is {vector_type}, not fixed_size_list<float32>")
-                width = vector_type.list_size
-                flat = table.column("vector").combine_chunks().flatten().to_numpy(zero_copy_only=False)
-                matrix = np.asarray(flat, dtype=np.float32).reshape(len(keys), width)
+                keys = parquet.read(columns=["key"]).column("key").to_pylist()
             except (OSError, KeyError, ValueError, pa.ArrowException) as exc:
-                raise EmbeddingError(
-                    f"embedding cache shard {path} is unreadable ({exc}); delete it and its vectors are recomputed"
-                ) from exc
+                raise self._unreadable(path, exc) from exc
+            width = vector_type.list_size
             if self._dim is None:
                 self._dim = width
             elif width != self._dim:
                 raise EmbeddingError(f"embedding cache shard {path} holds {width}-d vectors, expected {self._dim}; "
                                      "delete it and its vectors are recomputed")
-            self._vectors.update(zip(keys, matrix))
+            self._where.update((key, (path.name, row)) for row, key in enumerate(keys))
             self._shards.add(path.name)
+
+    def _vectors_of(self, name: str) -> np.ndarray:
+        """A shard's vectors, (rows, dim) float32: from the recent ones, or read and made recent."""
+        matrix = self._recent.get(name)
+        if matrix is not None:
+            self._recent.move_to_end(name)
+            return matrix
+        path = self.directory / name
+        try:
+            column = pq.read_table(path, columns=["vector"]).column("vector").combine_chunks()
+            flat = column.flatten().to_numpy(zero_copy_only=False)
+            matrix = np.asarray(flat, dtype=np.float32).reshape(len(column), column.type.list_size)
+        except (OSError, KeyError, ValueError, pa.ArrowException) as exc:
+            raise self._unreadable(path, exc) from exc
+        self._remember(name, matrix)
+        return matrix
+
+    def _remember(self, name: str, matrix: np.ndarray) -> None:
+        self._recent[name] = matrix
+        total = sum(m.nbytes for m in self._recent.values())
+        while len(self._recent) > 1 and total > self.recent_bytes:
+            total -= self._recent.popitem(last=False)[1].nbytes
 
     def _write_shard(self, keys: list[str], matrix: np.ndarray) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -209,18 +240,21 @@ class CachedEmbedder:
         finally:
             tmp.unlink(missing_ok=True)
         self._shards.add(name)
+        self._where.update((key, (name, row)) for row, key in enumerate(keys))
+        self._remember(name, matrix)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         keys = [text_key(text) for text in texts]
-        if any(key not in self._vectors for key in keys):
+        if any(key not in self._where for key in keys):
             self._load_new_shards()
         missing: dict[str, str] = {}
         for key, text in zip(keys, texts):
-            if key in self._vectors:
+            if key in self._where:
                 self.hits += 1
             else:
                 self.misses += 1
                 missing.setdefault(key, text)
+        found: dict[str, np.ndarray] = {}
         if missing:
             new_keys = list(missing)
             matrix = np.asarray(self.inner.encode(list(missing.values())), dtype=np.float32)
@@ -232,10 +266,17 @@ class CachedEmbedder:
                 raise EmbeddingError(f"{self.name} returned vectors of shape {matrix.shape}, but the cache in "
                                      f"{self.directory} holds {self._dim}-d vectors; use a new cache_dir")
             self._write_shard(new_keys, matrix)
-            self._vectors.update(zip(new_keys, matrix))
+            found.update(zip(new_keys, matrix))
         if not keys:
             return np.zeros((0, self.dim), dtype=np.float32)
-        return np.stack([self._vectors[key] for key in keys]).astype(np.float32, copy=False)
+        by_shard: dict[str, list[str]] = {}
+        for key in dict.fromkeys(keys):
+            if key not in found:
+                by_shard.setdefault(self._where[key][0], []).append(key)
+        for name, shard_keys in by_shard.items():  # each shard read once, in the order first needed
+            vectors = self._vectors_of(name)
+            found.update((key, vectors[self._where[key][1]]) for key in shard_keys)
+        return np.stack([found[key] for key in keys]).astype(np.float32, copy=False)
 
 
 def make_embedder(spec: str, cache_dir: Path | None = None) -> Embedder:

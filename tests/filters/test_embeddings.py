@@ -123,6 +123,37 @@ def test_cache_persists_across_instances_and_sees_writes_of_another_open_instanc
     assert second.inner.calls == [["珠江"]] and second.hits == 1
 
 
+def test_cache_reads_vectors_from_their_shards_and_keeps_only_the_recent_ones(tmp_path):
+    texts = [f"文本{i}" for i in range(60)]
+    writer = CachedEmbedder(CountingEmbedder(), tmp_path)
+    for start in range(0, 60, 10):  # six shards of ten vectors (256 bytes each)
+        writer.encode(texts[start:start + 10])
+    expected = CountingEmbedder().inner.encode(texts)
+    reader_inner = CountingEmbedder()
+    reader = CachedEmbedder(reader_inner, tmp_path, recent_bytes=3 * 10 * 256)
+    assert not reader._recent  # opening reads the keys only
+    for order in (list(range(60)), list(range(59, -1, -7)), [3, 3, 41, 3]):
+        np.testing.assert_array_equal(reader.encode([texts[i] for i in order]), expected[order])
+        assert len(reader._recent) <= 3
+    assert reader_inner.calls == [] and reader.misses == 0
+    # A shard of no more than one text over the bound is still kept: the last one read always is.
+    small = CachedEmbedder(CountingEmbedder(), tmp_path, recent_bytes=1)
+    np.testing.assert_array_equal(small.encode(texts[::-1]), expected[::-1])
+    assert len(small._recent) == 1
+
+
+def test_a_shard_whose_vectors_cannot_be_read_names_the_file_when_they_are_asked_for(tmp_path):
+    CachedEmbedder(CountingEmbedder(), tmp_path).encode(["甲", "乙"])
+    (shard,) = next(tmp_path.iterdir()).glob("*.parquet")
+    at = pq.ParquetFile(shard).metadata.row_group(0).column(1).data_page_offset
+    raw = bytearray(shard.read_bytes())
+    raw[at:at + 60] = bytes(60)  # the vectors' first data page; the keys and the footer stay readable
+    shard.write_bytes(bytes(raw))
+    cache = CachedEmbedder(CountingEmbedder(), tmp_path)  # the keys are still readable
+    with pytest.raises(EmbeddingError, match=str(shard).replace("\\", "\\\\") + ".*delete it"):
+        cache.encode(["甲"])
+
+
 def test_cache_keeps_backends_apart(tmp_path):
     a = CachedEmbedder(CountingEmbedder("backend-a"), tmp_path)
     b_inner = CountingEmbedder("backend-b")
