@@ -109,6 +109,8 @@ class PassageFile:
         return (len(self._offsets) - 1) // 3
 
     def __getitem__(self, index: int) -> tuple[str, str, str]:
+        if index < 0:
+            index += len(self)
         if not 0 <= index < len(self):
             raise IndexError(index)
         url, title, text, end = (int(o) for o in self._offsets[3 * index:3 * index + 4])

@@ -39,7 +39,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from filters.normalize import normalize
-from warehouse.shards import iter_records
 
 
 _SEGMENTS = pa.schema([("segments", pa.string())])  # a local index's segmented passages, as cached
@@ -136,6 +135,8 @@ def _segmenting(texts: Iterable[str], path: Path | None) -> Iterator[str]:
             if batch:
                 writer.write_batch(pa.record_batch([pa.array(batch, pa.string())], schema=_SEGMENTS))
         tmp.replace(path)
+        # The same segments in the format of earlier versions (one gzip'd JSON list), read by none now.
+        path.with_name(path.name.removesuffix(".parquet") + ".json.gz").unlink(missing_ok=True)
     finally:
         tmp.unlink(missing_ok=True)
 

@@ -63,6 +63,7 @@ def test_the_passages_and_their_digest_are_those_python_sorted(tmp_path, seed):
     assert [store[i] for i in range(0, len(store), 7)] == [(h.url, h.title, h.text) for h in expected[::7]]
     assert store.digest == corpus_digest(expected)
     assert any(a.url == b.url for a, b in zip(expected, expected[1:]))  # the ties were there to break
+    assert store[-1] == (expected[-1].url, expected[-1].title, expected[-1].text)
     with pytest.raises(IndexError):
         store[len(store)]
 

@@ -239,6 +239,12 @@ def test_the_segmented_corpus_is_cached_by_its_digest_and_shared_by_later_indexe
         files[0].write_bytes(broken)
         assert LocalBM25(pages, cache_dir=cache).search("长江", 5) == first.search("长江", 5)
         assert pq.read_table(files[0]).column("segments").to_pylist() == segments
+    # The previous version's file of the same segments goes when they are written anew.
+    earlier = cache / files[0].name.replace(".parquet", ".json.gz")
+    earlier.write_bytes(b"")
+    files[0].unlink()
+    LocalBM25(pages, cache_dir=cache)
+    assert sorted(cache.iterdir()) == [files[0]]
 
 
 def test_the_index_is_the_one_bm25s_builds_from_its_own_tokenizer():
