@@ -86,7 +86,8 @@ class PassageFile:
 
         if work_dir is not None:
             Path(work_dir).mkdir(parents=True, exist_ok=True)
-        directory = Path(tempfile.mkdtemp(prefix="zhbench-passages-", dir=work_dir))
+            _remove_orphans(Path(work_dir))
+        directory = Path(tempfile.mkdtemp(prefix=f"zhbench-passages-{os.getpid()}-", dir=work_dir))
         try:
             unsorted = directory / "unsorted.parquet"
             if not _write_unsorted(page_passages(page_shards, max_per_page), unsorted):
@@ -166,3 +167,21 @@ def _remove(fd: int, directory: Path) -> None:
         os.close(fd)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def _remove_orphans(work_dir: Path) -> None:
+    """Passage files left by processes that are gone (killed before they could remove them)."""
+    for directory in work_dir.glob("zhbench-passages-*-*"):
+        pid = directory.name.split("-")[2]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True

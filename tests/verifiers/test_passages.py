@@ -90,3 +90,18 @@ def test_the_file_goes_when_closed_or_collected_and_a_crawl_without_passages_giv
                                                                                          status="error")])
     assert PassageFile.build(writer.paths, 20, work) is None
     assert not list(work.iterdir())
+
+
+def test_the_files_of_processes_that_are_gone_are_removed_by_the_next_build(tmp_path):
+    import subprocess
+    import sys
+
+    work = tmp_path / "work"
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    orphan = work / f"zhbench-passages-{gone.stdout.strip()}-abc"
+    orphan.mkdir(parents=True)
+    (orphan / "passages.bin").write_bytes(b"left behind")
+    mine = PassageFile.build(fact_pages(tmp_path / "facts"), 20, work)
+    living = PassageFile.build(fact_pages(tmp_path / "facts"), 20, work)  # another open index of this process
+    assert not orphan.exists() and len(list(work.iterdir())) == 2
+    mine.close(), living.close()
