@@ -46,9 +46,9 @@ def _scores(tokenized: _Tokenized, model, block_tokens: int) -> dict:
     """The score matrix ``model.index`` builds (bm25s.BM25's ``scores``: the CSC arrays of each term's
     postings, float32 scores and int32 passage numbers), equal to the last bit, built without its copies.
 
-    bm25s scores every posting in document order, then sorts them by term through a COO matrix: three
-    arrays of the corpus's postings and the copies of the conversion, about 36 bytes a posting at its
-    peak. Here the document frequencies are counted first; then the documents are scored a block of
+    bm25s scores every posting in document order into three arrays of the corpus's postings (12 bytes a
+    posting), then sorts them by term through scipy's COO to CSC conversion, which copies them again.
+    Here the document frequencies are counted first; then the documents are scored a block of
     ``block_tokens`` tokens at a time, with the same float operations as bm25s's per-document loop
     (numpy >= 2's promotion rules), and each block's postings put straight into their place: 8 bytes a
     posting and a block's work. Blocks come in document order, so each term's postings are in passage
