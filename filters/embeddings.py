@@ -153,7 +153,7 @@ class CachedEmbedder:
     input texts; a text repeated within one call is embedded once.
 
     Only where each key's vector is (shard and row) stays in memory, and the shards read or written
-    last, up to ``recent_bytes`` of vectors: a cache holds 4 KB a text at 1,024 dimensions, and kept
+    last, up to ``recent_bytes`` of vectors (a shard is read once for all its keys an encode asks for): a cache holds 4 KB a text at 1,024 dimensions, and kept
     whole it grew with every crawl the data directory had seen (35,426 vectors at 27k pages).
     """
 
@@ -221,9 +221,11 @@ class CachedEmbedder:
         return matrix
 
     def _remember(self, name: str, matrix: np.ndarray) -> None:
+        """Keeps a shard's vectors among the recent ones, the oldest going first beyond recent_bytes (a
+        shard larger than that alone is not kept: one encode's new texts can be a whole batch of items)."""
         self._recent[name] = matrix
         total = sum(m.nbytes for m in self._recent.values())
-        while len(self._recent) > 1 and total > self.recent_bytes:
+        while self._recent and total > self.recent_bytes:
             total -= self._recent.popitem(last=False)[1].nbytes
 
     def _write_shard(self, keys: list[str], matrix: np.ndarray) -> None:

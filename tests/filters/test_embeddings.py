@@ -136,10 +136,12 @@ def test_cache_reads_vectors_from_their_shards_and_keeps_only_the_recent_ones(tm
         np.testing.assert_array_equal(reader.encode([texts[i] for i in order]), expected[order])
         assert len(reader._recent) <= 3
     assert reader_inner.calls == [] and reader.misses == 0
-    # A shard of no more than one text over the bound is still kept: the last one read always is.
+    # A shard larger than the bound is read for each encode that needs it, and not kept.
     small = CachedEmbedder(CountingEmbedder(), tmp_path, recent_bytes=1)
     np.testing.assert_array_equal(small.encode(texts[::-1]), expected[::-1])
-    assert len(small._recent) == 1
+    np.testing.assert_array_equal(small.encode(texts[:3] + ["新的"]), CountingEmbedder().inner.encode(
+        texts[:3] + ["新的"]))
+    assert not small._recent and small.misses == 1
 
 
 def test_a_shard_whose_vectors_cannot_be_read_names_the_file_when_they_are_asked_for(tmp_path):
