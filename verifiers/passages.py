@@ -171,17 +171,9 @@ def _remove(fd: int, directory: Path) -> None:
 
 def _remove_orphans(work_dir: Path) -> None:
     """Passage files left by processes that are gone (killed before they could remove them)."""
+    from warehouse.catalog import process_alive
+
     for directory in work_dir.glob("zhbench-passages-*-*"):
         pid = directory.name.split("-")[2]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isdigit() and not process_alive(int(pid)):
             shutil.rmtree(directory, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # another user's process
-    return True
