@@ -59,11 +59,18 @@ def _survivors(pids: dict[int, str], timeout: float) -> dict[int, str]:
         time.sleep(0.2)
 
 
+def _terminal_signals() -> None:
+    """SIGINT as a terminal leaves it. An ignored SIGINT is inherited: a run started that way (nohup, a
+    background job of a script, or a test process that something left ignoring it) rightly keeps ignoring
+    Ctrl-C, which is not what these tests are about."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_run(tmp_path: Path) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "flows.cli", "run", "--data-dir", str(tmp_path / "data"), "--max-pages", "30",
          "--mirror-port", str(_mirror_port())],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, preexec_fn=_terminal_signals,
         env={**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"})
 
 
