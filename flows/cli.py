@@ -25,6 +25,7 @@ from warehouse.catalog import CatalogError
 from crawlers.seeds import SeedError
 from flows.settings import SettingsError
 from warehouse.release import ReleaseError
+from warehouse.shards import system_allocator
 from verifiers.llm import LLMError
 from verifiers.search import SearchError
 
@@ -1001,6 +1002,7 @@ def _stopped(signum: int) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     _signals.clear()
+    system_allocator()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _stop)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when started ignoring it (nohup)

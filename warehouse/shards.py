@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, TypeVar
 
 import duckdb
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from schemas.records import Record
@@ -24,6 +25,20 @@ R = TypeVar("R", bound=Record)
 # Fixed writer options: the same rows give byte-identical files.
 WRITE_OPTIONS = dict(compression="zstd", use_dictionary=True, write_statistics=True,
                      data_page_version="2.0", version="2.6")
+
+
+def system_allocator() -> None:
+    """Arrow's buffers from the C library's malloc, in this process and (through
+    ``ARROW_DEFAULT_MEMORY_POOL``) the processes it starts, unless that variable already names a pool.
+
+    Arrow's default, its bundled mimalloc, keeps what its reader threads freed: after the value typer read
+    the shards of a 27k-page crawl, 65 MB more stayed resident than with malloc, and a run's stages each
+    read shards (the item stage's peak at 27k pages: 740 MB with mimalloc, 547 with malloc, the same items).
+    """
+    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        return
+    os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
+    pa.set_memory_pool(pa.system_memory_pool())
 
 
 def sha256_file(path: Path, chunk: int = 1 << 20) -> str:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+
 import pyarrow.parquet as pq
 
 from schemas import Page
@@ -14,3 +16,26 @@ def test_shards_roll_over_and_stream_back_in_order(tmp_path):
     assert all(p.name.startswith(f"pages-{i:05d}-") for i, p in enumerate(writer.paths))
     assert [p.title for p in iter_records(writer.paths, Page, batch_size=3)] == [str(i) for i in range(25)]
     assert not list(tmp_path.glob(".tmp-*"))
+
+
+def test_system_allocator_for_this_process_and_its_children(monkeypatch):
+    import subprocess
+    import sys
+
+    import pyarrow as pa
+
+    from warehouse.shards import system_allocator
+
+    monkeypatch.setattr(pa, "set_memory_pool", lambda pool: chosen.append(pool.backend_name))
+    chosen: list[str] = []
+    monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL", raising=False)
+    system_allocator()
+    assert chosen == ["system"]
+    child = subprocess.run([sys.executable, "-c", "import pyarrow; print(pyarrow.default_memory_pool().backend_name)"],
+                           capture_output=True, text=True, check=True)
+    assert child.stdout.strip() == "system"
+
+    chosen.clear()
+    monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")  # the user's choice stands
+    system_allocator()
+    assert chosen == [] and os.environ["ARROW_DEFAULT_MEMORY_POOL"] == "jemalloc"
