@@ -14,7 +14,8 @@ default run has it. Reported per run:
 * pages/s: content and other pages fetched, over the whole command's wall time, and per core;
 * peak memory: the largest sum of the resident sets of the command and every process under it (the
   temporary Prefect server, the crawler, Dask workers), sampled every 0.2 s from /proc; the largest sample
-  taken during each stage (placed by the stage's start in the report), and the peak split by process.
+  taken during each stage (placed by the stage's start in the report), and the peak split by process;
+  and the run's own process at each stage's last sample (what the stage leaves held for the next).
 
 ``--prefect-server`` runs the smallest size again against an already-running Prefect server (``prefect server
 start`` on 127.0.0.1 with a fresh PREFECT_HOME, started and migrated before the run is timed): the
@@ -115,6 +116,19 @@ def stage_peaks(samples: list[tuple[float, dict[str, int]]], stages: list[dict])
     return peaks
 
 
+def stage_ends(samples: list[tuple[float, dict[str, int]]], stages: list[dict]) -> dict[str, float]:
+    """The run's own process (MB) at the last sample of each stage: what a stage leaves held for the next."""
+    ends: dict[str, float] = {}
+    for stage in stages:
+        began = stage.get("started_at")
+        if began is None:
+            continue
+        inside = [r.get("run", 0) for t, r in samples if began <= t <= began + stage["seconds"]]
+        if inside:
+            ends[stage["stage"]] = inside[-1] / 2**20
+    return ends
+
+
 SEARCH = {"on": False}  # --search: keep CDTP's search validation on
 MIRROR = {"separate": True}  # --mirror-in-run: the run starts the mirror inside it, as `zhbench run` does
 
@@ -167,6 +181,7 @@ def run_once(size: int, work: Path, extra: list[str], env_extra: dict | None = N
     pages = sum(report["pages"].values())
     stages = {s["stage"]: s["seconds"] for s in report.get("stages", [])}
     peaks = stage_peaks(result["samples"], report.get("stages", []))
+    ends = stage_ends(result["samples"], report.get("stages", []))
     shutil.rmtree(data, ignore_errors=True)
     import re
 
@@ -177,7 +192,8 @@ def run_once(size: int, work: Path, extra: list[str], env_extra: dict | None = N
             "pages_per_s_per_core": pages / result["seconds"] / (os.cpu_count() or 1),
             "peak_rss_mb": result["peak_rss_mb"], "peak_by_role_mb": result["peak_by_role_mb"],
             "mirror_mb": None if mirror_mb is None else round(mirror_mb),
-            "stage_peak_mb": {k: round(v) for k, v in peaks.items()}, "pairs_kept": report["funnel"]["pairs_kept"], "stages": stages,
+            "stage_peak_mb": {k: round(v) for k, v in peaks.items()},
+            "run_at_stage_end_mb": {k: round(v) for k, v in ends.items()}, "pairs_kept": report["funnel"]["pairs_kept"], "stages": stages,
             # a run whose release the gate refused still ran every stage: its times count, and it is named
             "release": "published" if report.get("release") else (report.get("note") or "").split("\n")[0][:60]}
 
@@ -272,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
               + ", ".join(f"{k} {v}" for k, v in r["stage_peak_mb"].items())
               + "; at the peak: " + ", ".join(f"{k} {v}" for k, v in r["peak_by_role_mb"].items())
               + ("" if r["mirror_mb"] is None else f"; the separate mirror {r['mirror_mb']} MB"))
+        print("    the run's process at each stage's end (MB): "
+              + ", ".join(f"{k} {v}" for k, v in r["run_at_stage_end_mb"].items()))
     for r in results:
         if r["release"] != "published":
             print(f"  note: {r['pages']} pages, {r['runner']}: {r['release']}")
