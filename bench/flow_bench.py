@@ -103,30 +103,21 @@ def measure(command: list[str], env: dict) -> dict:
             "samples": samples, "stdout": out, "stderr": err, "returncode": proc.returncode}
 
 
-def stage_peaks(samples: list[tuple[float, dict[str, int]]], stages: list[dict]) -> dict[str, float]:
-    """The largest memory sample (MB) taken while each stage ran, placed by the report's ``started_at``."""
+def stage_memory(samples: list[tuple[float, dict[str, int]]],
+                 stages: list[dict]) -> tuple[dict[str, float], dict[str, float]]:
+    """Per stage (placed by the report's ``started_at``), in MB: the largest sample of the whole process tree
+    taken while it ran, and the run's own process at its last sample (what the stage leaves for the next)."""
     peaks: dict[str, float] = {}
-    for stage in stages:
-        began = stage.get("started_at")
-        if began is None:
-            continue
-        inside = [sum(r.values()) for t, r in samples if began <= t <= began + stage["seconds"]]
-        if inside:
-            peaks[stage["stage"]] = max(inside) / 2**20
-    return peaks
-
-
-def stage_ends(samples: list[tuple[float, dict[str, int]]], stages: list[dict]) -> dict[str, float]:
-    """The run's own process (MB) at the last sample of each stage: what a stage leaves held for the next."""
     ends: dict[str, float] = {}
     for stage in stages:
         began = stage.get("started_at")
         if began is None:
             continue
-        inside = [r.get("run", 0) for t, r in samples if began <= t <= began + stage["seconds"]]
+        inside = [r for t, r in samples if began <= t <= began + stage["seconds"]]
         if inside:
-            ends[stage["stage"]] = inside[-1] / 2**20
-    return ends
+            peaks[stage["stage"]] = max(sum(r.values()) for r in inside) / 2**20
+            ends[stage["stage"]] = inside[-1].get("run", 0) / 2**20
+    return peaks, ends
 
 
 SEARCH = {"on": False}  # --search: keep CDTP's search validation on
@@ -180,8 +171,7 @@ def run_once(size: int, work: Path, extra: list[str], env_extra: dict | None = N
     report = json.loads((runs[-1] / "report.json").read_text(encoding="utf-8"))
     pages = sum(report["pages"].values())
     stages = {s["stage"]: s["seconds"] for s in report.get("stages", [])}
-    peaks = stage_peaks(result["samples"], report.get("stages", []))
-    ends = stage_ends(result["samples"], report.get("stages", []))
+    peaks, ends = stage_memory(result["samples"], report.get("stages", []))
     shutil.rmtree(data, ignore_errors=True)
     import re
 
