@@ -82,7 +82,7 @@ class PassageFile:
               memory_limit: str = "64MB") -> "PassageFile | None":
         """The crawl's passages (see page_passages) in a new directory under ``work_dir`` (the system's
         temporary directory when None); None when there are none."""
-        from warehouse.shards import bounded_duck
+        from warehouse.shards import bounded_duck, sql_path_list
 
         if work_dir is not None:
             Path(work_dir).mkdir(parents=True, exist_ok=True)
@@ -93,7 +93,7 @@ class PassageFile:
             if not _write_unsorted(page_passages(page_shards, max_per_page), unsorted):
                 shutil.rmtree(directory, ignore_errors=True)
                 return None
-            source = "read_parquet('{}')".format(str(unsorted).replace("'", "''"))
+            source = f"read_parquet({sql_path_list([unsorted])})"
             with bounded_duck(memory_limit, spill_dir=directory / "spill") as con:
                 digest = hashlib.sha256()
                 for batch in con.sql(f"SELECT line FROM {source} ORDER BY line").to_arrow_reader(_BATCH):
