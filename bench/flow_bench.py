@@ -183,7 +183,8 @@ def run_once(size: int, work: Path, extra: list[str], env_extra: dict | None = N
             "peak_rss_mb": result["peak_rss_mb"], "peak_by_role_mb": result["peak_by_role_mb"],
             "mirror_mb": None if mirror_mb is None else round(mirror_mb),
             "stage_peak_mb": {k: round(v) for k, v in peaks.items()},
-            "run_at_stage_end_mb": {k: round(v) for k, v in ends.items()}, "pairs_kept": report["funnel"]["pairs_kept"], "stages": stages,
+            "run_at_stage_end_mb": {k: round(v) for k, v in ends.items()},
+            "pairs_kept": report["funnel"]["pairs_kept"], "stages": stages,
             # a run whose release the gate refused still ran every stage: its times count, and it is named
             "release": "published" if report.get("release") else (report.get("note") or "").split("\n")[0][:60]}
 

@@ -153,8 +153,9 @@ class CachedEmbedder:
     input texts; a text repeated within one call is embedded once.
 
     Only where each key's vector is (shard and row) stays in memory, and the shards read or written
-    last, up to ``recent_bytes`` of vectors (a shard is read once for all its keys an encode asks for): a cache holds 4 KB a text at 1,024 dimensions, and kept
-    whole it grew with every crawl the data directory had seen (35,426 vectors at 27k pages).
+    last, up to ``recent_bytes`` of vectors (a shard is read once for all its keys an encode asks for):
+    a cache holds 4 KB a text at 1,024 dimensions, and kept whole it grew with every crawl the data
+    directory had seen (35,426 vectors at 27k pages).
     """
 
     def __init__(self, inner: Embedder, cache_dir: Path, recent_bytes: int = 64 << 20):
