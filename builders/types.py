@@ -50,6 +50,7 @@ TAG_WEIGHT = 3
 # RANGE_MIN of them) has it; 0.6 is our choice: a clear majority, robust to a few mislinked values.
 RANGE_SHARE = 0.6
 RANGE_MIN = 2
+PAGE_COLUMNS = ("url", "status", "title", "infobox", "tags")  # what typing reads of a page record
 
 
 class TypeTableError(ValueError):
@@ -224,7 +225,7 @@ class ValueTyper:
         facts = _Facts()
 
         def pages() -> Iterator[tuple[str, set[str], list[str]]]:
-            for page in iter_records(page_shards, Page):
+            for page in iter_records(page_shards, Page, columns=PAGE_COLUMNS):
                 if page.status == "ok":
                     triples = extract_triples(page, aliases)
                     facts.extend(page.title, triples)

@@ -4,8 +4,8 @@ import os
 
 import pyarrow.parquet as pq
 
-from schemas import Page
-from warehouse.shards import ShardWriter, iter_records
+from schemas import InfoboxEntry, Page
+from warehouse.shards import ALLOCATOR_FLUSH, ShardWriter, duck, iter_records
 
 
 def test_shards_roll_over_and_stream_back_in_order(tmp_path):
@@ -16,6 +16,27 @@ def test_shards_roll_over_and_stream_back_in_order(tmp_path):
     assert all(p.name.startswith(f"pages-{i:05d}-") for i, p in enumerate(writer.paths))
     assert [p.title for p in iter_records(writer.paths, Page, batch_size=3)] == [str(i) for i in range(25)]
     assert not list(tmp_path.glob(".tmp-*"))
+
+
+def test_records_read_with_some_columns_keep_the_others_at_their_defaults(tmp_path):
+    pages = [Page(url=f"http://x/{i}", title=f"页{i}", summary="长文" * 50, paragraphs=["段落"] * 3,
+                  links=[{"title": "甲", "url": "http://x/a"}], infobox=[InfoboxEntry("别名", f"名{i}", [f"名{i}"])],
+                  tags=["人物"]) for i in range(5)]
+    with ShardWriter(tmp_path, "pages", Page) as writer:
+        writer.write_all(pages)
+    read = list(iter_records(writer.paths, Page, columns=("url", "title", "infobox", "tags")))
+    assert [(p.url, p.title, p.infobox, p.tags) for p in read] == [(p.url, p.title, p.infobox, p.tags) for p in pages]
+    assert all(p.summary == "" and p.paragraphs == [] and p.links == [] for p in read)
+
+
+def test_duckdb_connections_give_freed_memory_back():
+    """DuckDB's allocator keeps what a query freed unless told to flush; the stages' connections flush
+    after every task that peaked above 4 MiB, with background threads."""
+    con = duck()
+    settings = dict(con.sql("SELECT name, value FROM duckdb_settings() WHERE name LIKE 'allocator%'").fetchall())
+    assert settings["allocator_flush_threshold"] == ALLOCATOR_FLUSH != "134217728B"  # DuckDB's default: 128 MiB
+    assert settings["allocator_background_threads"] == "true"
+    assert con.sql("SELECT 1").fetchall() == [(1,)]
 
 
 def test_system_allocator_for_this_process_and_its_children(monkeypatch):
