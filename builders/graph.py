@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Iterable, NamedTuple
 
@@ -100,6 +101,7 @@ class Graph:
             CREATE TABLE near AS SELECT a, b FROM (
                 SELECT a, b, row_number() OVER (PARTITION BY a ORDER BY md5(a || '|' || b), b) AS r FROM edges)
             WHERE r <= {int(fanout)}""")
+        self.con.execute("DROP TABLE edges")  # every edge in both directions: near is what is read of it
         self.con.execute(f"""
             CREATE TABLE relation_values AS SELECT relation, tail FROM (
                 SELECT relation, tail, row_number() OVER (PARTITION BY relation ORDER BY md5(relation || '|' || tail),
@@ -122,6 +124,7 @@ class Graph:
             FROM (SELECT entity, sense, unnest(triples) AS t FROM read_parquet({sql_path_list(pair_shards)})) AS p
             WHERE t.tail <> ''""")
         self._registered: list[Query] | None = None
+        self._keyed = False
 
     def close(self) -> None:
         self.con.close()
@@ -147,16 +150,27 @@ class Graph:
                        FILTER (WHERE t.relation IS NOT NULL), h.node IS NOT NULL
             FROM frequency f LEFT JOIN tails t ON t.node = f.node LEFT JOIN heads h ON h.node = f.node
             GROUP BY f.node, h.node ORDER BY f.node"""
-        for batch in self.con.sql(query).to_arrow_reader(50_000):
-            for row in zip(*(batch.column(i).to_pylist() for i in range(4))):
-                yield row[0], row[1], row[2] or [], row[3]
+        reader = self.con.cursor()  # its own connection to the graph: set_types writes while this reads
+        try:
+            for batch in reader.sql(query).to_arrow_reader(50_000):
+                for row in zip(*(batch.column(i).to_pylist() for i in range(4))):
+                    yield row[0], row[1], row[2] or [], row[3]
+        finally:
+            reader.close()
 
     def set_types(self, typed: Iterable[tuple[str, str]]) -> None:
-        """Register (node, type key) for every node, for same-type candidates (bounded per type and bin)."""
-        rows = list(typed)
-        table = pa.table({"node": pa.array([r[0] for r in rows], pa.string()),
-                          "type_key": pa.array([r[1] for r in rows], pa.string())})
-        self.con.register("typed_nodes", table)
+        """Register (node, type key) for every node, for same-type candidates (bounded per type and bin).
+
+        ``typed`` may read :meth:`nodes` while this runs: it is taken 50,000 rows at a time into a
+        table of the graph, never whole into Python."""
+        self.con.execute("CREATE OR REPLACE TEMP TABLE typed_nodes (node VARCHAR, type_key VARCHAR)")
+        typed = iter(typed)
+        while rows := list(islice(typed, 50_000)):
+            chunk = pa.table({"node": pa.array([r[0] for r in rows], pa.string()),
+                              "type_key": pa.array([r[1] for r in rows], pa.string())})
+            self.con.register("typed_chunk", chunk)
+            self.con.execute("INSERT INTO typed_nodes SELECT * FROM typed_chunk")
+            self.con.unregister("typed_chunk")
         self.con.execute(f"""
             INSERT INTO type_values
             SELECT type_key, bin, node FROM (
@@ -164,7 +178,7 @@ class Graph:
                        row_number() OVER (PARTITION BY t.type_key, f.bin ORDER BY md5(t.node), t.node) AS r
                 FROM typed_nodes t JOIN frequency f USING (node))
             WHERE r <= {int(self.sample)}""")
-        self.con.unregister("typed_nodes")
+        self.con.execute("DROP TABLE typed_nodes")
 
     def senses(self) -> dict[str, int]:
         """Titles with more than one sense, and how many."""
@@ -229,13 +243,66 @@ class Graph:
         con.execute("CREATE OR REPLACE TEMP TABLE q AS SELECT * FROM query_batch")
         con.unregister("query_batch")
 
-    def truth(self, queries: list[Query]) -> dict[str, set[str]]:
+    def truth(self, queries: list[Query], among: dict[str, list[Candidate]] | None = None) -> dict[str, set[str]]:
         """item -> every value that answers it rightly, as written in the crawl: for a tail, every value
         the head's pages (all senses) give for the relation and every name of the head; for a head,
         every entity whose pages give that relation that value, and their names. For both, the gold's
-        own names, what the gold names, and what contains the gold or is part of it (北宋 is 宋朝's)."""
+        own names, what the gold names, and what contains the gold or is part of it (北宋 is 宋朝's).
+
+        With ``among`` (item -> its candidates, :meth:`candidates`), only the candidates that are right
+        answers: those whose :func:`~filters.normalize.value_key` is a right answer's. That is all a
+        distractor check asks, and it stays small where the full answer is large (the head of 国籍 中国
+        is every Chinese person in the crawl)."""
         self._register(queries)
-        rows = self.con.sql("""
+        if among is not None:
+            return self._true_candidates(among)
+        rows = self.con.sql(self._TRUTH, params=self._truth_params()).fetchall()
+        found: dict[str, set[str]] = defaultdict(set)
+        for item, value in rows:
+            found[item].add(value)
+        return found
+
+    def _true_candidates(self, among: dict[str, list[Candidate]]) -> dict[str, set[str]]:
+        self._key_nodes()
+        pairs = sorted({(item, c.value) for item, pool in among.items() for c in pool})
+        table = pa.table({"item": pa.array([p[0] for p in pairs], pa.string()),
+                          "value": pa.array([p[1] for p in pairs], pa.string())})
+        self.con.register("offered", table)
+        try:
+            query = f"""
+                WITH truth AS ({self._TRUTH}),
+                     true_keys AS (SELECT DISTINCT t.item, k.key FROM truth t JOIN node_key k ON k.node = t.tail),
+                     offered_keys AS (SELECT o.item, o.value, k.key FROM offered o JOIN node_key k ON k.node = o.value)
+                SELECT o.item, o.value FROM offered_keys o JOIN true_keys t ON t.item = o.item AND t.key = o.key"""
+            found: dict[str, set[str]] = defaultdict(set)
+            for batch in self.con.sql(query, params=self._truth_params()).to_arrow_reader(50_000):
+                for item, value in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist()):
+                    found[item].add(value)
+        finally:
+            self.con.unregister("offered")
+        return found
+
+    def _key_nodes(self) -> None:
+        """The table node_key: every node with its value_key, once (the key is Python's, not SQL's)."""
+        if self._keyed:
+            return
+        from filters.normalize import value_key
+
+        nodes = self.con.sql("SELECT node FROM frequency").to_arrow_table()
+        self.con.execute("CREATE TABLE node_key (node VARCHAR, key VARCHAR)")
+        for start in range(0, nodes.num_rows, 50_000):
+            chunk = nodes.column(0).slice(start, 50_000)
+            keyed = pa.table({"node": chunk, "key": pa.array([value_key(n) for n in chunk.to_pylist()], pa.string())})
+            self.con.register("keyed_nodes", keyed)
+            self.con.execute("INSERT INTO node_key SELECT * FROM keyed_nodes")
+            self.con.unregister("keyed_nodes")
+        self._keyed = True
+
+    @staticmethod
+    def _truth_params() -> dict[str, list[str]]:
+        return {"names": sorted(NAME_RELATIONS), "close": sorted(NAME_RELATIONS | PART_RELATIONS)}
+
+    _TRUTH = """
             SELECT q.item, f.tail FROM q JOIN facts f ON f.head = q.head AND f.relation = q.relation
             WHERE q.asked = 'tail'
             UNION SELECT q.item, f.tail FROM q JOIN facts f ON f.head = q.head AND f.relation IN $names
@@ -246,13 +313,7 @@ class Graph:
                   JOIN facts n ON n.head = f.head AND n.relation IN $names
             WHERE q.asked = 'head'
             UNION SELECT q.item, f.tail FROM q JOIN facts f ON f.head = q.gold AND f.relation IN $close
-            UNION SELECT q.item, f.head FROM q JOIN facts f ON f.tail = q.gold AND f.relation IN $close""",
-                            params={"names": sorted(NAME_RELATIONS),
-                                    "close": sorted(NAME_RELATIONS | PART_RELATIONS)}).fetchall()
-        found: dict[str, set[str]] = defaultdict(set)
-        for item, value in rows:
-            found[item].add(value)
-        return found
+            UNION SELECT q.item, f.head FROM q JOIN facts f ON f.tail = q.gold AND f.relation IN $close"""
 
     def candidates(self, queries: list[Query], per_source: int = 30) -> dict[str, list[Candidate]]:
         """item -> candidates, each source's in a fixed order (the gold and the head left out)."""

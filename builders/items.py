@@ -255,7 +255,7 @@ class ItemBuilder:
         questions = {a.query.item: self._questions(a) for a in asks}
         plain = [a.query for a in asks]
         pools = self.graph.candidates(plain, self.picker.settings.per_source)
-        truth = self.graph.truth(plain)
+        truth = self.graph.truth(plain, among=pools)
         pair_of = {a.query.item: a.pair for a in asks}
 
         def stated(q: Query, value: str) -> bool:

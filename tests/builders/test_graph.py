@@ -1,0 +1,51 @@
+"""The fact graph's answers: the right answers among an item's candidates are those of the full truth."""
+
+from __future__ import annotations
+
+from builders.graph import Graph, Query
+from filters.normalize import value_key
+from schemas import Pair, Triple
+from warehouse.shards import ShardWriter
+
+
+def pair(pair_id: str, entity: str, facts: list[tuple[str, str]], sense: str = "") -> Pair:
+    triples = [Triple(entity, relation, tail, decision="kept") for relation, tail in facts]
+    return Pair(pair_id=pair_id, entity=entity, sense=sense, text=entity, triples=triples, decision="kept",
+                domain="history")
+
+
+def graph_of(tmp_path, pairs: list[Pair]) -> Graph:
+    with ShardWriter(tmp_path / "pairs", "pairs", Pair) as writer:
+        writer.write_all(pairs)
+    return Graph(writer.paths)
+
+
+def test_true_candidates_are_the_candidates_the_full_truth_makes_wrong(tmp_path):
+    """甲 has two 职业 and a 别名; 乙 丙 丁 share 国籍 宋朝 (a head-asked question has three right
+    answers); 宋代 is 宋朝 under value_key and 北宋 is a part of it: every kind of right answer, some
+    written differently from the graph's own string."""
+    pairs = [pair("p0", "甲", [("职业", "诗人"), ("职业", "画家"), ("别名", "甲先生"), ("国籍", "宋朝")]),
+             pair("p1", "乙", [("职业", "书法家"), ("国籍", "宋朝"), ("出生地", "汴京")]),
+             pair("p2", "丙", [("职业", "诗人"), ("国籍", "宋代"), ("出生地", "临安")]),
+             pair("p3", "丁", [("职业", "医学家"), ("国籍", "宋朝")]),
+             pair("p4", "宋朝", [("分期", "北宋"), ("都城", "汴京")]),
+             pair("p5", "戊", [("职业", "画家"), ("国籍", "唐朝")]),
+             *(pair(f"q{n}", f"人物{n}", [("职业", job), ("国籍", "元朝")])
+               for n, job in enumerate(["音乐家", "数学家", "天文学家", "哲学家"]))]
+    queries = [Query("a", "甲", "", "职业", "诗人", "history"),
+               Query("b", "乙", "", "国籍", "宋朝", "history", type_key=""),
+               Query("c", "乙", "", "国籍", "乙", "history", asked="head", tail="宋朝"),
+               Query("d", "丙", "", "出生地", "临安", "history")]
+    with graph_of(tmp_path, pairs) as graph:
+        pools = graph.candidates(queries, per_source=50)
+        full = graph.truth(queries)
+        among = graph.truth(queries, among=pools)
+    for q in queries:
+        right = {value_key(v) for v in full.get(q.item, set())}
+        expected = {c.value for c in pools.get(q.item, []) if value_key(c.value) in right}
+        assert among.get(q.item, set()) == expected, q.item
+        assert among.get(q.item, set()) <= {c.value for c in pools.get(q.item, [])}
+    assert among["a"] == {"画家", "甲先生"}  # the other 职业 and a name of 甲
+    assert among["b"] == {"宋代", "北宋"}  # 宋朝 written as 宋代, and a part of it: the graph has neither as 乙's
+    assert among["c"] == {"甲", "丁"}  # the other entities of 国籍 宋朝 (丙's is 宋代: a string of its own)
+    assert not among.get("d")
