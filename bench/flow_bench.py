@@ -122,6 +122,7 @@ def stage_memory(samples: list[tuple[float, dict[str, int]]],
 
 SEARCH = {"on": False}  # --search: keep CDTP's search validation on
 MIRROR = {"separate": True}  # --mirror-in-run: the run starts the mirror inside it, as `zhbench run` does
+KEEP = {"data": False}  # --keep: leave each run's data directory for a closer look
 
 
 @contextmanager
@@ -172,7 +173,8 @@ def run_once(size: int, work: Path, extra: list[str], env_extra: dict | None = N
     pages = sum(report["pages"].values())
     stages = {s["stage"]: s["seconds"] for s in report.get("stages", [])}
     peaks, ends = stage_memory(result["samples"], report.get("stages", []))
-    shutil.rmtree(data, ignore_errors=True)
+    if not KEEP["data"]:
+        shutil.rmtree(data, ignore_errors=True)
     import re
 
     startup = re.search(r"engine start-up ([\d.]+) s", result["stdout"])
@@ -246,11 +248,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="let each run start the bundled mirror inside it (--mirror-size N: its corpus then "
                              "counts as the run's memory; sizes up to 50,000) instead of serving it from a separate "
                              "process")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep each run's data directory under --dir (its stages' outputs, to probe one alone)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
     args.dir.mkdir(parents=True, exist_ok=True)
     SEARCH["on"] = args.search
     MIRROR["separate"] = not args.mirror_in_run
+    KEEP["data"] = args.keep
     reference = cpu_reference()
     results = [run_once(size, args.dir, []) for size in args.sizes]
     for workers in args.dask_workers:
