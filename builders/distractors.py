@@ -88,8 +88,8 @@ def shuffle_options(item_id: str, gold: str, distractors: list[tuple[str, str, f
 class DistractorPicker:
     """Choose nine distractors per item from graph candidate pools; see the module docstring.
 
-    typer: types the gold and the candidates; frequency: corpus frequency of each node (for the
-    spread over frequency bins)."""
+    typer: types the gold and the candidates; frequency: corpus frequency of a node, for the spread
+    over frequency bins, where its candidate does not carry one (Graph.candidates gives each its own)."""
 
     def __init__(self, embedder: Embedder, typer: ValueTyper, settings: DistractorSettings | None = None,
                  frequency: dict[str, int] | None = None):
@@ -165,7 +165,7 @@ class DistractorPicker:
                 bonus = SOURCE_BONUS[source]
                 bonus += SAME_DOMAIN_BONUS if q.domain and found[0].domain == q.domain else 0.0
                 bonus += SAME_RELATION_BONUS if self.typer.is_value_of(cand, q.relation, q.asked) else 0.0
-                scored.append([to_gold + bonus, cand, source, to_gold])
+                scored.append([to_gold + bonus, cand, source, to_gold, found[0].freq])
             if reason:
                 rejected[reason] = rejected.get(reason, 0) + 1
         if len(scored) < OPTIONS - 1:
@@ -179,7 +179,7 @@ class DistractorPicker:
         used_sources: dict[str, int] = {}
         start = 0
         while len(chosen) < OPTIONS - 1 and start < len(scored):
-            pool_ = [(e[0], e[1], e[2], e[3], self._bin(e[1])) for e in scored[start:start + GREEDY_POOL]]
+            pool_ = [(e[0], e[1], e[2], e[3], self._bin(e[1], e[4])) for e in scored[start:start + GREEDY_POOL]]
             taken = [False] * len(pool_)
             for _ in range(len(pool_)):
                 if len(chosen) == OPTIONS - 1:
@@ -204,5 +204,5 @@ class DistractorPicker:
             return Selection(None, f"too_few_distractors:{len(chosen)}", rejected)
         return Selection(shuffle_options(q.item, q.gold, chosen, s.seed), "", rejected)
 
-    def _bin(self, value: str) -> int:
-        return int(math.log2(max(self.frequency.get(value, 1), 1)))
+    def _bin(self, value: str, freq: int = 0) -> int:
+        return int(math.log2(max(freq or self.frequency.get(value, 1), 1)))

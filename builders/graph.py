@@ -51,6 +51,7 @@ class Candidate(NamedTuple):  # a tuple: hundreds of thousands are made per batc
     value: str
     source: str
     domain: str | None  # the most common domain of the pairs it occurs in
+    freq: int = 0  # how many facts it is the head or tail of (0: not given)
 
 
 @dataclass(frozen=True)
@@ -341,12 +342,12 @@ class Graph:
                 SELECT item, cand, source,
                        row_number() OVER (PARTITION BY item, source ORDER BY md5(item || cand), cand) AS rank
                 FROM allowed)
-            SELECT r.item, r.cand, r.source, d.domain
-            FROM ranked r LEFT JOIN node_domain d ON d.node = r.cand
+            SELECT r.item, r.cand, r.source, d.domain, f.freq
+            FROM ranked r LEFT JOIN node_domain d ON d.node = r.cand LEFT JOIN frequency f ON f.node = r.cand
             WHERE r.rank <= {int(per_source)}
             ORDER BY r.item, r.source, r.rank"""
         pools: dict[str, list[Candidate]] = defaultdict(list)
         for batch in self.con.sql(query).to_arrow_reader(50_000):
-            for item, cand, source, domain in zip(*(batch.column(i).to_pylist() for i in range(4))):
-                pools[item].append(Candidate(cand, source, domain))
+            for item, cand, source, domain, freq in zip(*(batch.column(i).to_pylist() for i in range(5))):
+                pools[item].append(Candidate(cand, source, domain, freq))
         return pools

@@ -88,11 +88,9 @@ def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
     typer = ValueTyper.from_sources(page_shards, iter_records(pair_shards, Pair))
     with Graph(pair_shards) as graph:
         relation_counts = dict(graph.con.sql("SELECT relation, count(*) FROM facts GROUP BY 1").fetchall())
-        frequency = dict(graph.con.sql("SELECT node, freq FROM frequency").fetchall())
         graph.set_types(_type_keys(graph, typer))
         picker = DistractorPicker(embedder, typer, DistractorSettings(settings.synonym_max, settings.context_min,
-                                                                      settings.per_source, seed=settings.seed),
-                                  frequency)
+                                                                      settings.per_source, seed=settings.seed))
         builder = ItemBuilder(graph, picker, templates, relation_counts, typer, stated_by(GroundingFilter()),
                               ItemSettings(tuple(settings.kinds), settings.max_answer_chars,
                                            embedder_name=embedder.name, cloze_max_chars=settings.cloze_max_chars),
