@@ -69,3 +69,22 @@ def test_a_question_with_two_golds_is_never_published(tmp_path):
     assert not [i for i in kept(result) + kept(result, "qa") if i.head == "乙"]
     dropped = [i for i in iter_records(result["shards"], Item) if i.head == "乙" and i.kind == "kgc"]
     assert {i.reason for i in dropped} == {"criteria:several_answers"}
+
+
+def test_items_picked_in_groups_are_the_items_picked_at_once(tmp_path, monkeypatch):
+    """pick_many embeds a group of items' texts at a time; the groups change no item's options."""
+    import builders.distractors as distractors
+
+    people = [person(f"q{n:02d}", f"人物{n}", job) for n, job in enumerate(JOBS * 2)]
+    shards = write(tmp_path, people)
+
+    def options(limit: int, out: str) -> list[tuple]:
+        monkeypatch.setattr(distractors, "PICK_TEXTS", limit)
+        result = items_stage(shards, ItemsSettings(kinds=["kgc", "qa"]), tmp_path / out)
+        return sorted((i.item_id, i.decision, i.reason, tuple(i.options), i.answer_index, tuple(i.option_similarity))
+                      for i in iter_records(result["shards"], Item))
+
+    at_once = options(1 << 20, "once")
+    assert [o for o in at_once if o[1] == "kept"]
+    assert options(1, "singly") == at_once
+    assert options(40, "groups") == at_once

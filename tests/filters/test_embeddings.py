@@ -41,6 +41,16 @@ def test_char_ngram_rows_are_float32_unit_vectors_and_empty_text_is_zero():
     assert not vectors[2].any() and not vectors[3].any()
 
 
+def test_char_ngram_rows_do_not_depend_on_how_many_texts_are_counted_at_once(monkeypatch):
+    import filters.embeddings as embeddings
+
+    texts = [f"第{i}位皇帝，{'秦汉唐宋元明清'[: i % 7]}" for i in range(50)] + ["", "  ", "Abc"]
+    whole = CharNgramEmbedder().encode(texts)
+    monkeypatch.setattr(embeddings, "ENCODE_CHUNK", 3)
+    assert CharNgramEmbedder().encode(texts).tobytes() == whole.tobytes()
+    assert CharNgramEmbedder().encode([]).shape == (0, 1024)
+
+
 def test_char_ngram_normalises_script_width_and_case_before_hashing():
     embedder = CharNgramEmbedder(dim=256)
     a, b = embedder.encode(["漢朝的皇帝 ＡＢＣ", "汉朝的皇帝abc"])
