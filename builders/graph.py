@@ -264,17 +264,19 @@ class Graph:
         return found
 
     def _true_candidates(self, among: dict[str, list[Candidate]]) -> dict[str, set[str]]:
+        from filters.normalize import value_key
+
         self._key_nodes()
         pairs = sorted({(item, c.value) for item, pool in among.items() for c in pool})
         table = pa.table({"item": pa.array([p[0] for p in pairs], pa.string()),
-                          "value": pa.array([p[1] for p in pairs], pa.string())})
+                          "value": pa.array([p[1] for p in pairs], pa.string()),
+                          "key": pa.array([value_key(p[1]) for p in pairs], pa.string())})
         self.con.register("offered", table)
         try:
             query = f"""
                 WITH truth AS ({self._TRUTH}),
-                     true_keys AS (SELECT DISTINCT t.item, k.key FROM truth t JOIN node_key k ON k.node = t.tail),
-                     offered_keys AS (SELECT o.item, o.value, k.key FROM offered o JOIN node_key k ON k.node = o.value)
-                SELECT o.item, o.value FROM offered_keys o JOIN true_keys t ON t.item = o.item AND t.key = o.key"""
+                     true_keys AS (SELECT DISTINCT t.item, k.key FROM truth t JOIN node_key k ON k.node = t.tail)
+                SELECT o.item, o.value FROM offered o JOIN true_keys t ON t.item = o.item AND t.key = o.key"""
             found: dict[str, set[str]] = defaultdict(set)
             for batch in self.con.sql(query, params=self._truth_params()).to_arrow_reader(50_000):
                 for item, value in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist()):
@@ -284,7 +286,8 @@ class Graph:
         return found
 
     def _key_nodes(self) -> None:
-        """The table node_key: every node with its value_key, once (the key is Python's, not SQL's)."""
+        """The table node_key: every node with its value_key, once (the key is Python's, not SQL's).
+        A right answer is a fact's head or tail, so a node."""
         if self._keyed:
             return
         from filters.normalize import value_key

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from builders.graph import Graph, Query
+from builders.graph import Candidate, Graph, Query
 from filters.normalize import value_key
 from schemas import Pair, Triple
 from warehouse.shards import ShardWriter
@@ -49,3 +49,7 @@ def test_true_candidates_are_the_candidates_the_full_truth_makes_wrong(tmp_path)
     assert among["b"] == {"宋代", "北宋"}  # 宋朝 written as 宋代, and a part of it: the graph has neither as 乙's
     assert among["c"] == {"甲", "丁"}  # the other entities of 国籍 宋朝 (丙's is 宋代: a string of its own)
     assert not among.get("d")
+    # a candidate written as no node is: right when its key is a right answer's
+    offered = {"b": [Candidate("宋 朝", "same_type", None), Candidate("元朝", "same_type", None)]}
+    with graph_of(tmp_path / "again", pairs) as graph:
+        assert graph.truth(queries, among=offered) == {"b": {"宋 朝"}}
