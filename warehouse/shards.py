@@ -154,8 +154,8 @@ def duck(database: str = ":memory:") -> duckdb.DuckDBPyConnection:
 
     DuckDB's allocator (its own jemalloc) keeps what a query freed for the next one, and only
     flushes after a task that peaked above 128 MiB. Between the stages' queries that memory
-    sits unused in the process: flushed at 4 MiB, by background threads, the item stage's peak
-    on a 27k-page crawl is 412 MB instead of 490 above its start (bench/RESULTS.md)."""
+    sits unused in the process: flushed at 4 MiB, by background threads, the item build on a
+    27k-page crawl peaked 412-445 MB above its start instead of 479-496 (bench/RESULTS.md)."""
     con = duckdb.connect(database)
     con.execute("SET enable_progress_bar = false")
     con.execute(f"SET allocator_flush_threshold = '{ALLOCATOR_FLUSH}'")
