@@ -83,3 +83,18 @@ def test_the_gate_runs_the_audit_and_publishes_nothing_on_a_violation(tmp_path):
 def test_a_missing_release_is_a_one_line_error(tmp_path):
     result = zhbench("audit", "9.9.9", "--data-dir", str(tmp_path))
     assert result.returncode == 1 and "no release '9.9.9'" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_truth_kept_for_the_asked_heads_and_facts_answers_as_the_whole_one():
+    from filters.normalize import value_key
+    from warehouse.audit import Truth
+
+    facts = [("甲", "职业", "诗人"), ("甲", "职业", "画家"), ("甲", "字", "子美"), ("乙", "国籍", "宋朝"),
+             ("丙", "国籍", "宋朝"), ("丙", "别名", "丙公"), ("丁", "国籍", "唐朝"), ("丁", "职业", "诗人")]
+    dropped = [{"head": h, "relation": r, "tail": t} for h, r, t in facts]
+    whole = Truth.build([], [], dropped)
+    kept = Truth.build([], [], dropped, heads={value_key("甲")}, facts={("国籍", value_key("宋朝"))})
+    assert kept.true_tails("甲", "职业") == whole.true_tails("甲", "职业") == {"诗人", "画家", "子美", "甲"}
+    assert kept.true_heads("国籍", "宋朝") == whole.true_heads("国籍", "宋朝") == {"乙", "丙", "丙公", "宋朝"}
+    assert kept.rows[(value_key("甲"), "职业")] == whole.rows[(value_key("甲"), "职业")]
+    assert value_key("丁") not in kept.values and ("国籍", value_key("唐朝")) not in kept.heads
