@@ -247,7 +247,9 @@ def _classify(value: str, relation: str) -> ValueFormat:
     return ValueFormat("text")
 
 
-@lru_cache(maxsize=1 << 17)  # values repeat across items and pools; the result is immutable
+# Values repeat across items and pools; the result is immutable. Bounded as value_key's cache is: an entry
+# holds about 250 bytes besides its value.
+@lru_cache(maxsize=1 << 16)
 def value_format(value: str, relation: str = "", *,
                  person_relations: frozenset[str] = PERSON_RELATIONS) -> ValueFormat:
     """The format of ``value`` as the tail of ``relation``; see the module docstring.

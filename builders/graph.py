@@ -24,15 +24,19 @@ pool, an item costs about the same on any corpus size, and reruns give the same 
 from __future__ import annotations
 
 from collections import defaultdict
+from contextlib import ExitStack
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Iterable, NamedTuple
+from typing import Callable, Iterable, NamedTuple, TypeVar
 
+import duckdb
 import pyarrow as pa
 
 from filters.triples import NAME_RELATIONS
-from warehouse.shards import duck, sql_path_list
+from warehouse.shards import bounded_duck, sql_path_list
+
+T = TypeVar("T")
 
 SOURCES = ("neighbour", "same_type", "same_relation", "polysemy")
 # Relations between a whole and its parts (or a thing and what it became): a value linked to the
@@ -67,14 +71,31 @@ class Query:
     type_key: str = ""  # the gold's type (builders.types.ValueType.key), for same-type candidates
 
 
-class Graph:
-    """Every fact of the pair shards, loaded into an in-memory DuckDB."""
+# What the graph's DuckDB may hold in memory. Its tables grow with the crawl (128 MB at 84k realistic pages,
+# 460,242 facts) and go to a temporary directory beyond this; a batch's query that does not fit is asked
+# for each half of the batch in turn (Graph._halving).
+MEMORY_LIMIT = "128MB"
 
-    def __init__(self, pair_shards: list[Path], threads: int | None = None, fanout: int = 50, sample: int = 400):
-        self.con = duck()
+
+class Graph:
+    """Every fact of the pair shards, loaded into a DuckDB database held to ``memory_limit``: beyond it,
+    its tables and a query's working set go to a temporary directory, removed on :meth:`close`."""
+
+    def __init__(self, pair_shards: list[Path], threads: int | None = None, fanout: int = 50, sample: int = 400,
+                 memory_limit: str = MEMORY_LIMIT):
+        self._closing = ExitStack()
+        self.con = self._closing.enter_context(bounded_duck(memory_limit, threads))
         self.fanout, self.sample = fanout, sample
-        if threads:
-            self.con.execute(f"SET threads = {int(threads)}")
+        self._registered: list[Query] | None = None
+        self._keyed = False
+        try:
+            self._load(pair_shards)
+        except BaseException:
+            self.close()
+            raise
+
+    def _load(self, pair_shards: list[Path]) -> None:
+        fanout, sample = self.fanout, self.sample
         self.con.execute(f"""
             CREATE TABLE facts AS
             SELECT DISTINCT p.entity AS head, coalesce(p.sense, '') AS sense, t.relation AS relation, t.tail AS tail,
@@ -124,11 +145,9 @@ class Graph:
                    coalesce(t.raw_value, '') AS raw_value
             FROM (SELECT entity, sense, unnest(triples) AS t FROM read_parquet({sql_path_list(pair_shards)})) AS p
             WHERE t.tail <> ''""")
-        self._registered: list[Query] | None = None
-        self._keyed = False
 
     def close(self) -> None:
-        self.con.close()
+        self._closing.close()
 
     def __enter__(self) -> "Graph":
         return self
@@ -254,9 +273,11 @@ class Graph:
         answers: those whose :func:`~filters.normalize.value_key` is a right answer's. That is all a
         distractor check asks, and it stays small where the full answer is large (the head of 国籍 中国
         is every Chinese person in the crawl)."""
-        self._register(queries)
         if among is not None:
-            return self._true_candidates(among)
+            self._key_nodes()
+            return self._halving(queries, lambda part: self._true_candidates(
+                {q.item: among[q.item] for q in part if q.item in among}))
+        self._register(queries)
         rows = self.con.sql(self._TRUTH, params=self._truth_params()).fetchall()
         found: dict[str, set[str]] = defaultdict(set)
         for item, value in rows:
@@ -266,7 +287,6 @@ class Graph:
     def _true_candidates(self, among: dict[str, list[Candidate]]) -> dict[str, set[str]]:
         from filters.normalize import value_key
 
-        self._key_nodes()
         pairs = sorted({(item, c.value) for item, pool in among.items() for c in pool})
         table = pa.table({"item": pa.array([p[0] for p in pairs], pa.string()),
                           "value": pa.array([p[1] for p in pairs], pa.string()),
@@ -319,9 +339,27 @@ class Graph:
             UNION SELECT q.item, f.tail FROM q JOIN facts f ON f.head = q.gold AND f.relation IN $close
             UNION SELECT q.item, f.head FROM q JOIN facts f ON f.tail = q.gold AND f.relation IN $close"""
 
+    def _halving(self, queries: list[Query], ask: Callable[[list[Query]], dict[str, T]]) -> dict[str, T]:
+        """``ask(queries)`` with the batch loaded as q. Where DuckDB cannot hold the query's working set
+        within the graph's memory limit, the batch is asked in halves, one after the other (down to one
+        item): an item's answer never depends on the other items of its batch."""
+        try:
+            self._register(queries)
+            return ask(queries)
+        except duckdb.OutOfMemoryException:
+            if len(queries) < 2:
+                raise
+        middle = len(queries) // 2
+        found = self._halving(queries[:middle], ask)
+        found.update(self._halving(queries[middle:], ask))
+        return found
+
     def candidates(self, queries: list[Query], per_source: int = 30) -> dict[str, list[Candidate]]:
         """item -> candidates, each source's in a fixed order (the gold and the head left out)."""
-        self._register(queries)
+        return self._halving(queries, lambda part: self._candidates(per_source))
+
+    def _candidates(self, per_source: int) -> dict[str, list[Candidate]]:
+        """The candidates of the items of q."""
         query = f"""
             WITH hop1 AS (
                 SELECT q.item, e.b AS cand FROM q JOIN near e ON e.a = q.gold),

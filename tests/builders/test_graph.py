@@ -53,3 +53,45 @@ def test_true_candidates_are_the_candidates_the_full_truth_makes_wrong(tmp_path)
     offered = {"b": [Candidate("宋 朝", "same_type", None), Candidate("元朝", "same_type", None)]}
     with graph_of(tmp_path / "again", pairs) as graph:
         assert graph.truth(queries, among=offered) == {"b": {"宋 朝"}}
+
+
+def test_a_batch_duckdb_cannot_hold_is_asked_in_halves_with_the_same_answers(tmp_path, monkeypatch):
+    """Where the batch's query does not fit the graph's memory limit (DuckDB's out-of-memory error),
+    each half is asked in turn, down to one item: the same pools and right answers as the whole batch."""
+    import duckdb
+    import pytest
+
+    pairs = [pair(f"p{n}", f"人物{n}", [("职业", job), ("国籍", nation), ("出生地", place)])
+             for n, (job, nation, place) in enumerate([("诗人", "宋朝", "汴京"), ("画家", "宋朝", "临安"),
+                                                       ("医学家", "唐朝", "长安"), ("音乐家", "元朝", "大都"),
+                                                       ("诗人", "唐朝", "洛阳"), ("书法家", "元朝", "临安")])]
+    pairs[0].triples += [Triple("人物0", "职业", "画家", decision="kept"),
+                         Triple("人物0", "别名", "甲先生", decision="kept")]
+    queries = [Query(f"i{n}", f"人物{n}", "", relation, gold, "history")
+               for n, (relation, gold) in enumerate([("职业", "诗人"), ("国籍", "宋朝"), ("出生地", "长安"),
+                                                     ("职业", "音乐家"), ("国籍", "唐朝")])]
+    with graph_of(tmp_path, pairs) as graph:
+        pools = graph.candidates(queries, per_source=50)
+        right = graph.truth(queries, among=pools)
+    assert right["i0"] == {"画家", "甲先生"}  # the comparison below is of answers, not of empty sets
+    asked: list[int] = []
+
+    def tight(ask):  # DuckDB's error for a batch of more than two items
+        def limited(self, *args):
+            (rows,), = self.con.sql("SELECT count(*) FROM q").fetchall()
+            asked.append(rows)
+            if rows > 2:
+                raise duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block")
+            return ask(self, *args)
+        return limited
+
+    monkeypatch.setattr(Graph, "_candidates", tight(Graph._candidates))
+    monkeypatch.setattr(Graph, "_true_candidates", tight(Graph._true_candidates))
+    with graph_of(tmp_path / "tight", pairs) as graph:
+        assert graph.candidates(queries, per_source=50) == pools
+        assert asked[:3] == [5, 2, 3] and max(asked[3:]) <= 2
+        assert graph.truth(queries, among=pools) == right
+    monkeypatch.setattr(Graph, "_candidates", lambda self, per_source: (_ for _ in ()).throw(
+        duckdb.OutOfMemoryException("Out of Memory Error")))
+    with graph_of(tmp_path / "none", pairs) as graph, pytest.raises(duckdb.OutOfMemoryException):
+        graph.candidates(queries[:1])  # one item that does not fit: the error, not an empty pool
