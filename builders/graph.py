@@ -71,20 +71,24 @@ class Query:
     type_key: str = ""  # the gold's type (builders.types.ValueType.key), for same-type candidates
 
 
-# What the graph's DuckDB may hold in memory. Its tables grow with the crawl (128 MB at 84k realistic pages,
-# 460,242 facts) and go to a temporary directory beyond this; a batch's query that does not fit is asked
-# for each half of the batch in turn (Graph._halving).
+# What the graph's DuckDB may hold in memory once held (Graph.hold_memory). Its tables grow with the crawl
+# (128 MB at 84k realistic pages, 460,242 facts) and go to a temporary directory beyond this; a batch's
+# query that does not fit is asked for each half of the batch in turn (Graph._halving).
 MEMORY_LIMIT = "128MB"
 
 
 class Graph:
-    """Every fact of the pair shards, loaded into a DuckDB database held to ``memory_limit``: beyond it,
-    its tables and a query's working set go to a temporary directory, removed on :meth:`close`."""
+    """Every fact of the pair shards, loaded into a DuckDB database. Once :meth:`hold_memory` is called,
+    it is held to ``memory_limit``: beyond it, its tables and a query's working set go to a temporary
+    directory, removed on :meth:`close`."""
 
     def __init__(self, pair_shards: list[Path], threads: int | None = None, fanout: int = 50, sample: int = 400,
                  memory_limit: str = MEMORY_LIMIT):
         self._closing = ExitStack()
         self.con = self._closing.enter_context(bounded_duck(memory_limit, threads))
+        self.con.execute("RESET memory_limit")  # DuckDB's default until hold_memory()
+        self.memory_limit = memory_limit
+        self._held = False
         self.fanout, self.sample = fanout, sample
         self._registered: list[Query] | None = None
         self._keyed = False
@@ -145,6 +149,29 @@ class Graph:
                    coalesce(t.raw_value, '') AS raw_value
             FROM (SELECT entity, sense, unnest(triples) AS t FROM read_parquet({sql_path_list(pair_shards)})) AS p
             WHERE t.tail <> ''""")
+
+    def hold_memory(self) -> None:
+        """Hold DuckDB to the graph's memory limit from here on: for the batches of an item build, whose
+        candidate and right-answer queries are asked in halves where they do not fit. The graph's build
+        and its queries over every node or fact (nodes, set_types, senses...) come before, without it:
+        they cannot be split, and a limit they could not keep would stop the run."""
+        self.con.execute(f"SET memory_limit = '{self.memory_limit}'")
+        self._held = True
+
+    def _unheld(self, ask: Callable[[], T]) -> T:
+        """``ask()`` with DuckDB's default memory limit, the graph's limit set again after it where it was held
+        (and where DuckDB can free enough for it: else the graph stays unheld, its answers the same)."""
+        held = self._held
+        self.con.execute("RESET memory_limit")
+        self._held = False
+        try:
+            return ask()
+        finally:
+            if held:
+                try:
+                    self.hold_memory()
+                except duckdb.OutOfMemoryException:
+                    pass
 
     def close(self) -> None:
         self._closing.close()
@@ -341,14 +368,15 @@ class Graph:
 
     def _halving(self, queries: list[Query], ask: Callable[[list[Query]], dict[str, T]]) -> dict[str, T]:
         """``ask(queries)`` with the batch loaded as q. Where DuckDB cannot hold the query's working set
-        within the graph's memory limit, the batch is asked in halves, one after the other (down to one
-        item): an item's answer never depends on the other items of its batch."""
+        within the graph's memory limit, the batch is asked in halves, one after the other: an item's answer
+        never depends on the other items of its batch. One item that does not fit is asked without the
+        limit."""
         try:
             self._register(queries)
             return ask(queries)
         except duckdb.OutOfMemoryException:
             if len(queries) < 2:
-                raise
+                return self._unheld(lambda: ask(queries))
         middle = len(queries) // 2
         found = self._halving(queries[:middle], ask)
         found.update(self._halving(queries[middle:], ask))

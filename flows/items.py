@@ -96,6 +96,7 @@ def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
                                            embedder_name=embedder.name, cloze_max_chars=settings.cloze_max_chars),
                               llm=client, polysemous=graph.senses(),
                               difficulty=DifficultyProxy.from_pages(page_shards) if page_shards else None)
+        graph.hold_memory()  # its tables grow with the crawl; the build's batch queries fit a bound
         with ShardWriter(raw_dir, "items", Item) as writer:
             writer.write_all(builder.build(iter_records(pair_shards, Pair)))
         graph_counts = graph.counts()

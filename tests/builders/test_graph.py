@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import duckdb
+import pytest
+
 from builders.graph import Candidate, Graph, Query
 from filters.normalize import value_key
 from schemas import Pair, Triple
@@ -57,10 +60,8 @@ def test_true_candidates_are_the_candidates_the_full_truth_makes_wrong(tmp_path)
 
 def test_a_batch_duckdb_cannot_hold_is_asked_in_halves_with_the_same_answers(tmp_path, monkeypatch):
     """Where the batch's query does not fit the graph's memory limit (DuckDB's out-of-memory error),
-    each half is asked in turn, down to one item: the same pools and right answers as the whole batch."""
-    import duckdb
-    import pytest
-
+    each half is asked in turn: the same pools and right answers as the whole batch. One item that does
+    not fit is asked without the limit, which is set again after."""
     pairs = [pair(f"p{n}", f"人物{n}", [("职业", job), ("国籍", nation), ("出生地", place)])
              for n, (job, nation, place) in enumerate([("诗人", "宋朝", "汴京"), ("画家", "宋朝", "临安"),
                                                        ("医学家", "唐朝", "长安"), ("音乐家", "元朝", "大都"),
@@ -91,7 +92,27 @@ def test_a_batch_duckdb_cannot_hold_is_asked_in_halves_with_the_same_answers(tmp
         assert graph.candidates(queries, per_source=50) == pools
         assert asked[:3] == [5, 2, 3] and max(asked[3:]) <= 2
         assert graph.truth(queries, among=pools) == right
-    monkeypatch.setattr(Graph, "_candidates", lambda self, per_source: (_ for _ in ()).throw(
-        duckdb.OutOfMemoryException("Out of Memory Error")))
+
+    def limit(graph: Graph) -> str:
+        return graph.con.sql("SELECT current_setting('memory_limit')").fetchall()[0][0]
+
+    def held_fails(self, per_source):  # not even one item fits the graph's limit
+        if limit(self) != unheld:
+            raise duckdb.OutOfMemoryException("Out of Memory Error: failed to pin block")
+        return original(self, per_source)
+
+    monkeypatch.undo()
+    original = Graph._candidates
+    monkeypatch.setattr(Graph, "_candidates", held_fails)
+    with graph_of(tmp_path / "one", pairs) as graph:
+        unheld = limit(graph)  # DuckDB's default: the graph's build and its whole-graph queries run with it
+        graph.hold_memory()
+        held = limit(graph)
+        assert held != unheld
+        assert graph.candidates(queries, per_source=50) == pools  # each item asked without the limit
+        assert limit(graph) == held  # and held again after
     with graph_of(tmp_path / "none", pairs) as graph, pytest.raises(duckdb.OutOfMemoryException):
-        graph.candidates(queries[:1])  # one item that does not fit: the error, not an empty pool
+        monkeypatch.setattr(Graph, "_candidates", lambda self, per_source: (_ for _ in ()).throw(
+            duckdb.OutOfMemoryException("Out of Memory Error")))
+        graph.hold_memory()
+        graph.candidates(queries[:1])  # an item that does not fit without the limit either: the error
