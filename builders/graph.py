@@ -301,7 +301,8 @@ class Graph:
         distractor check asks, and it stays small where the full answer is large (the head of 国籍 中国
         is every Chinese person in the crawl)."""
         if among is not None:
-            self._key_nodes()
+            if not self._keyed:  # a pass over every node, which cannot be split: without the limit
+                self._unheld(self._key_nodes)
             return self._halving(queries, lambda part: self._true_candidates(
                 {q.item: among[q.item] for q in part if q.item in among}))
         self._register(queries)

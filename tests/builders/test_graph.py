@@ -111,6 +111,8 @@ def test_a_batch_duckdb_cannot_hold_is_asked_in_halves_with_the_same_answers(tmp
         assert held != unheld
         assert graph.candidates(queries, per_source=50) == pools  # each item asked without the limit
         assert limit(graph) == held  # and held again after
+        assert graph.truth(queries, among=pools) == right  # the node keys made without it, then held again
+        assert limit(graph) == held
     with graph_of(tmp_path / "none", pairs) as graph, pytest.raises(duckdb.OutOfMemoryException):
         monkeypatch.setattr(Graph, "_candidates", lambda self, per_source: (_ for _ in ()).throw(
             duckdb.OutOfMemoryException("Out of Memory Error")))
