@@ -282,13 +282,16 @@ class Graph:
         """Load a batch of queries as the table q (once: truth and candidates of a batch share it)."""
         if queries is self._registered:
             return
-        self._registered = queries
+        self._registered = None  # until q holds them: a load that fails (out of memory) is made again
         con = self.con
         batch = pa.table({name: pa.array([getattr(q, name) for q in queries], pa.string())
                           for name in ("item", "head", "sense", "relation", "gold", "asked", "tail", "type_key")})
         con.register("query_batch", batch)  # executemany inserts row by row: seconds per thousand rows
-        con.execute("CREATE OR REPLACE TEMP TABLE q AS SELECT * FROM query_batch")
-        con.unregister("query_batch")
+        try:
+            con.execute("CREATE OR REPLACE TEMP TABLE q AS SELECT * FROM query_batch")
+        finally:
+            con.unregister("query_batch")
+        self._registered = queries
 
     def truth(self, queries: list[Query], among: dict[str, list[Candidate]] | None = None) -> dict[str, set[str]]:
         """item -> every value that answers it rightly, as written in the crawl: for a tail, every value
@@ -372,12 +375,15 @@ class Graph:
         within the graph's memory limit, the batch is asked in halves, one after the other: an item's answer
         never depends on the other items of its batch. One item that does not fit is asked without the
         limit."""
-        try:
+        def asked() -> dict[str, T]:
             self._register(queries)
             return ask(queries)
+
+        try:
+            return asked()
         except duckdb.OutOfMemoryException:
             if len(queries) < 2:
-                return self._unheld(lambda: ask(queries))
+                return self._unheld(asked)
         middle = len(queries) // 2
         found = self._halving(queries[:middle], ask)
         found.update(self._halving(queries[middle:], ask))
