@@ -85,8 +85,7 @@ class Graph:
     def __init__(self, pair_shards: list[Path], threads: int | None = None, fanout: int = 50, sample: int = 400,
                  memory_limit: str = MEMORY_LIMIT):
         self._closing = ExitStack()
-        self.con = self._closing.enter_context(bounded_duck(memory_limit, threads))
-        self.con.execute("RESET memory_limit")  # DuckDB's default until hold_memory()
+        self.con = self._closing.enter_context(bounded_duck(None, threads))  # DuckDB's default until hold_memory()
         self.memory_limit = memory_limit
         self._held = False
         self.fanout, self.sample = fanout, sample

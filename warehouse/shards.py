@@ -165,16 +165,18 @@ def duck(database: str = ":memory:") -> duckdb.DuckDBPyConnection:
 
 
 @contextmanager
-def bounded_duck(memory_limit: str, threads: int | None = 1, database: str = ":memory:",
+def bounded_duck(memory_limit: str | None, threads: int | None = 1, database: str = ":memory:",
                  spill_dir: Path | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A DuckDB connection held to ``memory_limit`` on ``threads`` threads (None: one per core),
-    sorting, joining and grouping beyond it on disk in ``spill_dir`` (a temporary directory,
-    removed afterwards, when None). Insertion order is not kept: queries say ORDER BY."""
+    """A DuckDB connection held to ``memory_limit`` (None: DuckDB's default, for a caller that sets its
+    own later) on ``threads`` threads (None: one per core), sorting, joining and grouping beyond it on
+    disk in ``spill_dir`` (a temporary directory, removed afterwards, when None). Insertion order is not
+    kept: queries say ORDER BY."""
     temporary = spill_dir is None
     spill = Path(tempfile.mkdtemp(prefix="zhbench-spill-")) if temporary else Path(spill_dir)
     con = duck(database)
     try:
-        con.execute(f"SET memory_limit = '{memory_limit}'")
+        if memory_limit is not None:
+            con.execute(f"SET memory_limit = '{memory_limit}'")
         con.execute("SET temp_directory = '{}'".format(str(spill).replace("'", "''")))
         con.execute("SET preserve_insertion_order = false")
         if threads:
