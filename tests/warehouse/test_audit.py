@@ -98,3 +98,18 @@ def test_truth_kept_for_the_asked_heads_and_facts_answers_as_the_whole_one():
     assert kept.true_heads("国籍", "宋朝") == whole.true_heads("国籍", "宋朝") == {"乙", "丙", "丙公", "宋朝"}
     assert kept.rows[(value_key("甲"), "职业")] == whole.rows[(value_key("甲"), "职业")]
     assert value_key("丁") not in kept.values and ("国籍", value_key("唐朝")) not in kept.heads
+
+
+def test_dropped_triples_are_read_a_batch_at_a_time_with_the_columns_a_file_has(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from warehouse.audit import DROPPED_COLUMNS, Truth, _batched_rows
+
+    rows = [{"pair_id": f"p{i}", "head": f"人物{i}", "relation": "职业", "tail": "诗人", "reason": "x"} for i in range(5)]
+    path = tmp_path / "all.parquet"  # a file written before raw_value was kept
+    pq.write_table(pa.Table.from_pylist(rows), path)
+    read = list(_batched_rows([path], DROPPED_COLUMNS, batch_size=2))
+    assert read == [{"head": r["head"], "relation": "职业", "tail": "诗人"} for r in rows]
+    truth = Truth.build([], [], _batched_rows([path], DROPPED_COLUMNS, batch_size=2))
+    assert truth.true_heads("职业", "诗人") == {f"人物{i}" for i in range(5)} | {"诗人"}
