@@ -58,3 +58,26 @@ def test_the_gate_can_be_turned_off(tmp_path):
     records = [i for i in items() if i.item_id != "qa003"] + [mcq(3, "qa", domain="cooking")]
     release = publish_release(tmp_path, tmp_path / "data", item_records=records, gate=False)
     assert json.loads((release / "manifest.json").read_text())["validation"] == {}
+
+
+def test_a_dropped_triple_without_a_reason_blocks_the_release(tmp_path):
+    from schemas import Triple
+    from tests.warehouse.conftest import pairs
+
+    records = pairs()
+    records[3].triples.append(Triple("实体3", "所属国家", "中国", decision="dropped", reason=None))
+    with pytest.raises(GateFailed, match=r"zhbench.dropped_triples .*\(reason\)"):
+        publish_release(tmp_path, tmp_path / "data", pair_records=records)
+
+
+def test_the_suites_read_one_table_at_a_time(tmp_path):
+    from warehouse.release import load_manifest
+    from warehouse.validation import GateRules, _checks
+
+    release = publish_release(tmp_path, tmp_path / "data", gate=False)
+    checks = _checks(release, load_manifest(release).files, GateRules())
+    first = next(checks)
+    assert first.suite == "zhbench.cdtp_pairs" and len(first.frame) == 12
+    dropped = next(c for c in checks if c.suite == "zhbench.dropped_triples")
+    assert list(dropped.frame.columns) == ["pair_id", "reason"]  # what its expectations read
+    assert [c.suite for c in checks][-1] == "zhbench.questions"
