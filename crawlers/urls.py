@@ -161,10 +161,13 @@ def public_url(url: str, site: str) -> str:
     site is the site the page is from (a page record's ``source``). A URL that is not one of that
     site's entries, or of another source, comes back canonicalized, its host kept.
     """
-    canonical = canonicalize(url)
+    # Uncached: a stage maps each page's URL once in a pass over the crawl, so a cache would only fill
+    # (two caches of 65,536 URLs held 96 MB after a pass over 84k pages, and a second pass of more pages
+    # than that found none of its URLs in them). A canonical URL is its own canonical form.
+    canonical = canonicalize.__wrapped__(url)
     if site not in _PUBLIC_HOST:
         return canonical
-    judged = _judge(canonical)
+    judged = _entry_of(canonical)
     if not isinstance(judged, Entry) or judged.site != site:
         return canonical
     parts = urlsplit(canonical)
@@ -401,7 +404,11 @@ _ENTRY_PATHS = (
 
 @lru_cache(maxsize=1 << 16)
 def _judge(url: str) -> Entry | str:
-    canonical = canonicalize(url)
+    return _entry_of(canonicalize(url))
+
+
+def _entry_of(canonical: str) -> Entry | str:
+    """_judge of a canonical URL, uncached."""
     parts = urlsplit(canonical)
     _, rules, _ = _host(parts.netloc)
     if rules == _OTHER or (rules == "wikipedia" and parts.netloc != _PUBLIC_HOST["wikipedia"]):

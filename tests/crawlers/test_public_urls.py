@@ -47,3 +47,16 @@ def test_the_port_and_the_spelling_do_not_change_the_public_url():
     spellings = ["http://127.0.0.1:8800/item/李白/1043", f"http://127.0.0.1:55555/item/{LI_BAI}/1043",
                  f"http://127.0.0.1:8800/item/{LI_BAI}/1043?fromModule=disambiguation"]
     assert {public_url(u, "baidu") for u in spellings} == {f"https://baike.baidu.com/item/{LI_BAI}/1043"}
+
+
+def test_a_pass_over_the_crawl_leaves_the_crawlers_url_caches_empty():
+    """Each page's URL is mapped once in a pass: its entries would only hold memory (2 x 65,536 URLs)."""
+    from crawlers.urls import _judge, canonicalize
+
+    canonicalize.cache_clear()
+    _judge.cache_clear()
+    urls = [f"http://127.0.0.1:8800/item/人物{i}/{i + 1}" for i in range(100)]
+    assert [public_url(u, "baidu") for u in urls] == [
+        f"https://baike.baidu.com/item/%E4%BA%BA%E7%89%A9{i}/{i + 1}" for i in range(100)]
+    assert canonicalize.cache_info().currsize == 0 and _judge.cache_info().currsize == 0
+    assert public_url("http://127.0.0.1:8800/item/李白", "sogou") == "http://127.0.0.1:8800/item/" + LI_BAI
