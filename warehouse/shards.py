@@ -6,9 +6,11 @@ reader never sees half a file and a killed writer leaves only ``.tmp`` debris.
 
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import os
 import shutil
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -35,11 +37,39 @@ def system_allocator() -> None:
     Arrow's default, its bundled mimalloc, keeps what its reader threads freed: after the value typer read
     the shards of a 27k-page crawl, 65 MB more stayed resident than with malloc, and a run's stages each
     read shards (the item stage's peak at 27k pages: 740 MB with mimalloc, 547 with malloc, the same items).
+    And malloc gives large blocks back when they are freed (:func:`fixed_mmap_threshold`).
     """
-    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
-        return
-    os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
-    pa.set_memory_pool(pa.system_memory_pool())
+    if not os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
+        pa.set_memory_pool(pa.system_memory_pool())
+    fixed_mmap_threshold()
+
+
+MMAP_THRESHOLD = 128 * 1024  # bytes: glibc's own default, before it moves it
+_M_MMAP_THRESHOLD = -3  # mallopt's parameter number (malloc.h)
+
+
+def fixed_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
+    """glibc's malloc keeps serving a block of ``threshold`` bytes or more from a mapping of its own, given
+    back to the system when it is freed, in this process and (through ``MALLOC_MMAP_THRESHOLD_``) the
+    processes it starts, unless that variable is already set. Returns whether it was set here.
+
+    Left to itself, glibc raises the threshold to the size of each such block freed (up to 32 MiB), so
+    later blocks of that size come from the heap, and what they leave there when freed stays with the
+    process, in holes too scattered to give back. The item stage on an 84k-page crawl (its value types,
+    the graph's query results, Arrow's buffers) held 158 MB free in the heap at the end of its build;
+    with the threshold fixed, 13 MB, its peak 651 MB above its start instead of 701, the same items
+    in the same time. Nothing is done where the C library is not glibc."""
+    if os.environ.get("MALLOC_MMAP_THRESHOLD_") or not sys.platform.startswith("linux"):
+        return False
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+        if not mallopt(_M_MMAP_THRESHOLD, int(threshold)):
+            return False
+    except (OSError, AttributeError):
+        return False
+    os.environ["MALLOC_MMAP_THRESHOLD_"] = str(int(threshold))
+    return True
 
 
 def sha256_file(path: Path, chunk: int = 1 << 20) -> str:

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pyarrow.parquet as pq
+import pytest
 
 from schemas import InfoboxEntry, Page
 from warehouse.shards import ALLOCATOR_FLUSH, ShardWriter, duck, iter_records
@@ -60,3 +62,44 @@ def test_system_allocator_for_this_process_and_its_children(monkeypatch):
     monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", "jemalloc")  # the user's choice stands
     system_allocator()
     assert chosen == [] and os.environ["ARROW_DEFAULT_MEMORY_POOL"] == "jemalloc"
+
+
+_FREED_BLOCK_PROBE = """
+import ctypes
+libc = ctypes.CDLL(None)
+class Info(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
+                                               "fsmblks", "uordblks", "fordblks", "keepcost")]
+libc.mallinfo2.restype = Info
+libc.malloc.restype = ctypes.c_void_p
+libc.free.argtypes = [ctypes.c_void_p]
+libc.free(libc.malloc(1 << 20))
+before = libc.mallinfo2().hblks
+block = libc.malloc(1 << 20)
+print(libc.mallinfo2().hblks - before)  # 1: the second block has a mapping of its own; 0: it came from the heap
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
+def test_malloc_keeps_giving_large_blocks_back_in_this_process_and_its_children(monkeypatch):
+    import subprocess
+
+    from warehouse.shards import MMAP_THRESHOLD, fixed_mmap_threshold
+
+    def second_block_mapped(env) -> str:
+        return subprocess.run([sys.executable, "-c", _FREED_BLOCK_PROBE], env=env, capture_output=True,
+                              text=True, check=True).stdout.strip()
+
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "")  # so that the variable is put back as it was after the test
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_")
+    try:
+        unset = second_block_mapped(dict(os.environ))
+    except subprocess.CalledProcessError:
+        pytest.skip("no mallinfo2 in this C library")
+    assert unset == "0"  # glibc moved its threshold above the first block freed
+    assert fixed_mmap_threshold()
+    assert os.environ["MALLOC_MMAP_THRESHOLD_"] == str(MMAP_THRESHOLD)
+    assert second_block_mapped(dict(os.environ)) == "1"
+
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "1048576")  # the user's choice stands
+    assert not fixed_mmap_threshold() and os.environ["MALLOC_MMAP_THRESHOLD_"] == "1048576"
