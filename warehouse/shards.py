@@ -58,8 +58,8 @@ def fixed_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
     later blocks of that size come from the heap, and what they leave there when freed stays with the
     process, in holes too scattered to give back. The item stage on an 84k-page crawl (its value types,
     the graph's query results, Arrow's buffers) held 158 MB free in the heap at the end of its build;
-    with the threshold fixed, 13 MB, its peak 651 MB above its start instead of 701, the same items
-    in the same time. Nothing is done where the C library is not glibc."""
+    with the threshold fixed, 13-15 MB, and its peak was 635-651 MB above its start instead of 701 (two
+    runs), with the same items. Nothing is done where the C library is not glibc."""
     if os.environ.get("MALLOC_MMAP_THRESHOLD_") or not sys.platform.startswith("linux"):
         return False
     try:
