@@ -84,10 +84,10 @@ http {{
         self.proc.wait(timeout=10)
 
 
-def timed_child(command: list[str], cwd: Path, env: dict | None = None) -> dict:
+def timed_child(command: list[str], cwd: Path) -> dict:
     """Run a child to its end: wall seconds, CPU seconds (user + system) and peak RSS (MB), its own."""
     started = time.monotonic()
-    proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.monotonic() - started
     err = proc.stderr.read().decode("utf-8", "replace")
@@ -104,16 +104,8 @@ def zhbench_crawl(urls: list[str], out: Path) -> tuple[dict, dict]:
     out.mkdir(parents=True)
     path = out / "crawl-config.json"
     path.write_text(json.dumps(asdict(config), ensure_ascii=False), encoding="utf-8")
-    cost = timed_child([sys.executable, "-m", "crawlers.crawl", str(path)], out, env=cli_environment())
+    cost = timed_child([sys.executable, "-m", "crawlers.crawl", str(path)], out)
     return cost, zhbench_records(out)
-
-
-def cli_environment() -> dict:
-    """The environment ``zhbench run`` gives its crawl child: the allocator settings of
-    warehouse.shards.system_allocator, where the user has not set them."""
-    from warehouse.shards import MMAP_THRESHOLD
-
-    return {"ARROW_DEFAULT_MEMORY_POOL": "system", "MALLOC_MMAP_THRESHOLD_": str(MMAP_THRESHOLD), **os.environ}
 
 
 def zhbench_records(out: Path) -> dict:
