@@ -37,7 +37,7 @@ from crawlers.parsers import parse
 from crawlers.rawstore import RawStore
 from crawlers.urls import canonicalize
 from schemas import Page
-from warehouse.shards import ShardWriter
+from warehouse.shards import ShardWriter, crawl_environment
 
 DEFAULT_USER_AGENT = "zhbench/0.1 (Chinese benchmark data crawler; set crawl.user_agent to add your contact)"
 
@@ -139,7 +139,7 @@ def run_crawl(config: CrawlConfig, progress: Callable[[dict], None] | None = Non
         # it on once (a second SIGINT would make Scrapy stop uncleanly).
         proc = subprocess.Popen([sys.executable, "-m", "crawlers.crawl", str(config_path)],
                                 stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
-                                env={**os.environ, "ZHBENCH_PARENT_PID": str(os.getpid())})
+                                env={**crawl_environment(), "ZHBENCH_PARENT_PID": str(os.getpid())})
         try:
             while proc.poll() is None:
                 if progress is not None:

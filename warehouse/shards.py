@@ -68,8 +68,23 @@ def fixed_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
             return False
     except (OSError, AttributeError):
         return False
-    os.environ["MALLOC_MMAP_THRESHOLD_"] = str(int(threshold))
+    os.environ["MALLOC_MMAP_THRESHOLD_"] = _FIXED["MALLOC_MMAP_THRESHOLD_"] = str(int(threshold))
     return True
+
+
+_FIXED: dict[str, str] = {}  # what fixed_mmap_threshold put in this process's environment
+
+
+def crawl_environment(environ: dict | None = None) -> dict:
+    """The environment for a crawl's child process: without the mmap threshold fixed here (one the user
+    set stays). Scrapy allocates and frees blocks above it for every page it fetches, and each new
+    mapping costs the kernel's zeroing: with it, the crawl of 2,000 mirror pages took 6.56 CPU ms a page
+    against 5.57 without (bench/crawl_bench.py, one session), and a crawl holds little between pages."""
+    environ = dict(os.environ if environ is None else environ)
+    for name, value in _FIXED.items():
+        if environ.get(name) == value:
+            del environ[name]
+    return environ
 
 
 def sha256_file(path: Path, chunk: int = 1 << 20) -> str:

@@ -103,3 +103,16 @@ def test_malloc_keeps_giving_large_blocks_back_in_this_process_and_its_children(
 
     monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "1048576")  # the user's choice stands
     assert not fixed_mmap_threshold() and os.environ["MALLOC_MMAP_THRESHOLD_"] == "1048576"
+
+
+def test_a_crawl_child_is_started_without_the_threshold_fixed_here(monkeypatch):
+    from warehouse import shards
+
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "")
+    monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_")
+    monkeypatch.setattr(shards, "_FIXED", {})
+    if not shards.fixed_mmap_threshold():
+        pytest.skip("not glibc")
+    assert "MALLOC_MMAP_THRESHOLD_" in os.environ and "MALLOC_MMAP_THRESHOLD_" not in shards.crawl_environment()
+    assert shards.crawl_environment({"MALLOC_MMAP_THRESHOLD_": "65536", "A": "1"}) == {
+        "MALLOC_MMAP_THRESHOLD_": "65536", "A": "1"}  # a threshold the user chose is theirs
