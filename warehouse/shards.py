@@ -45,7 +45,7 @@ def system_allocator() -> None:
     fixed_mmap_threshold()
 
 
-MMAP_THRESHOLD = 128 * 1024  # bytes: glibc's own default, before it moves it
+MMAP_THRESHOLD = 1 << 20  # bytes (glibc starts at 128 KiB and moves it; see fixed_mmap_threshold)
 _M_MMAP_THRESHOLD = -3  # mallopt's parameter number (malloc.h)
 
 
@@ -57,9 +57,11 @@ def fixed_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
     Left to itself, glibc raises the threshold to the size of each such block freed (up to 32 MiB), so
     later blocks of that size come from the heap, and what they leave there when freed stays with the
     process, in holes too scattered to give back. The item stage on an 84k-page crawl (its value types,
-    the graph's query results, Arrow's buffers) held 158 MB free in the heap at the end of its build;
-    with the threshold fixed, 13-15 MB, and its peak was 635-651 MB above its start instead of 701 (two
-    runs), with the same items. Nothing is done where the C library is not glibc."""
+    the graph's query results, Arrow's buffers) held 158 MB free in the heap at the end of its build, 13-15
+    with the threshold fixed. Runs of that stage alone, one after the other, the same items each time:
+    peak 707-714 MB above its start left to glibc, 646-654 at 1 MiB, 641-649 at 128 KiB; CPU 105-115 s,
+    110-116 s and 122-141 s (at 128 KiB each mapping's first touch doubled the system time), hence 1 MiB.
+    Nothing is done where the C library is not glibc."""
     if os.environ.get("MALLOC_MMAP_THRESHOLD_") or not sys.platform.startswith("linux"):
         return False
     try:
@@ -77,9 +79,10 @@ _FIXED: dict[str, str] = {}  # what fixed_mmap_threshold put in this process's e
 
 def crawl_environment(environ: dict | None = None) -> dict:
     """The environment for a crawl's child process: without the mmap threshold fixed here (one the user
-    set stays). Scrapy allocates and frees blocks above it for every page it fetches, and each new
-    mapping costs the kernel's zeroing: with it, the crawl of 2,000 mirror pages took 6.56 CPU ms a page
-    against 5.57 without (bench/crawl_bench.py, one session), and a crawl holds little between pages."""
+    set stays). A crawl holds little between pages, and with the threshold at 128 KiB and Arrow on malloc
+    (as a run starts it) the crawl of 2,000 mirror pages ran at 0.91x the plain spider's speed and 1.09x
+    its CPU a page, against 1.20-1.22x and 0.82-0.83x with either setting alone (bench/crawl_bench.py,
+    one session)."""
     environ = dict(os.environ if environ is None else environ)
     for name, value in _FIXED.items():
         if environ.get(name) == value:

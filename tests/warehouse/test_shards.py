@@ -73,9 +73,9 @@ class Info(ctypes.Structure):
 libc.mallinfo2.restype = Info
 libc.malloc.restype = ctypes.c_void_p
 libc.free.argtypes = [ctypes.c_void_p]
-libc.free(libc.malloc(1 << 20))
+libc.free(libc.malloc(1 << 21))
 before = libc.mallinfo2().hblks
-block = libc.malloc(1 << 20)
+block = libc.malloc(1 << 21)
 print(libc.mallinfo2().hblks - before)  # 1: the second block has a mapping of its own; 0: it came from the heap
 """
 
@@ -101,8 +101,8 @@ def test_malloc_keeps_giving_large_blocks_back_in_this_process_and_its_children(
     assert os.environ["MALLOC_MMAP_THRESHOLD_"] == str(MMAP_THRESHOLD)
     assert second_block_mapped(dict(os.environ)) == "1"
 
-    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "1048576")  # the user's choice stands
-    assert not fixed_mmap_threshold() and os.environ["MALLOC_MMAP_THRESHOLD_"] == "1048576"
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "65536")  # the user's choice stands
+    assert not fixed_mmap_threshold() and os.environ["MALLOC_MMAP_THRESHOLD_"] == "65536"
 
 
 def test_a_crawl_child_is_started_without_the_threshold_fixed_here(monkeypatch):
