@@ -57,8 +57,9 @@ def fixed_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
     Left to itself, glibc raises the threshold to the size of each such block freed (up to 32 MiB), so
     later blocks of that size come from the heap, and what they leave there when freed stays with the
     process, in holes too scattered to give back. The item stage on an 84k-page crawl (its value types,
-    the graph's query results, Arrow's buffers) held 158 MB free in the heap at the end of its build, 13-15
-    with the threshold fixed. Runs of that stage alone, one after the other, the same items each time:
+    the graph's query results, Arrow's buffers) held 158-163 MB free in the heap at its build's last batch,
+    33 with the threshold at 1 MiB, 13-15 at 128 KiB. Runs of that stage alone, one after the other, the
+    same items each time:
     peak 707-714 MB above its start left to glibc, 646-654 at 1 MiB, 641-649 at 128 KiB; CPU 105-115 s,
     110-116 s and 122-141 s (at 128 KiB each mapping's first touch doubled the system time), hence 1 MiB.
     Nothing is done where the C library is not glibc."""
@@ -80,9 +81,9 @@ _FIXED: dict[str, str] = {}  # what fixed_mmap_threshold put in this process's e
 def crawl_environment(environ: dict | None = None) -> dict:
     """The environment for a crawl's child process: without the mmap threshold fixed here (one the user
     set stays). A crawl holds little between pages, and with the threshold at 128 KiB and Arrow on malloc
-    (as a run starts it) the crawl of 2,000 mirror pages ran at 0.91x the plain spider's speed and 1.09x
-    its CPU a page, against 1.20-1.22x and 0.82-0.83x with either setting alone (bench/crawl_bench.py,
-    one session)."""
+    (as a run starts it) the crawl of 2,000 mirror pages ran at 0.91x and 1.00x the plain spider's speed
+    and 1.09x and 1.00x its CPU a page (two runs), against 1.20-1.22x and 0.82-0.83x with either setting
+    alone (bench/crawl_bench.py, one session)."""
     environ = dict(os.environ if environ is None else environ)
     for name, value in _FIXED.items():
         if environ.get(name) == value:
