@@ -202,7 +202,7 @@ DROPPED_COLUMNS = ("head", "relation", "tail", "raw_value")
 def _batched_rows(paths: Iterable[Path], columns: tuple[str, ...], batch_size: int = 8192) -> Iterator[dict]:
     """The rows of ``paths`` with only those of ``columns`` each file has, a batch at a time."""
     for path in paths:
-        parquet = pq.ParquetFile(path)
+        parquet = pq.ParquetFile(path, pre_buffer=False)  # as iter_records: no batch kept until the end
         present = [c for c in columns if c in parquet.schema_arrow.names]
         for batch in parquet.iter_batches(batch_size=batch_size, columns=present):
             yield from batch.to_pylist()

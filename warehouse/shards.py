@@ -59,10 +59,9 @@ def fixed_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
     process, in holes too scattered to give back. The item stage on an 84k-page crawl (its value types,
     the graph's query results, Arrow's buffers) held 158-163 MB free in the heap at its build's last batch,
     33 with the threshold at 1 MiB, 13-15 at 128 KiB. Runs of that stage alone, one after the other, the
-    same items each time:
-    peak 707-714 MB above its start left to glibc, 646-654 at 1 MiB, 641-649 at 128 KiB; CPU 105-115 s,
-    110-116 s and 122-141 s (at 128 KiB each mapping's first touch doubled the system time), hence 1 MiB.
-    Nothing is done where the C library is not glibc."""
+    same items each time: peak 707-714 MB above its start left to glibc, 646-654 at 1 MiB, 641-649 at
+    128 KiB; CPU 105-115 s, 110-116 s and 122-141 s (at 128 KiB each mapping's first touch doubled the
+    system time), hence 1 MiB. Nothing is done where the C library is not glibc."""
     if os.environ.get("MALLOC_MMAP_THRESHOLD_") or not sys.platform.startswith("linux"):
         return False
     try:
