@@ -21,9 +21,12 @@ among passages of score 0 by bm25s's selection; that case runs bm25s's own scori
 
 from __future__ import annotations
 
+import functools
+import json
 import logging
 import re
 from array import array
+from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple
 
 import numpy as np
@@ -34,6 +37,19 @@ TOKEN_PATTERN = r"(?u)\b\w+\b"
 
 # The float32 sum of contributions can round above their exact sum; bounds are widened by this much.
 _ROUNDING = 1e-4
+
+INDEX_FORMAT = 1  # of the files BM25Index.save writes
+
+
+@functools.cache
+def _stopwords() -> frozenset[str]:
+    """bm25s's English stop words. (bm25s sets its logger to DEBUG when imported and reports each index
+    build there; inside a flow, Prefect's root handler would print that line on the user's terminal.)"""
+    import bm25s
+    from bm25s.stopwords import STOPWORDS_EN
+
+    logging.getLogger(bm25s.__name__).setLevel(logging.WARNING)
+    return frozenset(STOPWORDS_EN)
 
 
 class _Tokenized(NamedTuple):
@@ -106,39 +122,93 @@ def _scores(tokenized: _Tokenized, model, block_tokens: int) -> dict:
 
 
 class BM25Index:
-    """bm25s's BM25 (Lucene variant, its defaults) over documents already split into words by spaces."""
+    """bm25s's BM25 (Lucene variant, its defaults) over documents already split into words by spaces.
+
+    :meth:`save` writes it to a directory and :meth:`open` answers from there without building it again:
+    its postings memory-mapped (a query reads the pages of its own terms' postings), the vocabulary read
+    into a dict."""
 
     def __init__(self, texts: Iterable[str], block_tokens: int = 1 << 18):
         import bm25s
-        from bm25s.stopwords import STOPWORDS_EN
 
-        # bm25s sets its logger to DEBUG when imported and reports each index build there; inside a flow,
-        # Prefect's root handler would print that line on the user's terminal.
-        logging.getLogger("bm25s").setLevel(logging.WARNING)
-
-        self._split = re.compile(TOKEN_PATTERN).findall
-        self._stopwords = frozenset(STOPWORDS_EN)
-        self._bm25 = bm25s.BM25()
         tokenized = self._tokenized(texts)
-        self._bm25.scores = _scores(tokenized, self._bm25, block_tokens)
-        self._bm25.vocab_dict = tokenized.vocab
-        self._bm25.nonoccurrence_array = None  # Lucene's BM25 has none
+        model = bm25s.BM25()
+        scores = _scores(tokenized, model, block_tokens)
+        vocab = tokenized.vocab
         del tokenized
-        self._bm25.vocab_dict.setdefault("", len(self._bm25.vocab_dict))  # as bm25s.BM25.index adds it
-        self.size = int(self._bm25.scores["num_docs"])
-        self.vocab: dict[str, int] = self._bm25.vocab_dict
+        vocab.setdefault("", len(vocab))  # as bm25s.BM25.index adds it
+        self._setup(model, scores, vocab)
+
+    def _setup(self, model, scores: dict, vocab: dict[str, int], bound: np.ndarray | None = None,
+               prunable: bool | None = None) -> None:
+        model.scores = scores
+        model.vocab_dict = vocab
+        model.nonoccurrence_array = None  # Lucene's BM25 has none
+        self._bm25 = model
+        self.size = int(scores["num_docs"])
+        self.vocab: dict[str, int] = vocab
         # Each term's postings are in passage order, as searchsorted needs (see _scores); the same arrays
         # bm25s answers from (4-byte passage numbers), not copies.
-        data, indices, indptr = (self._bm25.scores[name] for name in ("data", "indices", "indptr"))
+        data, indices, indptr = (scores[name] for name in ("data", "indices", "indptr"))
         self._data, self._indices, self._indptr = data, indices, indptr
-        lengths = np.diff(indptr)
-        self._bound = np.zeros(len(lengths))
-        starts = indptr[:-1][lengths > 0]
-        if len(starts):
-            self._bound[lengths > 0] = np.maximum.reduceat(data, starts).astype(np.float64)
+        if bound is None:
+            lengths = np.diff(indptr)
+            bound = np.zeros(len(lengths))
+            starts = indptr[:-1][lengths > 0]
+            if len(starts):
+                bound[lengths > 0] = np.maximum.reduceat(data, starts).astype(np.float64)
+        self._bound = bound
         # Pruning relies on every posting adding a positive score (Lucene's idf is positive); a variant
         # without that property is answered by bm25s alone.
-        self._prunable = self._bm25.nonoccurrence_array is None and bool(np.all(data > 0))
+        self._prunable = bool(np.all(data > 0)) if prunable is None else prunable
+
+    def save(self, directory: Path) -> None:
+        """Writes the index into ``directory`` (which must exist): its arrays as .npy files, its vocabulary as
+        UTF-8 text, one term a line in id order (a term is a run of word characters: no line breaks), and
+        ``index.json`` last."""
+        directory = Path(directory)
+        for name, values in (("data", self._data), ("indices", self._indices), ("indptr", self._indptr),
+                             ("bound", self._bound)):
+            np.save(directory / f"{name}.npy", np.asarray(values), allow_pickle=False)
+        terms = sorted(self.vocab, key=self.vocab.__getitem__)
+        if [self.vocab[t] for t in terms] != list(range(len(terms))):
+            raise ValueError("the vocabulary's ids are not 0..n-1")
+        (directory / "vocab.txt").write_text("\n".join(terms), encoding="utf-8")
+        (directory / "index.json").write_text(json.dumps(
+            {"format": INDEX_FORMAT, "documents": self.size, "terms": len(terms), "columns": len(self._bound),
+             "postings": int(len(self._data)), "prunable": self._prunable}), encoding="utf-8")
+
+    @classmethod
+    def open(cls, directory: Path) -> "BM25Index":
+        """The index :meth:`save` wrote into ``directory``; ValueError when it is not one, or not whole."""
+        import bm25s
+
+        directory = Path(directory)
+        try:
+            meta = json.loads((directory / "index.json").read_text(encoding="utf-8"))
+            if meta.get("format") != INDEX_FORMAT:
+                raise ValueError(f"format {meta.get('format')!r}, not {INDEX_FORMAT}")
+            arrays = {name: np.load(directory / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+                      for name in ("data", "indices", "indptr", "bound")}
+            terms = (directory / "vocab.txt").read_text(encoding="utf-8").split("\n")
+            data, indices, indptr, bound = (arrays[n] for n in ("data", "indices", "indptr", "bound"))
+            expected = {"data": (np.float32, meta["postings"]), "indices": (np.int32, meta["postings"]),
+                        "indptr": (np.int64, meta["columns"] + 1), "bound": (np.float64, meta["columns"])}
+            documents, prunable = int(meta["documents"]), bool(meta["prunable"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"{directory}: not a whole saved index ({error})") from error
+        for name, (dtype, length) in expected.items():
+            if arrays[name].dtype != dtype or arrays[name].shape != (length,):
+                raise ValueError(f"{directory}: {name}.npy is {arrays[name].dtype}{arrays[name].shape}, "
+                                 f"not {np.dtype(dtype)}({length},)")
+        if len(terms) != meta["terms"] or int(indptr[-1]) != meta["postings"]:
+            raise ValueError(f"{directory}: the vocabulary or the postings do not match index.json")
+        index = cls.__new__(cls)
+        index._setup(bm25s.BM25(), {"data": data, "indices": indices, "indptr": indptr, "num_docs": documents},
+                     {term: i for i, term in enumerate(terms)}, bound, prunable)
+        return index
+
+    _split = staticmethod(re.compile(TOKEN_PATTERN).findall)
 
     def _tokenized(self, texts: Iterable[str]) -> "_Tokenized":
         """What ``bm25s.tokenize(texts, stopwords="en", token_pattern=TOKEN_PATTERN)`` returns (the same ids,
@@ -157,7 +227,8 @@ class BM25Index:
 
     def _words(self, text: str) -> Iterator[str]:
         """The text's words as bm25s.tokenize splits them: lowercased, TOKEN_PATTERN, English stopwords out."""
-        return (w for w in self._split(text.lower()) if w not in self._stopwords)
+        stopwords = _stopwords()
+        return (w for w in self._split(text.lower()) if w not in stopwords)
 
     def top_k(self, ids: list[int], k: int) -> list[tuple[int, float]]:
         """(passage index, score) of the k best passages for the query's term ids, best first."""

@@ -70,12 +70,41 @@ class PassageFile:
     """Passages sorted by (URL, text, title), read by position from a flat file that this object removes
     when closed (or collected). ``digest`` is the sha256 (16 hex digits) of their digest lines, sorted."""
 
-    def __init__(self, directory: Path, offsets: np.ndarray, digest: str):
+    def __init__(self, directory: Path, offsets: np.ndarray, digest: str, owned: bool = True):
         self.digest = digest
         self._offsets = offsets  # url, title and text starts of each passage, then the end of the last
         self._path = directory / "passages.bin"
         self._fd = os.open(self._path, os.O_RDONLY)
-        self._closer = weakref.finalize(self, _remove, self._fd, directory)
+        # A directory of its own goes with it; one it was opened from (see keep and open) stays.
+        self._closer = weakref.finalize(self, _remove if owned else _close, self._fd, directory)
+
+    def keep(self, directory: Path) -> None:
+        """Moves the passages into ``directory`` (an existing one), with their offsets and digest, where
+        :meth:`open` finds them. This object still reads them there."""
+        directory = Path(directory)
+        np.save(directory / "offsets.npy", np.asarray(self._offsets), allow_pickle=False)
+        # Renamed, or copied across file systems (this object's descriptor still reads the file it opened).
+        shutil.move(self._path, directory / "passages.bin")
+        self._path = directory / "passages.bin"
+        (directory / "passages.json").write_text(json.dumps({"digest": self.digest, "passages": len(self)}),
+                                                 encoding="utf-8")
+
+    @classmethod
+    def open(cls, directory: Path) -> "PassageFile":
+        """The passages :meth:`keep` put in ``directory``, left there when closed; ValueError when they are
+        not there whole."""
+        directory = Path(directory)
+        try:
+            meta = json.loads((directory / "passages.json").read_text(encoding="utf-8"))
+            offsets = np.load(directory / "offsets.npy", mmap_mode="r", allow_pickle=False)
+            size = (directory / "passages.bin").stat().st_size
+            whole = offsets.dtype == np.int64 and offsets.shape == (3 * meta["passages"] + 1,) \
+                and int(offsets[-1]) == size and isinstance(meta["digest"], str)
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            raise ValueError(f"{directory}: no whole passage file ({error})") from error
+        if not whole:
+            raise ValueError(f"{directory}: the passage file and its offsets do not match")
+        return cls(directory, offsets, meta["digest"], owned=False)
 
     @classmethod
     def build(cls, page_shards: Iterable[Path], max_per_page: int, work_dir: Path | None = None,
@@ -167,6 +196,10 @@ def _remove(fd: int, directory: Path) -> None:
         os.close(fd)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def _close(fd: int, directory: Path) -> None:
+    os.close(fd)
 
 
 def _remove_orphans(work_dir: Path) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import threading
 import urllib.parse
 import urllib.request
@@ -162,36 +163,47 @@ class Passages(Sequence[Hit]):
 class LocalBM25:
     """BM25 over the passages of crawled pages (page shards of the Page schema).
 
-    The passages are kept in a file under ``work_dir`` (the system's temporary directory when None), removed
-    by :meth:`close`; sorting them holds DuckDB to ``memory_limit``. With ``cache_dir``, the segmented
-    passages are kept there under the corpus digest."""
+    Without ``cache_dir``, the index is built in memory and its passages kept in a file under ``work_dir``
+    (the system's temporary directory when None), removed by :meth:`close`; sorting them holds DuckDB to
+    ``memory_limit``. With ``cache_dir``, the index is kept there: see :class:`_SavedIndexes`."""
 
     def __init__(self, page_shards: list[Path], max_passages_per_page: int = 20, cache_dir: Path | None = None,
                  work_dir: Path | None = None, memory_limit: str = "64MB"):
         from verifiers.bm25 import BM25Index
         from verifiers.passages import PassageFile
 
-        store = PassageFile.build(page_shards, max_passages_per_page, work_dir, memory_limit)
-        if store is None:
-            raise SearchError("the local search index is empty: the crawl has no content pages")
+        saved = _SavedIndexes(Path(cache_dir)) if cache_dir is not None else None
+        opened = saved.by_sources(page_shards, max_passages_per_page) if saved else None
+        if opened is None:
+            store = PassageFile.build(page_shards, max_passages_per_page, work_dir, memory_limit)
+            if store is None:
+                raise SearchError("the local search index is empty: the crawl has no content pages")
+            opened = saved.by_digest(store.digest) if saved else None
+            if opened is not None:
+                store.close()
+            else:
+                path = saved.segments(store.digest) if saved else None
+                index = None
+                cached = _cached_segments(path, len(store)) if path is not None else None
+                if cached is not None:
+                    try:
+                        index = BM25Index(cached)
+                    except _UnreadableCache:
+                        pass  # segmented again below, and the file replaced
+                if index is None:
+                    index = BM25Index(_segmenting((title + "。" + text for _, title, text in store), path))
+                opened = saved.save(store, index) if saved else (store, index)
+            if saved:
+                saved.remember(page_shards, max_passages_per_page, opened[0].digest)
         # Sorted by (URL, text, title) whatever order the crawl met the pages in: passages of equal score
         # come back in this order (see search), so the results depend on the corpus only.
-        self._store = store
-        self.passages = Passages(store)
+        self._store, self._index = opened
+        self.passages = Passages(self._store)
         self.name = "bm25-local"
-        self.corpus = store.digest
+        self.corpus = self._store.digest
         # Hits cached while passages carried fetch URLs (the mirror's port) would not match pairs' public URLs;
         # hits cached before ties were ordered came in the order of the crawl.
         self.cache_key = f"bm25-local:public-urls:ties-by-url@{self.corpus}"
-        path = Path(cache_dir) / f"{self.corpus}-{_segmenter()}.parquet" if cache_dir is not None else None
-        cached = _cached_segments(path, len(store)) if path is not None else None
-        if cached is not None:
-            try:
-                self._index = BM25Index(cached)
-                return
-            except _UnreadableCache:
-                pass  # segmented again below, and the file replaced
-        self._index = BM25Index(_segmenting((title + "。" + text for _, title, text in store), path))
 
     def search(self, query: str, k: int) -> list[Hit]:
         return self.search_many([query], k)[0]
@@ -210,6 +222,143 @@ class LocalBM25:
     def close(self) -> None:
         """Removes the passage file; the index answers no more searches."""
         self._store.close()
+
+
+class _SavedIndexes:
+    """Local indexes kept in a cache directory, each in ``index-<corpus digest>-<segmenter>/``: the passage
+    file, the postings (memory-mapped when opened) and the vocabulary. The stages of a run that search the
+    same crawl (verify, then the items' evidence check) and its reruns build it once; the ones after open
+    it, and read from disk only the postings their queries need.
+
+    * ``sources-<key>.json`` names the corpus digest of a list of page shards, by their paths, sizes and
+      modification times: an unchanged crawl is opened without reading its pages again. A crawl whose files
+      changed is read again, and its digest decides whether its index is already here.
+    * ``<digest>-<segmenter>.parquet``: the segmented passages, from which a lost index is built again
+      without segmenting.
+    * The newest :data:`KEEP` indexes (by last use) stay; older ones go, their segments with them.
+    * A directory is written under a temporary name and renamed whole: a reader sees all of it or none,
+      and of two processes saving the same index, the second uses the first's."""
+
+    KEEP = 3
+    SOURCES_FORMAT = 1  # bump when page_passages changes what a crawl's passages are
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+
+    def _index_dir(self, digest: str) -> Path:
+        return self.directory / f"index-{digest}-{_segmenter()}"
+
+    def segments(self, digest: str) -> Path:
+        return self.directory / f"{digest}-{_segmenter()}.parquet"
+
+    def _sources_path(self, page_shards: list[Path], max_per_page: int) -> Path | None:
+        try:
+            shards = [[str(Path(p).resolve()), (st := Path(p).stat()).st_size, st.st_mtime_ns] for p in page_shards]
+        except OSError:
+            return None  # a shard that cannot be read: the build says which
+        key = json.dumps([self.SOURCES_FORMAT, max_per_page, shards], ensure_ascii=False)
+        return self.directory / f"sources-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:16]}.json"
+
+    def by_sources(self, page_shards: list[Path], max_per_page: int):
+        path = self._sources_path(page_shards, max_per_page)
+        try:
+            digest = json.loads(path.read_text(encoding="utf-8"))["digest"] if path else None
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        return self.by_digest(digest) if isinstance(digest, str) else None
+
+    def remember(self, page_shards: list[Path], max_per_page: int, digest: str) -> None:
+        path = self._sources_path(page_shards, max_per_page)
+        if path is None:
+            return
+        tmp = path.with_name(f".{path.name}.{os.getpid()}-{threading.get_ident()}.tmp")
+        try:
+            tmp.write_text(json.dumps({"digest": digest}), encoding="utf-8")
+            tmp.replace(path)
+        except OSError:
+            tmp.unlink(missing_ok=True)  # only a later run's shortcut is lost
+
+    def by_digest(self, digest: str):
+        """(passages, index) kept for ``digest``, or None."""
+        from verifiers.bm25 import BM25Index
+        from verifiers.passages import PassageFile
+
+        directory = self._index_dir(digest)
+        if not directory.is_dir():
+            return None
+        try:
+            store = PassageFile.open(directory)
+            index = BM25Index.open(directory)
+        except ValueError:
+            return None  # built again and saved anew
+        if store.digest != digest or index.size != len(store):
+            store.close()
+            return None
+        try:
+            os.utime(directory / "index.json")  # last used, for pruning
+        except OSError:
+            pass
+        return store, index
+
+    def save(self, store, index):
+        """Keeps a freshly built index, and returns it as opened from here (the built one's arrays freed),
+        or as built when it cannot be kept."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self._remove_orphans()
+        final = self._index_dir(store.digest)
+        tmp = self.directory / f".index-{store.digest}.{os.getpid()}-{threading.get_ident()}.tmp"
+        moved = False
+        try:
+            tmp.mkdir()
+            index.save(tmp)
+            store.keep(tmp)
+            moved = True
+            tmp.rename(final)
+        except OSError:
+            opened = self.by_digest(store.digest)  # saved by another process meanwhile
+            if opened is not None:
+                store.close()
+            if opened is not None or not moved:
+                shutil.rmtree(tmp, ignore_errors=True)
+            # Else the passages are read from tmp, removed once this process is gone (_remove_orphans).
+            return opened or (store, index)
+        opened = self.by_digest(store.digest)
+        if opened is None:
+            return store, index
+        store.close()
+        self._prune(keep=final)
+        return opened
+
+    def _prune(self, keep: Path) -> None:
+        def used(path: Path) -> float:
+            try:
+                return (path / "index.json").stat().st_mtime
+            except OSError:
+                return 0.0
+
+        indexes = sorted((p for p in self.directory.glob("index-*") if p.is_dir() and p != keep), key=used,
+                         reverse=True)
+        for old in indexes[self.KEEP - 1:]:
+            digest = old.name.split("-")[1]
+            shutil.rmtree(old, ignore_errors=True)
+            for segments in self.directory.glob(f"{digest}-*.parquet"):
+                segments.unlink(missing_ok=True)
+            for sources in self.directory.glob("sources-*.json"):
+                try:
+                    stale = json.loads(sources.read_text(encoding="utf-8")).get("digest") == digest
+                except (OSError, ValueError, AttributeError):
+                    stale = True
+                if stale:
+                    sources.unlink(missing_ok=True)
+
+    def _remove_orphans(self) -> None:
+        """Half-written index directories of processes that are gone."""
+        from warehouse.catalog import process_alive
+
+        for tmp in self.directory.glob(".index-*.tmp"):
+            pid = tmp.name.rsplit(".", 2)[-2].split("-")[0]
+            if pid.isdigit() and not process_alive(int(pid)):
+                shutil.rmtree(tmp, ignore_errors=True)
 
 
 class HTTPSearch:

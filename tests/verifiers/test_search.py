@@ -211,40 +211,157 @@ def test_a_batch_of_searches_is_cached_with_one_journal_append_and_counted_as_on
     assert again.search_many(["黄河", "长江 东海"], 10) == found[1::-1] and (again.hits, again.misses) == (2, 0)
 
 
-def test_the_segmented_corpus_is_cached_by_its_digest_and_shared_by_later_indexes(tmp_path, monkeypatch):
+QUERIES = ("长江 发源地 唐古拉山脉", "李白 杜甫", "东海", "黄河 渤海 1990")
+
+
+def results(index) -> list:
+    return [index.search(query, 10) for query in QUERIES]
+
+
+@pytest.fixture
+def no_rebuild(monkeypatch):
+    """Within it, reading the crawl's pages or segmenting a passage fails the test."""
+    import verifiers.passages as passages
     import verifiers.search as search
+
+    def unread(*args, **kwargs):
+        raise AssertionError("the crawl was read again")
+
+    def segment(text):
+        raise AssertionError("segmented again")
+
+    def forbid(pages: bool = True):
+        if pages:
+            monkeypatch.setattr(passages.PassageFile, "build", unread)
+        monkeypatch.setattr(search, "_segment", segment)
+        return monkeypatch.undo
+
+    return forbid
+
+
+def test_the_index_is_saved_once_and_opened_by_later_indexes_of_the_same_crawl(tmp_path, no_rebuild):
+    from verifiers.search import _segmenter
+
+    pages = fact_pages(tmp_path / "pages")
+    cache = tmp_path / "cache" / "bm25"
+    uncached = LocalBM25(pages)
+    first = LocalBM25(pages, cache_dir=cache, work_dir=tmp_path / "tmp")
+    assert sorted(f.name.split("-")[0] for f in cache.iterdir()) == [first.corpus, "index", "sources"]
+    saved = cache / f"index-{first.corpus}-{_segmenter()}"
+    assert {f.name for f in saved.iterdir()} == {"passages.bin", "passages.json", "offsets.npy", "data.npy",
+                                                "indices.npy", "indptr.npy", "bound.npy", "vocab.txt", "index.json"}
+    assert not list((tmp_path / "tmp").iterdir())  # the passage file moved into the index's directory
+    assert results(first) == results(uncached)
+
+    allow = no_rebuild()
+    second = LocalBM25(pages, cache_dir=cache)  # the same shards: opened, their pages not read
+    allow()
+    assert (second.corpus, second.cache_key) == (first.corpus, first.cache_key)
+    assert list(second.passages) == list(uncached.passages)
+    assert results(second) == results(uncached)
+    first.close()
+    second.close()
+    assert saved.is_dir()  # closing an index opened from the cache leaves it there
+    assert results(LocalBM25(pages, cache_dir=cache)) == results(uncached)
+
+
+def test_a_crawl_written_again_is_read_but_not_indexed_again(tmp_path, no_rebuild):
+    import os
+    import shutil
 
     pages = fact_pages(tmp_path / "pages")
     cache = tmp_path / "cache" / "bm25"
     first = LocalBM25(pages, cache_dir=cache)
-    files = list(cache.iterdir())
-    assert [f.name.split("-", 1)[0] for f in files] == [first.corpus]
+    copy = tmp_path / "copy" / pages[0].name
+    copy.parent.mkdir()
+    shutil.copy(pages[0], copy)
+    allow = no_rebuild(pages=False)
+    again = LocalBM25([copy, *pages[1:]], cache_dir=cache)  # other files, the same passages
+    allow()
+    assert again.corpus == first.corpus and results(again) == results(first)
+    assert len(list(cache.glob("sources-*.json"))) == 2 and len(list(cache.glob("index-*"))) == 1
+    # A shard changed in place (here its time) is read again, and its digest decides.
+    os.utime(copy, ns=(1, 1))
+    allow = no_rebuild(pages=False)
+    changed = LocalBM25([copy, *pages[1:]], cache_dir=cache)
+    allow()
+    assert changed.corpus == first.corpus and len(list(cache.glob("sources-*.json"))) == 3
 
-    def segment(text):  # the second index must not segment a single passage
-        raise AssertionError("segmented again")
 
-    monkeypatch.setattr(search, "_segment", segment)
-    second = LocalBM25(pages, cache_dir=cache)
-    monkeypatch.undo()
-    uncached = LocalBM25(pages)  # the same queries against an index built without the cache
-    for query in ("长江 发源地 唐古拉山脉", "李白 杜甫", "东海"):
-        assert second.search(query, 10) == first.search(query, 10) == uncached.search(query, 10)
-    assert [f.name for f in cache.iterdir()] == [files[0].name]  # the passage files went with their indexes
-    segments = pq.read_table(files[0]).column("segments").to_pylist()
+def test_a_lost_index_is_built_from_the_segments_and_unreadable_segments_are_segmented_again(tmp_path, no_rebuild):
+    import shutil
+
+    pages = fact_pages(tmp_path / "pages")
+    cache = tmp_path / "cache" / "bm25"
+    first = LocalBM25(pages, cache_dir=cache)
+    expected = results(first)
+    [segments_file] = cache.glob("*.parquet")
+    segments = pq.read_table(segments_file).column("segments").to_pylist()
     assert len(segments) == len(first.passages)
-    good = files[0].read_bytes()
-    # An unreadable cache file is segmented again and replaced: one that is not Parquet, and one whose
+    [saved] = cache.glob("index-*")
+    shutil.rmtree(saved)
+    allow = no_rebuild(pages=False)
+    rebuilt = LocalBM25(pages, cache_dir=cache)  # from the segments, not segmented
+    allow()
+    assert results(rebuilt) == expected
+    assert saved.is_dir()
+    good = segments_file.read_bytes()
+    # An unreadable segments file is segmented again and replaced: one that is not Parquet, and one whose
     # footer is sound but whose data cannot be read back.
     for broken in (b"not parquet", good[:4] + bytes(b ^ 0xFF for b in good[4:200]) + good[200:]):
-        files[0].write_bytes(broken)
-        assert LocalBM25(pages, cache_dir=cache).search("长江", 5) == first.search("长江", 5)
-        assert pq.read_table(files[0]).column("segments").to_pylist() == segments
+        shutil.rmtree(saved)
+        segments_file.write_bytes(broken)
+        assert results(LocalBM25(pages, cache_dir=cache)) == expected
+        assert pq.read_table(segments_file).column("segments").to_pylist() == segments
     # The previous version's file of the same segments goes when they are written anew.
-    earlier = cache / files[0].name.replace(".parquet", ".json.gz")
+    earlier = cache / segments_file.name.replace(".parquet", ".json.gz")
     earlier.write_bytes(b"")
-    files[0].unlink()
+    segments_file.unlink()
+    shutil.rmtree(saved)
     LocalBM25(pages, cache_dir=cache)
-    assert sorted(cache.iterdir()) == [files[0]]
+    assert not earlier.exists() and segments_file.exists()
+
+
+@pytest.mark.parametrize("damage", ["index.json", "data.npy", "vocab.txt", "offsets.npy", "passages.bin"])
+def test_a_damaged_saved_index_is_built_again(tmp_path, damage):
+    pages = fact_pages(tmp_path / "pages")
+    cache = tmp_path / "cache" / "bm25"
+    expected = results(LocalBM25(pages, cache_dir=cache))
+    [saved] = cache.glob("index-*")
+    target = saved / damage
+    if damage == "vocab.txt":
+        target.write_text(target.read_text(encoding="utf-8") + "\n多余", encoding="utf-8")
+    else:
+        target.write_bytes(target.read_bytes()[:-9])
+    rebuilt = LocalBM25(pages, cache_dir=cache)
+    assert results(rebuilt) == expected
+    assert results(LocalBM25(pages, cache_dir=cache)) == expected  # saved anew, whole
+
+
+def test_the_newest_indexes_stay_and_older_ones_go_with_their_segments(tmp_path):
+    import os
+
+    from schemas import Page
+    from verifiers.search import _SavedIndexes
+    from warehouse.shards import ShardWriter
+
+    cache = tmp_path / "cache" / "bm25"
+    crawls = []
+    for n in range(_SavedIndexes.KEEP + 2):
+        with ShardWriter(tmp_path / f"crawl{n}", "pages", Page) as writer:
+            writer.write(Page(url=f"http://mirror.invalid/item/{n}", title=f"词条{n}", status="ok", source="baidu",
+                              summary=f"第{n}个词条的摘要。"))
+        crawls.append(writer.paths)
+    corpora = []
+    for n, crawl in enumerate(crawls):
+        corpora.append(LocalBM25(crawl, cache_dir=cache).corpus)
+        for saved in cache.glob(f"index-{corpora[-1]}-*"):  # one second apart in last use
+            os.utime(saved / "index.json", (1_000_000 + n, 1_000_000 + n))
+    LocalBM25(crawls[0], cache_dir=cache)  # used again: the newest
+    left = {p.name.split("-")[1] for p in cache.glob("index-*")}
+    assert left == {corpora[0], *corpora[-(_SavedIndexes.KEEP - 1):]}
+    assert {p.name.split("-")[0] for p in cache.glob("*.parquet")} == left
+    assert len(list(cache.glob("sources-*.json"))) == len(left)
 
 
 def test_the_index_is_the_one_bm25s_builds_from_its_own_tokenizer():
