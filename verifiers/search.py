@@ -10,7 +10,9 @@
   (``https://searx.example/search?q={query}&format=json``): results are read from
   ``results_key`` with ``url``, ``title`` and ``content`` fields.
 * :class:`CachedSearch`: top-k results per (backend and corpus, query, k) in the
-  catalog's ``search_cache`` table (warehouse.cache), so a rerun asks nothing twice.
+  catalog's ``search_cache`` table (warehouse.cache), so a rerun asks nothing twice:
+  each hit whole, or for the local index, each passage's position in its corpus
+  and its score (a tenth of the size: the passages are in the index).
   A backend's ``corpus`` says what its results depend on besides the query: for the
   local index, a digest of the passages it indexes (URL, title and text of each, read
   from the crawl's page shards); for a search API, its URL template and results field.
@@ -202,8 +204,9 @@ class LocalBM25:
         self.name = "bm25-local"
         self.corpus = self._store.digest
         # Hits cached while passages carried fetch URLs (the mirror's port) would not match pairs' public URLs;
-        # hits cached before ties were ordered came in the order of the crawl.
-        self.cache_key = f"bm25-local:public-urls:ties-by-url@{self.corpus}"
+        # hits cached before ties were ordered came in the order of the crawl; hits cached whole (each
+        # passage's text, 2.2 KB an entry) before entries named passages by their place in the corpus.
+        self.cache_key = f"bm25-local:public-urls:ties-by-url:positions@{self.corpus}"
 
     def search(self, query: str, k: int) -> list[Hit]:
         return self.search_many([query], k)[0]
@@ -211,12 +214,25 @@ class LocalBM25:
     def search_many(self, queries: list[str], k: int) -> list[list[Hit]]:
         """The top k passages for each query, by BM25 score and then passage order (ties at the k-th
         place all weighed, see verifiers.bm25)."""
+        return [self.hits(ranked) for ranked in self.ranked_many(queries, k)]
+
+    def ranked_many(self, queries: list[str], k: int) -> list[list[tuple[int, float]]]:
+        """search_many's answers as (passage position, score) pairs: what the cache keeps of them, since the
+        corpus digest in its key fixes every passage's position."""
         if k < 1:
             return [[] for _ in queries]
+        return [[(index, round(score, 6)) for index, score in self._index.top_k(self._index.tokens(_segment(q)), k)]
+                for q in queries]
+
+    def hits(self, ranked) -> list[Hit]:
+        """The passages at the positions of ``ranked`` ((position, score) pairs); ValueError for a pair that is
+        not one (a position out of the corpus, a score that is not a number)."""
         found = []
-        for query in queries:
-            ranked = self._index.top_k(self._index.tokens(_segment(query)), k)
-            found.append([Hit(*self._store[index], round(score, 6)) for index, score in ranked])
+        for position, score in ranked:
+            if type(position) is not int or not 0 <= position < len(self._store) \
+                    or type(score) not in (int, float):
+                raise ValueError(f"not a passage of this corpus and its score: {position!r}, {score!r}")
+            found.append(Hit(*self._store[position], float(score)))
         return found
 
     def close(self) -> None:
@@ -405,6 +421,7 @@ class CachedSearch:
         # the cache's backend column: what the results depend on besides the query and k
         self.key = getattr(backend, "cache_key", None) or f"{backend.name}@{getattr(backend, 'corpus', '')}"
         self.cache = CatalogCache(catalog_path, SEARCH_CACHE)
+        self._ranked = callable(getattr(backend, "ranked_many", None)) and callable(getattr(backend, "hits", None))
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
@@ -414,15 +431,23 @@ class CachedSearch:
 
     def _cached(self, query: str, k: int) -> list[Hit] | None:
         cached = self.cache.get((self.key, query, k))
+        if cached is None:
+            return None
         try:
-            return [Hit(**h) for h in json.loads(cached[0])] if cached is not None else None
+            entry = json.loads(cached[0])
+            return self.backend.hits(entry) if self._ranked else [Hit(**h) for h in entry]
         except (ValueError, TypeError):
             return None  # an entry this code cannot read: ask again
 
-    @staticmethod
-    def _entry(found: list[Hit]) -> tuple[str]:
-        return (json.dumps([{"url": h.url, "title": h.title, "text": h.text, "score": h.score} for h in found],
-                           ensure_ascii=False),)
+    def _ask(self, queries: list[str], k: int) -> dict[str, tuple[list[Hit], tuple[str]]]:
+        """The backend's answers to ``queries``, each with its cache entry: the hits whole, or for a backend
+        that ranks passages it holds (the local index), their positions and scores."""
+        if self._ranked:
+            ranked = self.backend.ranked_many(queries, k)
+            return {q: (self.backend.hits(r), (json.dumps(r),)) for q, r in zip(queries, ranked)}
+        found = search_many(self.backend, queries, k)
+        return {q: (hits, (json.dumps([{"url": h.url, "title": h.title, "text": h.text, "score": h.score}
+                                       for h in hits], ensure_ascii=False),)) for q, hits in zip(queries, found)}
 
     def search(self, query: str, k: int) -> list[Hit]:
         found = self._cached(query, k)
@@ -432,8 +457,8 @@ class CachedSearch:
             return found
         with self._lock:
             self.misses += 1
-        found = self.backend.search(query, k)
-        self.cache.put((self.key, query, k), self._entry(found))
+        found, entry = self._ask([query], k)[query]
+        self.cache.put((self.key, query, k), entry)
         return found
 
     def search_many(self, queries: list[str], k: int) -> list[list[Hit]]:
@@ -448,13 +473,14 @@ class CachedSearch:
             if found is not None:
                 answers[query] = found
         missing = [q for q in dict.fromkeys(queries) if q not in answers]
-        if missing and hasattr(self.backend, "search_many"):
-            answers.update(zip(missing, self.backend.search_many(missing, k)))
-            self.cache.put_many({(self.key, q, k): self._entry(answers[q]) for q in missing})
+        if missing and (self._ranked or hasattr(self.backend, "search_many")):
+            asked = self._ask(missing, k)
+            answers.update((q, found) for q, (found, _) in asked.items())
+            self.cache.put_many({(self.key, q, k): entry for q, (_, entry) in asked.items()})
         else:
             for query in missing:
-                answers[query] = self.backend.search(query, k)
-                self.cache.put((self.key, query, k), self._entry(answers[query]))
+                answers[query], entry = self._ask([query], k)[query]
+                self.cache.put((self.key, query, k), entry)
         with self._lock:
             self.misses += len(missing)
             self.hits += len(queries) - len(missing)

@@ -113,6 +113,31 @@ def test_the_cache_key_holds_the_corpus_and_older_or_unreadable_entries_miss(bm2
         server.shutdown()
 
 
+def test_the_local_index_caches_passage_positions_and_unreadable_ones_are_asked_again(bm25, tmp_path):
+    import duckdb
+
+    catalog = tmp_path / "c.duckdb"
+    cached = CachedSearch(bm25, catalog)
+    found = cached.search_many(["长江 东海", "黄河"], 10)
+    cached.close()
+    with duckdb.connect(str(catalog), read_only=True) as con:
+        entries = dict(con.execute("SELECT query, hits FROM search_cache").fetchall())
+    ranked = json.loads(entries["长江 东海"])
+    assert [bm25.passages[p].url for p, _ in ranked] == [h.url for h in found[0]]
+    assert [s for _, s in ranked] == [h.score for h in found[0]]
+    again = CachedSearch(bm25, catalog)
+    assert again.search_many(["长江 东海", "黄河"], 10) == found and (again.hits, again.misses) == (2, 0)
+    # Entries that name no passage of this corpus, or are whole hits, are misses, asked and cached anew.
+    size = len(bm25.passages)
+    for entry in ([[size, 1.0]], [[-1, 1.0]], [["3", 1.0]], [[True, 1.0]], [[3, "1.0"]], [[3]], {"3": 1.0},
+                  [{"url": "x", "title": "x", "text": "x", "score": 1.0}]):
+        again.cache.put((again.key, "长江 东海", 10), (json.dumps(entry),))
+        assert again.search("长江 东海", 10) == found[0]
+    assert (again.hits, again.misses) == (2, 8)
+    # entries of the earlier format (each hit whole, under the earlier key) are not read
+    assert again.key != "bm25-local:public-urls:ties-by-url@" + bm25.corpus
+
+
 def test_the_local_corpus_is_what_the_index_holds_not_when_it_was_fetched(tmp_path):
     from datetime import datetime, timezone
 
