@@ -239,6 +239,17 @@ class ValueTyper:
         typer.families = {r: frozenset(f) for r, f in relation_families(facts).items()}
         return typer
 
+    def restricted(self, values: Iterable[str]) -> "ValueTyper":
+        """A typer that types ``values`` (and titles among them) as this one does, holding what it knows of
+        those values only: the relations' ranges and families, which come from every value, are shared."""
+        keys = {value_key(v) for v in values}
+
+        def kept(table: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
+            return {k: table[k] for k in keys if k in table}
+
+        return ValueTyper(self.table, kept(self.title_types), kept(self.head_relations), kept(self.tail_relations),
+                          self.ranges, self.families, kept(self.name_owners), kept(self.owners))
+
     def _ranges(self, by_relation: dict[str, set[str]]) -> dict[str, frozenset[str]]:
         ranges: dict[str, frozenset[str]] = {}
         for relation, values in by_relation.items():

@@ -160,6 +160,10 @@ def audit_files(directory: Path, files: list[str], config: dict, crawl: list[str
         pages = []
     items: dict[str, list[dict]] = {kind: _rows(tables[kind]) for kind in ITEM_KINDS if kind in tables}
     asked = [item for kind in (*MCQ, "simpleqa") for item in items.get(kind, [])]
+    # The crawl's models, each kept to what the release's items ask of it, the typer first: each is built
+    # whole before it is cut down, and the second's build then starts from the first's small part.
+    typer = _typer(pages, pairs).restricted(
+        value for kind in MCQ for item in items.get(kind, []) for value in (item["answer"], *(item["options"] or [])))
     truth = Truth.build(pages, pairs, _batched_rows(tables.get("dropped_triples", []), DROPPED_COLUMNS),
                         heads={value_key(i["head"]) for i in asked},
                         facts={(i["relation"], value_key(i.get("tail") or "")) for i in asked if _asked(i) == "head"})
@@ -170,7 +174,6 @@ def audit_files(directory: Path, files: list[str], config: dict, crawl: list[str
     by_pair = {p["pair_id"]: p for p in pairs}
     if "t2t" in items:
         _audit_t2t(items["t2t"], by_pair, report.config("t2t"))
-    typer = _typer(pages, pairs)
     for kind in MCQ:
         if kind in items:
             _audit_options(items[kind], truth, typer, by_pair, report.config(kind))
@@ -217,8 +220,8 @@ class Truth:
     and for each (relation, value) the entities that have it.
 
     With ``heads`` and ``facts`` (value keys), only what the audit asks of a release is kept: the values
-    and infobox rows of those heads, the entities of those (relation, value); every entity's names
-    (a true head's names are right answers too). The whole crawl's held 577 MB at 84k pages."""
+    and infobox rows of those heads, the entities of those (relation, value), and the names of both (a
+    true head's names are right answers too). The whole crawl's held 577 MB at 84k pages."""
 
     values: dict[str, dict[str, set[str]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(set)))
     names: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
@@ -258,6 +261,9 @@ class Truth:
                 truth.names[value_key(pair["entity"])].add(value_key(alias))
         for row in dropped:
             truth.add(row["head"], row["relation"], row["tail"], row.get("raw_value") or "")
+        if heads is not None:  # the names asked after: those of the heads asked and of the entities kept
+            needed = set(heads).union(*truth.heads.values())
+            truth.names = defaultdict(set, {h: n for h, n in truth.names.items() if h in needed})
         return truth
 
     def true_tails(self, head: str, relation: str) -> set[str]:

@@ -62,3 +62,20 @@ def test_the_typer_read_from_pages_holds_the_sets_the_crawl_gives(tmp_path):
     assert any(len(family) > 1 for family in typer.families.values())
     # One object per distinct set.
     assert len({id(v) for v in typer.tail_relations.values()}) == len(set(typer.tail_relations.values()))
+
+
+def test_a_typer_restricted_to_some_values_types_them_as_the_whole_one(tmp_path):
+    pages = list(iter_records(fact_pages(tmp_path / "facts"), Page))
+    typer = ValueTyper.from_sources(fact_pages(tmp_path / "pages"), [])
+    aliases = relation_aliases()
+    facts = [(t.head, t.relation, t.tail) for page in pages for t in extract_triples(page, aliases)]
+    chosen = facts[::7]
+    values = [v for h, _, t in chosen for v in (h, t)]
+    small = typer.restricted(values)
+    assert 0 < len(small.tail_relations) < len(typer.tail_relations) and small.ranges is typer.ranges
+    for head, relation, tail in chosen:
+        for asked, value in (("tail", tail), ("head", head)):
+            assert small.answer_type(value, relation, asked) == typer.answer_type(value, relation, asked)
+            assert small.describe(value, relation, asked) == typer.describe(value, relation, asked)
+        assert small.is_value_of(tail, relation) == typer.is_value_of(tail, relation)
+    assert set(small.title_types) <= {value_key(v) for v in values}

@@ -90,7 +90,8 @@ def test_truth_kept_for_the_asked_heads_and_facts_answers_as_the_whole_one():
     from warehouse.audit import Truth
 
     facts = [("甲", "职业", "诗人"), ("甲", "职业", "画家"), ("甲", "字", "子美"), ("乙", "国籍", "宋朝"),
-             ("丙", "国籍", "宋朝"), ("丙", "别名", "丙公"), ("丁", "国籍", "唐朝"), ("丁", "职业", "诗人")]
+             ("丙", "国籍", "宋朝"), ("丙", "别名", "丙公"), ("丁", "国籍", "唐朝"), ("丁", "职业", "诗人"),
+             ("丁", "别名", "丁公")]
     dropped = [{"head": h, "relation": r, "tail": t} for h, r, t in facts]
     whole = Truth.build([], [], dropped)
     kept = Truth.build([], [], dropped, heads={value_key("甲")}, facts={("国籍", value_key("宋朝"))})
@@ -98,6 +99,8 @@ def test_truth_kept_for_the_asked_heads_and_facts_answers_as_the_whole_one():
     assert kept.true_heads("国籍", "宋朝") == whole.true_heads("国籍", "宋朝") == {"乙", "丙", "丙公", "宋朝"}
     assert kept.rows[(value_key("甲"), "职业")] == whole.rows[(value_key("甲"), "职业")]
     assert value_key("丁") not in kept.values and ("国籍", value_key("唐朝")) not in kept.heads
+    # the names kept: those of the heads asked and of the entities having the facts asked
+    assert set(kept.names) == {value_key("甲"), value_key("丙")} < set(whole.names)
 
 
 def test_dropped_triples_are_read_a_batch_at_a_time_with_the_columns_a_file_has(tmp_path):
