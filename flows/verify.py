@@ -34,9 +34,9 @@ def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
 
 
 def search_backend(settings: VerifySettings, page_shards: list[Path], catalog_path: Path | None = None):
-    """The configured backend, to be closed after use. The local index keeps its segmented passages in
-    ``cache/bm25`` beside the catalog, where the verify and items stages (and reruns) share them, and its
-    passage file in ``cache/tmp`` while it is open."""
+    """The configured backend, to be closed after use. The local index is kept in ``cache/bm25`` beside the
+    catalog, where the verify and items stages (and reruns) share it (see verifiers.search._SavedIndexes);
+    its passage file is written in ``cache/tmp`` while it is built."""
     if settings.search_backend == "local":
         cache = Path(catalog_path).parent / "cache" if catalog_path else None
         return LocalBM25(page_shards, cache_dir=cache / "bm25" if cache else None, work_dir=cache / "tmp" if cache else None)
