@@ -432,3 +432,31 @@ def test_the_index_built_a_block_at_a_time_is_bm25s_own_to_the_last_bit(block_to
         assert ours.scores[name].dtype == theirs.scores[name].dtype, name
         assert np.array_equal(ours.scores[name], theirs.scores[name]), name
     assert ours.get_scores_from_ids([5, 9, 5]).tolist() == theirs.get_scores_from_ids([5, 9, 5]).tolist()
+
+
+def test_an_index_saved_meanwhile_by_another_process_is_used_and_half_written_ones_of_gone_ones_go(tmp_path,
+                                                                                                  monkeypatch):
+    from verifiers.search import _SavedIndexes
+
+    pages = fact_pages(tmp_path / "pages")
+    cache = tmp_path / "cache" / "bm25"
+    first = LocalBM25(pages, cache_dir=cache)
+    [saved] = cache.glob("index-*")
+    marker = saved / "index.json"
+    written = marker.read_bytes()
+    (cache / ".index-0123456789abcdef.999999999-1.tmp").mkdir()  # a process that died while saving
+    for sources in cache.glob("sources-*.json"):
+        sources.unlink()
+    looked = []
+    real = _SavedIndexes.by_digest
+
+    def unseen_once(self, digest):  # the index appears after this process looked for it
+        looked.append(digest)
+        return None if len(looked) == 1 else real(self, digest)
+
+    monkeypatch.setattr(_SavedIndexes, "by_digest", unseen_once)
+    second = LocalBM25(pages, cache_dir=cache)
+    monkeypatch.undo()
+    assert results(second) == results(first)
+    assert [p.name for p in cache.glob("index-*")] == [saved.name] and marker.read_bytes() == written
+    assert not list(cache.glob(".index-*"))  # its own copy and the dead process's are gone
