@@ -354,18 +354,18 @@ class _SavedIndexes:
 
         indexes = sorted((p for p in self.directory.glob("index-*") if p.is_dir() and p != keep), key=used,
                          reverse=True)
-        for old in indexes[self.KEEP - 1:]:
-            digest = old.name.split("-")[1]
+        gone = {old.name.split("-")[1]: old for old in indexes[self.KEEP - 1:]}  # digest -> its directory
+        for digest, old in gone.items():
             shutil.rmtree(old, ignore_errors=True)
             for segments in self.directory.glob(f"{digest}-*.parquet"):
                 segments.unlink(missing_ok=True)
-            for sources in self.directory.glob("sources-*.json"):
-                try:
-                    stale = json.loads(sources.read_text(encoding="utf-8")).get("digest") == digest
-                except (OSError, ValueError, AttributeError):
-                    stale = True
-                if stale:
-                    sources.unlink(missing_ok=True)
+        for sources in self.directory.glob("sources-*.json") if gone else ():
+            try:
+                stale = json.loads(sources.read_text(encoding="utf-8")).get("digest") in gone
+            except (OSError, ValueError, AttributeError):
+                stale = True
+            if stale:
+                sources.unlink(missing_ok=True)
 
     def _remove_orphans(self) -> None:
         """Half-written index directories of processes that are gone."""
