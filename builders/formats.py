@@ -44,7 +44,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from filters.normalize import THOUSANDS
+from filters.normalize import CACHE_ENTRIES, THOUSANDS
 
 KINDS = ("date", "period", "year", "quantity", "number", "formula", "code", "title", "latin", "person", "text")
 
@@ -247,9 +247,9 @@ def _classify(value: str, relation: str) -> ValueFormat:
     return ValueFormat("text")
 
 
-# Values repeat across items and pools; the result is immutable. Bounded as value_key's cache is: an entry
-# holds about 250 bytes besides its value.
-@lru_cache(maxsize=1 << 16)
+# Values repeat across items and pools; the result is immutable. Bounded as value_key's cache is
+# (filters.normalize.CACHE_ENTRIES): an entry holds about 250 bytes besides its value.
+@lru_cache(maxsize=CACHE_ENTRIES)
 def value_format(value: str, relation: str = "", *,
                  person_relations: frozenset[str] = PERSON_RELATIONS) -> ValueFormat:
     """The format of ``value`` as the tail of ``relation``; see the module docstring.

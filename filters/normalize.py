@@ -46,8 +46,17 @@ def normalize_once(text: str) -> str:
 
 _SHORT = 64
 
+# How many results each per-value cache keeps (these, builders.formats.value_format, builders.criteria's
+# word splits, filters.grounding's and filters.dedup.field_key): the values met lately, not the crawl's.
+# A value repeats within a pair, an item and its options, and the common ones (中国, 男) stay recent; a
+# pass over every value of a crawl only fills a cache with entries no later step asks for, each about
+# 250 bytes besides its key and result, kept by the run's process from then on. At 65,536 entries each,
+# the value typing of an 84k-page crawl filled them, where a 10k-page crawl's did not: that crawl's item
+# build alone peaked at 801-831 MB in four runs, and at 743 MB with 4,096 entries, with the same items.
+CACHE_ENTRIES = 1 << 12
 
-@lru_cache(maxsize=1 << 16)  # infobox values repeat across pairs and are normalised by several filters
+
+@lru_cache(maxsize=CACHE_ENTRIES)  # infobox values repeat across pairs and are normalised by several filters
 def _normalize_short(text: str) -> str:
     return _normalize(text)
 
@@ -77,10 +86,9 @@ _APPROXIMATE = re.compile(r"^(?:约为|大约|约|近|逾|超过)|(?:余|多|左
 _DYNASTY = re.compile(r"^([夏商周秦汉晋隋唐宋元明清])[代朝]$")
 
 
-# Options and golds repeat across items; the result is immutable. An entry holds about 250 bytes besides its
-# value (measured with tracemalloc): at the earlier size, 2**18, the items stage of an 84k-page crawl left
-# 211,454 entries, about 50 MB, held for the rest of the run.
-@lru_cache(maxsize=1 << 16)
+# Options and golds repeat across items; the result is immutable. Bounded by CACHE_ENTRIES: at 2**18 entries,
+# the items stage of an 84k-page crawl left 211,454 of them, about 50 MB, held for the rest of the run.
+@lru_cache(maxsize=CACHE_ENTRIES)
 def value_key(value: str) -> str:
     """What makes two written values one value: normalize(), then no punctuation (《》, quotes,
     the middle dot of foreign names), no approximate marker (约960万平方千米 is 960万平方千米), one
