@@ -18,10 +18,11 @@ rarer and so, by the proxy, harder. The same crawl gives the same scores.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Iterable
+
+import numpy as np
 
 from schemas import Page
 from warehouse.shards import iter_records
@@ -32,16 +33,18 @@ DESCRIPTION = ("offline proxy, not a measured model accuracy: mean rarity (1 - p
 
 
 class Percentiles:
-    """The mid-rank percentile of a value among a sample (ties share one rank), in [0, 1]."""
+    """The mid-rank percentile of a value among a sample (ties share one rank), in [0, 1]. The sample is
+    held as one sorted array (a crawl's pages give one value each: 84k Python ints were 3 MB a signal)."""
 
     def __init__(self, values: Iterable[float]):
-        self.values = sorted(values)
+        self.values = np.sort(np.fromiter(values, dtype=np.float64))
 
     def __call__(self, value: float) -> float:
         n = len(self.values)
         if not n:
             return 0.5
-        below, upto = bisect_left(self.values, value), bisect_right(self.values, value)
+        below = int(np.searchsorted(self.values, value, side="left"))
+        upto = int(np.searchsorted(self.values, value, side="right"))
         return (below + upto) / (2 * n)
 
 
@@ -92,6 +95,19 @@ class DifficultyProxy:
         for targets in linked_by.values():
             in_links.update(targets)
         return cls(dict(in_links), length, dict(relations))
+
+    def restricted(self, heads: Iterable[str]) -> "DifficultyProxy":
+        """A proxy that scores the items about ``heads`` as this one does, holding the entries of those
+        titles only: the percentiles, which come from every page, are shared. An item build scores the
+        entities of the kept pairs (1,195 of an 84k-page crawl's titles)."""
+        wanted = set(heads)
+        proxy = object.__new__(DifficultyProxy)
+        proxy.in_links = {t: n for t, n in self.in_links.items() if t in wanted}
+        proxy.page_length = {key: n for key, n in self.page_length.items() if key[0] in wanted}
+        proxy.relation_pages = self.relation_pages
+        proxy._longest = {t: n for t, n in self._longest.items() if t in wanted}
+        proxy._links, proxy._length, proxy._relation = self._links, self._length, self._relation
+        return proxy
 
     def signals(self, head: str, sense: str, relation: str) -> dict[str, float]:
         """Each signal's rarity (1 - percentile) for an item about ``head`` (in ``sense``) and ``relation``."""

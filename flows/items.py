@@ -91,11 +91,12 @@ def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
         graph.set_types(_type_keys(graph, typer))
         picker = DistractorPicker(embedder, typer, DistractorSettings(settings.synonym_max, settings.context_min,
                                                                       settings.per_source, seed=settings.seed))
+        difficulty = (DifficultyProxy.from_pages(page_shards).restricted(_kept_heads(pair_shards))
+                      if page_shards else None)  # it scores the kept pairs' entities, against every page
         builder = ItemBuilder(graph, picker, templates, relation_counts, typer, stated_by(GroundingFilter()),
                               ItemSettings(tuple(settings.kinds), settings.max_answer_chars,
                                            embedder_name=embedder.name, cloze_max_chars=settings.cloze_max_chars),
-                              llm=client, polysemous=graph.senses(),
-                              difficulty=DifficultyProxy.from_pages(page_shards) if page_shards else None)
+                              llm=client, polysemous=graph.senses(), difficulty=difficulty)
         graph.hold_memory()  # its tables grow with the crawl; the build's batch queries fit a bound
         with ShardWriter(raw_dir, "items", Item) as writer:
             writer.write_all(builder.build(iter_records(pair_shards, Pair)))
@@ -105,6 +106,16 @@ def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
     counts = {} if client is None else {"qa_rewrite": builder.rewriter.counts,
                                          "simpleqa_writer": builder.writer.counts}
     return writer.paths, report, counts
+
+
+def _kept_heads(pair_shards: list[Path]) -> set[str]:
+    """The entities of the kept pairs: what the items are about."""
+    heads: set[str] = set()
+    for path in pair_shards:
+        table = pq.read_table(path, columns=["entity", "decision"])
+        heads.update(e for e, d in zip(table.column("entity").to_pylist(), table.column("decision").to_pylist())
+                     if d == "kept")
+    return heads
 
 
 def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_dir, release_name, client,

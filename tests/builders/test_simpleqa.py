@@ -132,6 +132,21 @@ def test_difficulty_proxy_rates_rare_entities_and_relations_harder():
     assert Percentiles([1, 2, 2, 3])(2) == 0.5 and Percentiles([])(7) == 0.5
 
 
+def test_a_difficulty_proxy_restricted_to_some_heads_scores_them_as_the_whole_one():
+    proxy = DifficultyProxy(in_links={"中国": 40, "李白": 12, "某镇": 0, "杜甫": 9},
+                            page_length={("中国", ""): 9000, ("李白", ""): 3000, ("李白", "歌曲"): 400,
+                                         ("某镇", ""): 200, ("杜甫", ""): 2500},
+                            relation_pages={"国籍": 300, "湖面海拔": 2})
+    small = proxy.restricted(["李白", "某镇", "没有页面"])
+    assert set(small.in_links) == {"李白", "某镇"} and set(small.page_length) == {("李白", ""), ("李白", "歌曲"),
+                                                                                   ("某镇", "")}
+    for head in ("李白", "某镇", "没有页面"):
+        for sense in ("", "歌曲", "诗人"):
+            for relation in ("国籍", "湖面海拔", "未知", ""):
+                assert small.signals(head, sense, relation) == proxy.signals(head, sense, relation)
+                assert small.score(head, sense, relation) == proxy.score(head, sense, relation)
+
+
 def test_in_links_count_each_linking_page_once_for_the_crawls_own_titles(tmp_path):
     import random
 
