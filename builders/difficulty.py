@@ -33,8 +33,8 @@ DESCRIPTION = ("offline proxy, not a measured model accuracy: mean rarity (1 - p
 
 
 class Percentiles:
-    """The mid-rank percentile of a value among a sample (ties share one rank), in [0, 1]. The sample is
-    held as one sorted array (a crawl's pages give one value each: 84k Python ints were 3 MB a signal)."""
+    """The mid-rank percentile of a value among a sample (ties share one rank), in [0, 1]. The sample, a
+    value per page of the crawl, is held as one sorted array, not as a list of Python numbers."""
 
     def __init__(self, values: Iterable[float]):
         self.values = np.sort(np.fromiter(values, dtype=np.float64))
@@ -99,7 +99,7 @@ class DifficultyProxy:
     def restricted(self, heads: Iterable[str]) -> "DifficultyProxy":
         """A proxy that scores the items about ``heads`` as this one does, holding the entries of those
         titles only: the percentiles, which come from every page, are shared. An item build scores the
-        entities of the kept pairs (1,195 of an 84k-page crawl's titles)."""
+        entities of the kept pairs only (1,195 pairs of an 84k-page crawl)."""
         wanted = set(heads)
         proxy = object.__new__(DifficultyProxy)
         proxy.in_links = {t: n for t, n in self.in_links.items() if t in wanted}

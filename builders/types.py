@@ -370,10 +370,10 @@ class KeyTable(Mapping):
     """A read-only ``dict[str, frozenset]`` of a crawl's value keys held in a few arrays instead of a Python
     string and a dict entry per key: the keys' hashes in order, the keys' UTF-8 bytes in that order (a hash
     finds a key, its bytes confirm it), and for each key the index of its set among the table's distinct
-    sets (a crawl's values share a few thousand). The hashes are ``hash()``'s, which differ between
-    processes: a pickled table is built again where it is unpickled.
+    sets (the build makes each distinct set once, :class:`_SetPool`). The hashes are ``hash()``'s, which
+    differ between processes: a pickled table is built again where it is unpickled.
 
-    An 84k-page crawl's typer holds 585k keys in its five tables: the live small objects after its build
+    An 84k-page crawl's typer holds 584k keys in its five tables: the live small objects after its build
     fell from 75 to 56 MB with these tables, and its item build alone started at 506 MB instead of 533.
     A lookup costs about a microsecond more than a dict's (typing the graph's nodes: 13.4 -> 15.7 s)."""
 
