@@ -34,14 +34,10 @@ typed by its page, or, when the page matches no type, by having the asked relati
 from __future__ import annotations
 
 import tomllib
-from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
-
-import numpy as np
 
 from builders.formats import ValueFormat, compatible, value_format
 from filters.normalize import value_key
@@ -206,10 +202,10 @@ class ValueTyper:
             else:
                 by_relation[relation].add(key)
                 owners[key] = pool.union(owners.get(key, _EMPTY), head_types)
-        typer = cls(table, KeyTable(title_types), KeyTable(head_relations), KeyTable(tails),
+        typer = cls(table, title_types, head_relations, tails,
                     families={r: frozenset(f) for r, f in (families or {}).items()},
-                    name_owners=KeyTable({k: v for k, v in names.items() if v}),
-                    owners=KeyTable({k: v for k, v in owners.items() if v}))
+                    name_owners={k: v for k, v in names.items() if v},
+                    owners={k: v for k, v in owners.items() if v})
         typer.ranges = typer._ranges(by_relation)
         return typer
 
@@ -364,83 +360,6 @@ class ValueTyper:
 
 
 _EMPTY: frozenset = frozenset()
-
-
-class KeyTable(Mapping):
-    """A read-only ``dict[str, frozenset]`` of a crawl's value keys held in a few arrays instead of a Python
-    string and a dict entry per key: the keys' hashes in order, the keys' UTF-8 bytes in that order (a hash
-    finds a key, its bytes confirm it), and for each key the index of its set among the table's distinct
-    sets (the build makes each distinct set once, :class:`_SetPool`). The hashes are ``hash()``'s, which
-    differ between processes: a pickled table is built again where it is unpickled.
-
-    An 84k-page crawl's typer holds 584k keys in its five tables: the live small objects after its build
-    fell from 75 to 56 MB with these tables, and its item build alone started at 506 MB instead of 533.
-    A lookup costs about a microsecond more than a dict's (typing the graph's nodes: 13.4 -> 15.7 s)."""
-
-    _hash = staticmethod(hash)
-
-    def __init__(self, table: Mapping[str, frozenset]):
-        keys = list(table)
-        hashes = np.fromiter((self._hash(k) for k in keys), dtype=np.int64, count=len(keys))
-        order = np.argsort(hashes, kind="stable")
-        index: dict[int, int] = {}  # id() of a distinct set -> its place in self._sets
-        distinct: list[frozenset] = []
-        ids = np.empty(len(keys), dtype=np.uint32)
-        ends = np.zeros(len(keys) + 1, dtype=np.int64)
-        encoded: list[bytes] = []
-        for position, at in enumerate(order.tolist()):
-            key = keys[at]
-            value = table[key]
-            found = index.get(id(value))
-            if found is None:
-                found = index[id(value)] = len(distinct)
-                distinct.append(value)
-            ids[position] = found
-            encoded.append(key.encode("utf-8"))
-            ends[position + 1] = ends[position] + len(encoded[-1])
-        self._hashes = memoryview(hashes[order])  # bisect reads a memoryview without numpy's per-call cost
-        self._ends = memoryview(ends)
-        self._ids = ids
-        self._blob = b"".join(encoded)
-        self._sets = tuple(distinct)
-
-    def _position(self, key) -> int:
-        if not isinstance(key, str):
-            return -1
-        wanted = self._hash(key)
-        hashes, ends = self._hashes, self._ends
-        position = bisect_left(hashes, wanted)
-        encoded = None
-        while position < len(hashes) and hashes[position] == wanted:
-            encoded = encoded or key.encode("utf-8")
-            if self._blob[ends[position]:ends[position + 1]] == encoded:
-                return position
-            position += 1
-        return -1
-
-    def __getitem__(self, key: str) -> frozenset:
-        position = self._position(key)
-        if position < 0:
-            raise KeyError(key)
-        return self._sets[self._ids[position]]
-
-    def get(self, key, default=None):
-        position = self._position(key)
-        return default if position < 0 else self._sets[self._ids[position]]
-
-    def __contains__(self, key) -> bool:
-        return self._position(key) >= 0
-
-    def __len__(self) -> int:
-        return len(self._ids)
-
-    def __iter__(self) -> Iterator[str]:
-        ends, blob = self._ends, self._blob
-        for position in range(len(self._ids)):
-            yield blob[ends[position]:ends[position + 1]].decode("utf-8")
-
-    def __reduce__(self):
-        return type(self), (dict(self.items()),)
 
 
 class _SetPool:

@@ -79,27 +79,3 @@ def test_a_typer_restricted_to_some_values_types_them_as_the_whole_one(tmp_path)
             assert small.describe(value, relation, asked) == typer.describe(value, relation, asked)
         assert small.is_value_of(tail, relation) == typer.is_value_of(tail, relation)
     assert set(small.title_types) <= {value_key(v) for v in values}
-
-
-def test_a_key_table_is_the_dict_it_was_built_from():
-    import pickle
-
-    from builders.types import KeyTable
-
-    class Colliding(KeyTable):  # keys of one length share a hash: they are told apart by their bytes
-        _hash = staticmethod(len)
-
-    cities, people = frozenset({"城市"}), frozenset({"人物", "作家"})
-    source = {"北京": cities, "鲁迅": people, "上海": cities, "": frozenset(), "甲": people, "乙": cities,
-              "甲乙": frozenset({"x"})}
-    assert KeyTable(source) == source
-    table = Colliding(source)
-    assert len(table) == len(source) and table == source and dict(table) == source
-    for key, value in source.items():
-        assert key in table and table[key] == value and table.get(key) is value
-    for missing in ("南京", "北", "北京市", "丙", 7, None):
-        assert missing not in table and table.get(missing) is None and table.get(missing, cities) is cities
-    assert len({id(v) for v in table.values()}) == 4  # one object per distinct set, as given
-    again = pickle.loads(pickle.dumps(KeyTable(source)))  # built again: hash() differs between processes
-    assert isinstance(again, KeyTable) and again == source and again["鲁迅"] == people
-    assert KeyTable({}) == {} and "x" not in KeyTable({})
