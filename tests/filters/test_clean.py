@@ -67,3 +67,22 @@ def test_clean_name_strips_every_bullet_of_a_sub_row(name):
 
 def test_clean_text_leaves_no_citation_mark():
     assert not CITATION.search(clean_text("[[1]1]中"))
+
+
+def test_the_per_value_caches_keep_the_values_met_lately_not_the_crawls():
+    """Each cache of a function of one value is bounded by one figure: a pass over every value of a
+    crawl would otherwise leave them full for the rest of the run (filters.normalize.CACHE_ENTRIES)."""
+    from builders.criteria import _bounds, _tagged, _words
+    from builders.formats import value_format
+    from filters.dedup import field_key
+    from filters.grounding import _has_verb, _pieces
+    from filters.normalize import CACHE_ENTRIES, _normalize_short, value_key
+
+    assert 1 << 10 <= CACHE_ENTRIES <= 1 << 14
+    for cached in (_bounds, _tagged, _words, value_format, field_key, _has_verb, _pieces, _normalize_short,
+                   value_key):
+        assert cached.cache_info().maxsize == CACHE_ENTRIES, cached.__name__
+    value_key.cache_clear()
+    for n in range(CACHE_ENTRIES + 50):
+        value_key(f"第{n}号")
+    assert value_key.cache_info().currsize == CACHE_ENTRIES and value_key("第1号") == "第1号"
