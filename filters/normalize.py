@@ -50,7 +50,7 @@ _SHORT = 64
 # word splits, filters.grounding's and filters.dedup.field_key): the values met lately, not the crawl's.
 # A value repeats within a pair, an item and its options, and the common ones (中国, 男) stay recent; a
 # pass over every value of a crawl only fills a cache with entries no later step asks for, each about
-# 250 bytes besides its key and result, kept by the run's process from then on. At 65,536 entries each,
+# 250 bytes besides its key and result, kept by the run's process from then on. At 65,536 entries (most did),
 # the value typing of an 84k-page crawl filled them, where a 10k-page crawl's did not: that crawl's item
 # build alone peaked at 802-831 MB in four runs, and at 743 MB with 4,096 entries, with the same items.
 CACHE_ENTRIES = 1 << 12
