@@ -18,6 +18,7 @@ rarer and so, by the proxy, harder. The same crawl gives the same scores.
 
 from __future__ import annotations
 
+import copy
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Iterable
@@ -101,12 +102,10 @@ class DifficultyProxy:
         titles only: the percentiles, which come from every page, are shared. An item build scores the
         entities of the kept pairs only (1,195 pairs of an 84k-page crawl)."""
         wanted = set(heads)
-        proxy = object.__new__(DifficultyProxy)
+        proxy = copy.copy(self)  # the percentiles and the relations' counts stay shared
         proxy.in_links = {t: n for t, n in self.in_links.items() if t in wanted}
         proxy.page_length = {key: n for key, n in self.page_length.items() if key[0] in wanted}
-        proxy.relation_pages = self.relation_pages
         proxy._longest = {t: n for t, n in self._longest.items() if t in wanted}
-        proxy._links, proxy._length, proxy._relation = self._links, self._length, self._relation
         return proxy
 
     def signals(self, head: str, sense: str, relation: str) -> dict[str, float]:
