@@ -24,11 +24,11 @@ pool, an item costs about the same on any corpus size, and reruns give the same 
 from __future__ import annotations
 
 from collections import defaultdict
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Callable, Iterable, NamedTuple, TypeVar
+from typing import Callable, Iterable, Iterator, NamedTuple, TypeVar
 
 import duckdb
 import pyarrow as pa
@@ -71,28 +71,33 @@ class Query:
     type_key: str = ""  # the gold's type (builders.types.ValueType.key), for same-type candidates
 
 
-# What the graph's DuckDB may hold in memory once held (Graph.hold_memory). Its tables grow with the crawl
-# (128 MB at 84k realistic pages, 460,242 facts) and go to a temporary directory beyond this; a batch's
-# query that does not fit is asked for each half of the batch in turn (Graph._halving).
+# What the graph's DuckDB may hold in memory. Its tables grow with the crawl (128 MB at 84k realistic
+# pages, 460,242 facts) and go to a temporary directory beyond this; a batch's query that does not fit is
+# asked for each half of the batch in turn (Graph._halving), a query over the whole graph without the limit.
 MEMORY_LIMIT = "128MB"
 
 
 class Graph:
-    """Every fact of the pair shards, loaded into a DuckDB database. Once :meth:`hold_memory` is called,
-    it is held to ``memory_limit``: beyond it, its tables and a query's working set go to a temporary
-    directory, removed on :meth:`close`."""
+    """Every fact of the pair shards, loaded into a DuckDB database held to ``memory_limit`` from its
+    build on: beyond it, its tables and a query's working set go to a temporary directory, removed on
+    :meth:`close`. A statement over the whole graph (the build's, :meth:`nodes`, :meth:`set_types` ...)
+    that cannot keep the limit runs again without it (:meth:`_fitting`), and the limit is set again after.
+
+    Without the limit until the item build, the graph of an 84k-page crawl grew the process by 223 MB
+    (97 held), and kept that through the typing of its nodes and the builder's set-up (bench/RESULTS.md,
+    2026-11-28)."""
 
     def __init__(self, pair_shards: list[Path], threads: int | None = None, fanout: int = 50, sample: int = 400,
                  memory_limit: str = MEMORY_LIMIT):
         self._closing = ExitStack()
-        self.con = self._closing.enter_context(bounded_duck(None, threads))  # DuckDB's default until hold_memory()
+        self.con = self._closing.enter_context(bounded_duck(memory_limit, threads))
         self.memory_limit = memory_limit
-        self._held = False
+        self._held = True
         self.fanout, self.sample = fanout, sample
         self._registered: list[Query] | None = None
         self._keyed = False
         try:
-            self._load(pair_shards)
+            self._fitting(lambda: self._load(pair_shards))
         except BaseException:
             self.close()
             raise
@@ -100,22 +105,22 @@ class Graph:
     def _load(self, pair_shards: list[Path]) -> None:
         fanout, sample = self.fanout, self.sample
         self.con.execute(f"""
-            CREATE TABLE facts AS
+            CREATE OR REPLACE TABLE facts AS
             SELECT DISTINCT p.entity AS head, coalesce(p.sense, '') AS sense, t.relation AS relation, t.tail AS tail,
                    p.domain AS domain
             FROM (SELECT entity, sense, domain, unnest(triples) AS t FROM read_parquet({sql_path_list(pair_shards)}))
                  AS p
             WHERE t.tail <> ''""")
         self.con.execute("""
-            CREATE TABLE edges AS
+            CREATE OR REPLACE TABLE edges AS
             SELECT DISTINCT head AS a, tail AS b FROM facts
             UNION SELECT DISTINCT tail AS a, head AS b FROM facts""")
         self.con.execute("""
-            CREATE TABLE frequency AS
+            CREATE OR REPLACE TABLE frequency AS
             SELECT node, count(*) AS freq, floor(log2(count(*)))::INTEGER AS bin
             FROM (SELECT head AS node FROM facts UNION ALL SELECT tail FROM facts) GROUP BY node""")
         self.con.execute("""
-            CREATE TABLE node_domain AS
+            CREATE OR REPLACE TABLE node_domain AS
             WITH occurrences AS (SELECT tail AS node, domain FROM facts UNION ALL SELECT head, domain FROM facts)
             SELECT node, domain FROM (  -- the most common domain, ties to the first by name
                 SELECT node, domain, row_number() OVER (PARTITION BY node ORDER BY count(*) DESC, domain) AS r
@@ -123,54 +128,68 @@ class Graph:
         # Bounded samples, so that a hub (中国 is the value of thousands of facts) or a common
         # relation costs the same per item as a rare one, in md5 order.
         self.con.execute(f"""
-            CREATE TABLE near AS SELECT a, b FROM (
+            CREATE OR REPLACE TABLE near AS SELECT a, b FROM (
                 SELECT a, b, row_number() OVER (PARTITION BY a ORDER BY md5(a || '|' || b), b) AS r FROM edges)
             WHERE r <= {int(fanout)}""")
-        self.con.execute("DROP TABLE edges")  # every edge in both directions: near is what is read of it
+        self.con.execute("DROP TABLE IF EXISTS edges")  # every edge in both directions: near is what is read of it
         self.con.execute(f"""
-            CREATE TABLE relation_values AS SELECT relation, tail FROM (
+            CREATE OR REPLACE TABLE relation_values AS SELECT relation, tail FROM (
                 SELECT relation, tail, row_number() OVER (PARTITION BY relation ORDER BY md5(relation || '|' || tail),
                                                           tail) AS r
                 FROM (SELECT DISTINCT relation, tail FROM facts))
             WHERE r <= {int(sample)}""")
         self.con.execute(f"""
-            CREATE TABLE relation_heads AS SELECT relation, head FROM (
+            CREATE OR REPLACE TABLE relation_heads AS SELECT relation, head FROM (
                 SELECT relation, head, row_number() OVER (PARTITION BY relation ORDER BY md5(relation || '|' || head),
                                                           head) AS r
                 FROM (SELECT DISTINCT relation, head FROM facts))
             WHERE r <= {int(sample)}""")
-        self.con.execute("CREATE TABLE type_values (type_key VARCHAR, bin INTEGER, node VARCHAR)")
+        self.con.execute("CREATE OR REPLACE TABLE type_values (type_key VARCHAR, bin INTEGER, node VARCHAR)")
         # Each infobox row as written (before it was split into one triple per value), for the
         # one-answer rule of short-answer questions (Graph.relation_values).
         self.con.execute(f"""
-            CREATE TABLE rows AS
+            CREATE OR REPLACE TABLE rows AS
             SELECT DISTINCT p.entity AS head, coalesce(p.sense, '') AS sense, t.relation AS relation, t.tail AS tail,
                    coalesce(t.raw_value, '') AS raw_value
             FROM (SELECT entity, sense, unnest(triples) AS t FROM read_parquet({sql_path_list(pair_shards)})) AS p
             WHERE t.tail <> ''""")
 
     def hold_memory(self) -> None:
-        """Hold DuckDB to the graph's memory limit from here on: for the batches of an item build, whose
-        candidate and right-answer queries are asked in halves where they do not fit. The graph's build
-        and its queries over every node or fact (nodes, set_types, senses...) come before, without it:
-        they cannot be split, and a limit they could not keep would stop the run."""
+        """Hold DuckDB to the graph's memory limit again (where something lifted it)."""
         self.con.execute(f"SET memory_limit = '{self.memory_limit}'")
         self._held = True
 
-    def _unheld(self, ask: Callable[[], T]) -> T:
-        """``ask()`` with DuckDB's default memory limit, the graph's limit set again after it where it was held
-        (and where DuckDB can free enough for it: else the graph stays unheld, its answers the same)."""
+    @contextmanager
+    def _limitless(self) -> Iterator[None]:
+        """DuckDB's default memory limit inside, the graph's limit set again after it where it was held (and
+        where DuckDB can free enough for it: else the graph stays unheld, its answers the same)."""
         held = self._held
         self.con.execute("RESET memory_limit")
         self._held = False
         try:
-            return ask()
+            yield
         finally:
             if held:
                 try:
                     self.hold_memory()
                 except duckdb.OutOfMemoryException:
                     pass
+
+    def _unheld(self, ask: Callable[[], T]) -> T:
+        """``ask()`` with DuckDB's default memory limit (see :meth:`_limitless`)."""
+        with self._limitless():
+            return ask()
+
+    def _fitting(self, ask: Callable[[], T]) -> T:
+        """``ask()`` within the graph's memory limit, and again without it where it cannot keep the limit:
+        for what cannot be split. ``ask`` must be one statement, or safe to run again (a failed statement
+        changes nothing; CREATE OR REPLACE)."""
+        if not self._held:
+            return ask()
+        try:
+            return ask()
+        except duckdb.OutOfMemoryException:
+            return self._unheld(ask)
 
     def close(self) -> None:
         self._closing.close()
@@ -186,16 +205,31 @@ class Graph:
         (nodes,), = self.con.sql("SELECT count(*) FROM frequency").fetchall()
         return {"facts": facts, "nodes": nodes}
 
-    def nodes(self) -> Iterable[tuple[str, str, list[str], bool]]:
-        """(node, the relation it is most often the tail of or '', its relations as a tail, whether it is a head)."""
-        query = """
+    def nodes(self) -> Iterator[tuple[str, str, list[str], bool]]:
+        """(node, the relation it is most often the tail of or '', its relations as a tail, whether it is a head),
+        in node order. Where the query cannot keep the graph's limit, the nodes not yet given come from the
+        query run again without it."""
+        given = 0
+        try:
+            for row in self._node_rows(0):
+                yield row
+                given += 1
+            return
+        except duckdb.OutOfMemoryException:
+            if not self._held:
+                raise
+        with self._limitless():
+            yield from self._node_rows(given)
+
+    def _node_rows(self, skip: int) -> Iterator[tuple[str, str, list[str], bool]]:
+        query = f"""
             WITH tails AS (SELECT tail AS node, relation, count(*) AS n FROM facts GROUP BY 1, 2),
                  heads AS (SELECT DISTINCT head AS node FROM facts)
             SELECT f.node, coalesce(first(t.relation ORDER BY t.n DESC, t.relation), ''),
                    list(DISTINCT t.relation ORDER BY t.relation)
                        FILTER (WHERE t.relation IS NOT NULL), h.node IS NOT NULL
             FROM frequency f LEFT JOIN tails t ON t.node = f.node LEFT JOIN heads h ON h.node = f.node
-            GROUP BY f.node, h.node ORDER BY f.node"""
+            GROUP BY f.node, h.node ORDER BY f.node OFFSET {int(skip)}"""
         reader = self.con.cursor()  # its own connection to the graph: set_types writes while this reads
         try:
             for batch in reader.sql(query).to_arrow_reader(50_000):
@@ -215,21 +249,21 @@ class Graph:
             chunk = pa.table({"node": pa.array([r[0] for r in rows], pa.string()),
                               "type_key": pa.array([r[1] for r in rows], pa.string())})
             self.con.register("typed_chunk", chunk)
-            self.con.execute("INSERT INTO typed_nodes SELECT * FROM typed_chunk")
+            self._fitting(lambda: self.con.execute("INSERT INTO typed_nodes SELECT * FROM typed_chunk"))
             self.con.unregister("typed_chunk")
-        self.con.execute(f"""
+        self._fitting(lambda: self.con.execute(f"""
             INSERT INTO type_values
             SELECT type_key, bin, node FROM (
                 SELECT t.type_key, f.bin, t.node,
                        row_number() OVER (PARTITION BY t.type_key, f.bin ORDER BY md5(t.node), t.node) AS r
                 FROM typed_nodes t JOIN frequency f USING (node))
-            WHERE r <= {int(self.sample)}""")
+            WHERE r <= {int(self.sample)}"""))
         self.con.execute("DROP TABLE typed_nodes")
 
     def senses(self) -> dict[str, int]:
         """Titles with more than one sense, and how many."""
-        return dict(self.con.sql("SELECT head, count(DISTINCT sense) FROM facts GROUP BY 1 "
-                                 "HAVING count(DISTINCT sense) > 1").fetchall())
+        return dict(self._fitting(lambda: self.con.sql("SELECT head, count(DISTINCT sense) FROM facts GROUP BY 1 "
+                                                       "HAVING count(DISTINCT sense) > 1").fetchall()))
 
     def relation_values(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
         """(head, relation) -> every (sense, tail, raw row value) the crawl's pages give for it, in every
@@ -258,23 +292,23 @@ class Graph:
         ``share`` of the titles with the relation have, among at least ``min_heads`` titles (国籍 中国 in
         a Chinese encyclopedia), or the relation takes at most ``few`` values over at least ``few_heads``
         titles (界: 植物界 or 动物界; 文学体裁: 词, 诗 or 曲), so a guess among them is right often."""
-        rows = self.con.sql(f"""
+        rows = self._fitting(lambda: self.con.sql(f"""
             WITH per AS (SELECT relation, tail, count(DISTINCT head) AS n FROM facts GROUP BY 1, 2),
                  total AS (SELECT relation, count(DISTINCT head) AS heads, count(DISTINCT tail) AS tails
                            FROM facts GROUP BY 1)
             SELECT p.relation, p.tail FROM per p JOIN total t USING (relation)
             WHERE (t.heads >= {int(min_heads)} AND p.n >= {float(share)} * t.heads)
-               OR (t.heads >= {int(few_heads)} AND t.tails <= {int(few)})""").fetchall()
+               OR (t.heads >= {int(few_heads)} AND t.tails <= {int(few)})""").fetchall())
         return {(relation, tail) for relation, tail in rows}
 
     def adapted(self) -> set[str]:
         """Titles that name an adaptation or a source of one: a work whose page gives an original work
         or author it was adapted from (原著, 改编自 ...), or a title another page gives as that source."""
-        rows = self.con.sql("""
+        rows = self._fitting(lambda: self.con.sql("""
             SELECT DISTINCT head FROM facts WHERE relation IN $adaptation
             UNION SELECT DISTINCT regexp_replace(tail, '^《(.*)》$', '\\1') FROM facts WHERE relation IN $works""",
                             params={"adaptation": sorted(ADAPTATION_RELATIONS),
-                                    "works": sorted(WORK_SOURCE_RELATIONS)}).fetchall()
+                                    "works": sorted(WORK_SOURCE_RELATIONS)}).fetchall())
         return {row[0] for row in rows}
 
     def _register(self, queries: list[Query]) -> None:
@@ -303,8 +337,8 @@ class Graph:
         distractor check asks, and it stays small where the full answer is large (the head of 国籍 中国
         is every Chinese person in the crawl)."""
         if among is not None:
-            if not self._keyed:  # a pass over every node, which cannot be split: without the limit
-                self._unheld(self._key_nodes)
+            if not self._keyed:  # a pass over every node, which cannot be split
+                self._fitting(self._key_nodes)
             return self._halving(queries, lambda part: self._true_candidates(
                 {q.item: among[q.item] for q in part if q.item in among}))
         self._register(queries)
@@ -343,7 +377,7 @@ class Graph:
         from filters.normalize import value_key
 
         nodes = self.con.sql("SELECT node FROM frequency").to_arrow_table()
-        self.con.execute("CREATE TABLE node_key (node VARCHAR, key VARCHAR)")
+        self.con.execute("CREATE OR REPLACE TABLE node_key (node VARCHAR, key VARCHAR)")
         for start in range(0, nodes.num_rows, 50_000):
             chunk = nodes.column(0).slice(start, 50_000)
             keyed = pa.table({"node": chunk, "key": pa.array([value_key(n) for n in chunk.to_pylist()], pa.string())})

@@ -97,7 +97,6 @@ def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
                               ItemSettings(tuple(settings.kinds), settings.max_answer_chars,
                                            embedder_name=embedder.name, cloze_max_chars=settings.cloze_max_chars),
                               llm=client, polysemous=graph.senses(), difficulty=difficulty)
-        graph.hold_memory()  # its tables grow with the crawl; the build's batch queries fit a bound
         with ShardWriter(raw_dir, "items", Item) as writer:
             writer.write_all(builder.build(iter_records(pair_shards, Pair)))
         graph_counts = graph.counts()

@@ -17,10 +17,14 @@ def pair(pair_id: str, entity: str, facts: list[tuple[str, str]], sense: str = "
                 domain="history")
 
 
-def graph_of(tmp_path, pairs: list[Pair]) -> Graph:
+def graph_of(tmp_path, pairs: list[Pair], **options) -> Graph:
     with ShardWriter(tmp_path / "pairs", "pairs", Pair) as writer:
         writer.write_all(pairs)
-    return Graph(writer.paths)
+    return Graph(writer.paths, **options)
+
+
+def memory_limit(con) -> str:
+    return con.sql("SELECT current_setting('memory_limit')").fetchall()[0][0]
 
 
 def test_true_candidates_are_the_candidates_the_full_truth_makes_wrong(tmp_path):
@@ -94,7 +98,7 @@ def test_a_batch_duckdb_cannot_hold_is_asked_in_halves_with_the_same_answers(tmp
         assert graph.truth(queries, among=pools) == right
 
     def limit(graph: Graph) -> str:
-        return graph.con.sql("SELECT current_setting('memory_limit')").fetchall()[0][0]
+        return memory_limit(graph.con)
 
     def held_fails(self, per_source):  # not even one item fits the graph's limit
         if limit(self) != unheld:
@@ -104,10 +108,8 @@ def test_a_batch_duckdb_cannot_hold_is_asked_in_halves_with_the_same_answers(tmp
     monkeypatch.undo()
     original = Graph._candidates
     monkeypatch.setattr(Graph, "_candidates", held_fails)
-    with graph_of(tmp_path / "one", pairs) as graph:
-        unheld = limit(graph)  # DuckDB's default: the graph's build and its whole-graph queries run with it
-        graph.hold_memory()
-        held = limit(graph)
+    with graph_of(tmp_path / "one", pairs) as graph, duckdb.connect() as fresh:
+        held, unheld = limit(graph), memory_limit(fresh)  # held from the build on; DuckDB's default
         assert held != unheld
         assert graph.candidates(queries, per_source=50) == pools  # each item asked without the limit
         assert limit(graph) == held  # and held again after
@@ -118,3 +120,45 @@ def test_a_batch_duckdb_cannot_hold_is_asked_in_halves_with_the_same_answers(tmp
             duckdb.OutOfMemoryException("Out of Memory Error")))
         graph.hold_memory()
         graph.candidates(queries[:1])  # an item that does not fit without the limit either: the error
+
+
+def test_a_whole_graph_statement_that_cannot_keep_the_limit_runs_again_without_it(tmp_path, monkeypatch):
+    """The graph is held to its memory limit from its build on. At 1 MB its build cannot keep it (DuckDB's
+    out-of-memory error): the build runs again without the limit, which is set again after, and the graph
+    gives the same nodes, candidates and right answers as one under the default limit."""
+    pairs = [pair(f"p{n}", f"人物{n}", [("职业", ("诗人", "画家", "医学家")[n % 3]), ("国籍", ("宋朝", "唐朝")[n % 2]),
+                                       ("出生地", f"城{n}")]) for n in range(40)]
+    queries = [Query(f"i{n}", f"人物{n}", "", "职业", ("诗人", "画家", "医学家")[n % 3], "history") for n in range(6)]
+    with graph_of(tmp_path / "default", pairs) as graph:
+        nodes = list(graph.nodes())
+        pools = graph.candidates(queries, per_source=50)
+        right = graph.truth(queries, among=pools)
+    assert len(nodes) == 40 + 5 + 40 and pools["i0"]  # every title, job, nation and town
+
+    unheld: list[str] = []
+    lift = Graph._unheld
+
+    def spied(self, ask):
+        unheld.append(memory_limit(self.con))
+        return lift(self, ask)
+
+    monkeypatch.setattr(Graph, "_unheld", spied)
+    with graph_of(tmp_path / "tight", pairs, memory_limit="1MB") as graph:
+        assert unheld and unheld[0] == memory_limit(graph.con) == "976.5 KiB"  # lifted for the build, held after
+        assert graph.counts() == {"facts": 120, "nodes": 85}
+        assert list(graph.nodes()) == nodes
+        assert graph.candidates(queries, per_source=50) == pools
+        assert graph.truth(queries, among=pools) == right
+        assert memory_limit(graph.con) == "976.5 KiB"
+
+        rows = Graph._node_rows
+
+        def two_then_out(self, skip):  # held, the node query runs out of memory after two rows
+            for n, row in enumerate(rows(self, skip)):
+                if self._held and n == 2:
+                    raise duckdb.OutOfMemoryException("Out of Memory Error: failed to pin block")
+                yield row
+
+        monkeypatch.setattr(Graph, "_node_rows", two_then_out)
+        assert list(graph.nodes()) == nodes  # the rest from the third on, without the limit
+        assert memory_limit(graph.con) == "976.5 KiB"
