@@ -8,7 +8,9 @@ shards; then ``flows.items.items_stage`` builds KGC and QA items twice with the
 same cache directory: the first run embeds every text (cold), the second finds
 them all in the cache (warm). Reported: multiple-choice items per second (built
 or dropped for too few distractors), the stage's seconds, and the cache's hits
-and misses. ``--embedder sentence-transformers:<model dir>`` measures a real model.
+and misses. ``--embedder sentence-transformers:<model dir>`` measures a real model;
+char-ngram vectors are not cached (computed faster than read back), so both of its
+rounds compute them and show no hits or misses.
 """
 
 from __future__ import annotations

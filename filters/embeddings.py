@@ -294,7 +294,14 @@ class CachedEmbedder:
 
 
 def make_embedder(spec: str, cache_dir: Path | None = None) -> Embedder:
-    """``char-ngram``, ``char-ngram:<dim>`` or ``sentence-transformers:<model>``, cached when cache_dir is given."""
+    """``char-ngram``, ``char-ngram:<dim>`` or ``sentence-transformers:<model>``; a model's vectors are cached
+    under cache_dir when it is given.
+
+    char-ngram vectors are never cached: they are computed faster than they are read back (4,096 short
+    texts in 0.17 s). Through the cache, the item build of an 84k-page crawl took 39-44 s and peaked
+    259-278 MB above its start; without it, 31-34 s and 132-143 MB, the same items (bench/RESULTS.md,
+    2026-11-28): the cache's key table, its recent shards and its shard reads and writes grew with the
+    crawl."""
     kind, _, arg = spec.strip().partition(":")
     embedder: Embedder
     if kind == "char-ngram":
@@ -302,8 +309,8 @@ def make_embedder(spec: str, cache_dir: Path | None = None) -> Embedder:
             raise EmbeddingError(f"embedder {spec!r}: the char-ngram dimension must be a whole number, e.g. char-ngram:512")
         if arg and int(arg) < 2:
             raise EmbeddingError(f"embedder {spec!r}: the char-ngram dimension must be at least 2")
-        embedder = CharNgramEmbedder(dim=int(arg)) if arg else CharNgramEmbedder()
-    elif kind == "sentence-transformers" and arg.strip():
+        return CharNgramEmbedder(dim=int(arg)) if arg else CharNgramEmbedder()
+    if kind == "sentence-transformers" and arg.strip():
         embedder = SentenceTransformerEmbedder(arg.strip())
     else:
         raise EmbeddingError(f"unknown embedder {spec!r}; use one of: {', '.join(SPECS)}")

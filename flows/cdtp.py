@@ -170,7 +170,8 @@ def relation_counts(page_shards: list[Path], aliases: dict[str, str], memory_lim
 def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path,
                 cache_dir: Path | None = None) -> AlignResult:
     """Pages -> pairs with every triple and pair judged by the CDTP filters and a domain label
-    on each; writes pair shards. cache_dir keeps the embeddings for the next run.
+    on each; writes pair shards. cache_dir keeps a model's embeddings for the next run (char-ngram's are not
+    kept: see filters.embeddings.make_embedder).
 
     The same as ``align_rules`` over all pages, ``align_shard`` over each part of them and ``merge_aligned``
     (how the flow runs it, a part per task): a pair's verdict depends on its page and on the crawl's

@@ -196,10 +196,13 @@ def test_cache_shard_with_wrong_columns_is_rejected(tmp_path):
 def test_make_embedder_specs(tmp_path):
     assert isinstance(make_embedder("char-ngram"), CharNgramEmbedder)
     assert make_embedder("char-ngram:512").dim == 512
-    cached = make_embedder("char-ngram", cache_dir=tmp_path)
-    assert isinstance(cached, CachedEmbedder) and cached.name == "char-ngram-v1-1024"
+    plain = make_embedder("char-ngram", cache_dir=tmp_path)  # computed faster than a cache reads it back
+    assert isinstance(plain, CharNgramEmbedder) and plain.name == "char-ngram-v1-1024"
+    assert plain.encode(["长白山", "天池"]).shape == (2, 1024) and not any(tmp_path.iterdir())
     st = make_embedder("sentence-transformers:/models/bge-small-zh")
     assert isinstance(st, SentenceTransformerEmbedder) and st.name == "sentence-transformers:/models/bge-small-zh"
+    cached = make_embedder("sentence-transformers:/models/bge-small-zh", cache_dir=tmp_path)
+    assert isinstance(cached, CachedEmbedder) and cached.name == "sentence-transformers:/models/bge-small-zh"
 
 
 @pytest.mark.parametrize("spec", ["bge", "char-ngram:big", "char-ngram:1", "sentence-transformers:", "openai:x"])
