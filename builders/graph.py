@@ -83,9 +83,9 @@ class Graph:
     :meth:`close`. A statement over the whole graph (the build's, :meth:`nodes`, :meth:`set_types` ...)
     that cannot keep the limit runs again without it (:meth:`_fitting`), and the limit is set again after.
 
-    Without the limit until the item build, the graph of an 84k-page crawl grew the process by 223 MB
-    (97 held), and kept that through the typing of its nodes and the builder's set-up (bench/RESULTS.md,
-    2026-11-28)."""
+    Left without the limit until the item build, the build of an 84k-page crawl's graph grew the process
+    by 223 MB, kept through the typing of its nodes and the builder's set-up; held, by 97 MB
+    (bench/RESULTS.md, 2026-11-28)."""
 
     def __init__(self, pair_shards: list[Path], threads: int | None = None, fanout: int = 50, sample: int = 400,
                  memory_limit: str = MEMORY_LIMIT):
