@@ -171,10 +171,12 @@ class ValueTyper:
     @classmethod
     def build(cls, pages: Iterable[tuple[str, Iterable[str], Iterable[str]]],
               facts: Iterable[tuple[str, str, str]], families: dict[str, set[str]] | None = None,
-              table: TypeTable | None = None) -> "ValueTyper":
+              table: TypeTable | None = None, keep: Iterable[str] | None = None) -> "ValueTyper":
         """``pages``: (title, infobox relations, tags) of every content page; ``facts``: every
         (head, relation, tail) the crawl states, whatever the filters decided. ``facts`` is read once,
-        after ``pages``."""
+        after ``pages``. With ``keep``, the typer is ``restricted(keep)``, without holding what it knows
+        of the other values on the way."""
+        kept = None if keep is None else {value_key(v) for v in keep}
         table = table or TypeTable.load()
         # Every value's sets are built in a pool of shared frozensets, never as a set of its own: a
         # crawl's hundreds of thousands of values share a few hundred relation and type sets, and a
@@ -195,25 +197,32 @@ class ValueTyper:
         owners: dict[str, frozenset[str]] = {}
         for head, relation, tail in facts:
             key = value_key(tail)
-            tails[key] = pool.add(tails.get(key, _EMPTY), relation)
-            head_types = title_types.get(value_key(head), _EMPTY)
+            held = kept is None or key in kept
+            if held:
+                tails[key] = pool.add(tails.get(key, _EMPTY), relation)
             if relation in NAME_RELATIONS:  # names name entities of every type: no range of their own
-                names[key] = pool.union(names.get(key, _EMPTY), head_types)
+                if held:
+                    names[key] = pool.union(names.get(key, _EMPTY), title_types.get(value_key(head), _EMPTY))
             else:
-                by_relation[relation].add(key)
-                owners[key] = pool.union(owners.get(key, _EMPTY), head_types)
+                by_relation[relation].add(key)  # every value: the ranges come from all of them
+                if held:
+                    owners[key] = pool.union(owners.get(key, _EMPTY), title_types.get(value_key(head), _EMPTY))
         typer = cls(table, title_types, head_relations, tails,
                     families={r: frozenset(f) for r, f in (families or {}).items()},
                     name_owners={k: v for k, v in names.items() if v},
                     owners={k: v for k, v in owners.items() if v})
         typer.ranges = typer._ranges(by_relation)
+        if kept is not None:  # the titles' tables are read whole by _ranges
+            typer.title_types = {k: title_types[k] for k in kept if k in title_types}
+            typer.head_relations = {k: head_relations[k] for k in kept if k in head_relations}
         return typer
 
     @classmethod
-    def from_sources(cls, page_shards: list[Path], pairs: Iterable) -> "ValueTyper":
+    def from_sources(cls, page_shards: list[Path], pairs: Iterable,
+                     keep: Iterable[str] | None = None) -> "ValueTyper":
         """From crawl page shards (their infobox and tags) or, where there are none, Pair records (their
         triples, without tags). A page's pair is never read beside it: its type would be judged twice,
-        once without the tags, and the two could differ.
+        once without the tags, and the two could differ. ``keep``: as in :meth:`build`.
 
         The records are read once: each page's facts are kept (three references each) while its
         title, relations and tags go straight to the build, which reads the facts after the pages."""
@@ -235,7 +244,7 @@ class ValueTyper:
                     facts.extend(pair.entity, pair.triples)
                     yield pair.entity, {t.relation for t in pair.triples}, []
 
-        typer = cls.build(pages(), facts)
+        typer = cls.build(pages(), facts, keep=keep)
         typer.families = {r: frozenset(f) for r, f in relation_families(facts).items()}
         return typer
 

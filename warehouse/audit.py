@@ -160,10 +160,10 @@ def audit_files(directory: Path, files: list[str], config: dict, crawl: list[str
         pages = []
     items: dict[str, list[dict]] = {kind: _rows(tables[kind]) for kind in ITEM_KINDS if kind in tables}
     asked = [item for kind in (*MCQ, "simpleqa") for item in items.get(kind, [])]
-    # The crawl's models, each kept to what the release's items ask of it, the typer first: each is built
-    # whole before it is cut down, and the second's build then starts from the first's small part.
-    typer = _typer(pages, pairs).restricted(
-        value for kind in MCQ for item in items.get(kind, []) for value in (item["answer"], *(item["options"] or [])))
+    # The crawl's models, each kept to what the release's items ask of it, the typer first: the typer holds
+    # only those values from its build on, and the second's build then starts from its small part.
+    typer = _typer(pages, pairs, keep=[
+        value for kind in MCQ for item in items.get(kind, []) for value in (item["answer"], *(item["options"] or []))])
     truth = Truth.build(pages, pairs, _batched_rows(tables.get("dropped_triples", []), DROPPED_COLUMNS),
                         heads={value_key(i["head"]) for i in asked},
                         facts={(i["relation"], value_key(i.get("tail") or "")) for i in asked if _asked(i) == "head"})
@@ -277,11 +277,12 @@ class Truth:
         return found | {value_key(tail)}
 
 
-def _typer(pages: list[Path], pairs: list[dict]):
-    """The value typer over what the release came from (the crawl, or the released pairs without it)."""
+def _typer(pages: list[Path], pairs: list[dict], keep: list[str]):
+    """The value typer over what the release came from (the crawl, or the released pairs without it),
+    restricted to the values ``keep`` (``ValueTyper.build``)."""
     from builders.types import ValueTyper
 
-    return ValueTyper.from_sources(pages, [Pair.from_row(p) for p in pairs])
+    return ValueTyper.from_sources(pages, [Pair.from_row(p) for p in pairs], keep=keep)
 
 
 # --- pairs ---------------------------------------------------------------------------------------
