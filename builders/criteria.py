@@ -55,7 +55,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from filters.normalize import CACHE_ENTRIES, normalize
+from filters.normalize import normalize, value_cache
 
 REASONS = ("empty", "answer_too_long", "answer_in_question", "multiple_answers", "relative_time",
            "time_variant_relation", "time_variant_question", "asks_for_several", "subjective", "unnamed_referent")
@@ -141,14 +141,14 @@ def _word_pattern(path: Path) -> re.Pattern[str]:
     return re.compile("|".join(map(re.escape, words))) if words else re.compile(r"(?!)")
 
 
-@lru_cache(maxsize=CACHE_ENTRIES)  # a question is segmented once for all the rules that read its words
+@value_cache  # a question is segmented once for all the rules that read its words
 def _words(text: str) -> tuple[str, ...]:
     from filters.align import _jieba
 
     return tuple(_jieba().lcut(text, HMM=False))
 
 
-@lru_cache(maxsize=CACHE_ENTRIES)
+@value_cache
 def _bounds(text: str) -> tuple[frozenset[int], frozenset[int]]:
     """Offsets where a word of ``text`` starts, and where one ends."""
     starts, ends, offset = set(), set(), 0
@@ -332,7 +332,7 @@ def has_unnamed_referent(question: str) -> bool:
     return (first in referring or first[0] in referring) and _opens_with_pronoun(text)
 
 
-@lru_cache(maxsize=CACHE_ENTRIES)
+@value_cache
 def _tagged(text: str) -> tuple[tuple[str, str], ...]:
     """The first two words of ``text`` with their jieba part-of-speech tags."""
     import jieba.posseg

@@ -42,9 +42,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
 
-from filters.normalize import CACHE_ENTRIES, THOUSANDS
+from filters.normalize import THOUSANDS, value_cache
 
 KINDS = ("date", "period", "year", "quantity", "number", "formula", "code", "title", "latin", "person", "text")
 
@@ -249,7 +248,7 @@ def _classify(value: str, relation: str) -> ValueFormat:
 
 # Values repeat across items and pools; the result is immutable. Bounded as value_key's cache is
 # (filters.normalize.CACHE_ENTRIES): an entry holds about 250 bytes besides its value.
-@lru_cache(maxsize=CACHE_ENTRIES)
+@value_cache
 def value_format(value: str, relation: str = "", *,
                  person_relations: frozenset[str] = PERSON_RELATIONS) -> ValueFormat:
     """The format of ``value`` as the tail of ``relation``; see the module docstring.

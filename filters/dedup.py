@@ -34,7 +34,6 @@ from __future__ import annotations
 import hashlib
 import shutil
 import os
-from functools import lru_cache
 import unicodedata
 import tempfile
 from dataclasses import dataclass
@@ -47,7 +46,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from filters.normalize import CACHE_ENTRIES, normalize, normalize_once
+from filters.normalize import normalize, normalize_once, value_cache
 from warehouse.shards import bounded_duck
 
 SHINGLES = ("char", "word")
@@ -495,7 +494,7 @@ class _SignatureFile:
         return np.frombuffer(data, dtype=np.uint32).reshape(-1, self.num_perm)[inverse]
 
 
-@lru_cache(maxsize=CACHE_ENTRIES)
+@value_cache
 def field_key(*fields: str) -> bytes:
     """What field-matching dedup compares: each field normalised with punctuation removed."""
     parts = ("".join(ch for ch in normalize(f) if not unicodedata.category(ch).startswith("P")) for f in fields)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from filters.normalize import CACHE_ENTRIES, is_cjk, normalize
+from filters.normalize import is_cjk, normalize, value_cache
 from filters.triples import relation_aliases
 
 CUES_FILE = Path(__file__).with_name("relation_cues.tsv")
@@ -198,7 +198,7 @@ def _adjacent_after(text: str, end: int, words: tuple[str, ...]) -> bool:
     return any(text.startswith(w, end) or text.startswith(w, j) for w in words if w)
 
 
-@lru_cache(maxsize=CACHE_ENTRIES)
+@value_cache
 def _has_verb(text: str) -> bool:
     import jieba.posseg
 
@@ -364,7 +364,7 @@ class Grounder:
         return None
 
 
-@lru_cache(maxsize=CACHE_ENTRIES)
+@value_cache
 def _pieces(needle: str) -> tuple[str, ...]:
     """The words of a value, ordinals in digits."""
     return tuple(w for w in _jieba().cut(_ordinals(needle)[0], HMM=False) if w.strip())

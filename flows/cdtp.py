@@ -33,6 +33,7 @@ from filters.base import Funnel, apply_filters
 from filters.dedup import Deduplicator
 from filters.domains import DomainAssigner, label_pairs, load_taxonomy
 from filters.embeddings import make_embedder
+from filters.normalize import clear_value_caches
 from filters.align import AlignmentRules, frequent_relations
 from filters.triples import page_to_pair, relation_aliases
 from flows.items import item_tables, items_stage
@@ -47,7 +48,7 @@ from warehouse.catalog import Catalog
 from warehouse.lock import data_dir_lock
 from warehouse.hierarchy import Labels, load_hierarchy
 from warehouse.validation import GateFailed, GateRules
-from warehouse.shards import ShardWriter, bounded_duck, duck, iter_records, sql_path_list
+from warehouse.shards import ShardWriter, bounded_duck, duck, iter_records, release_freed, sql_path_list
 
 CODE_VERSION = "0.1.0"
 
@@ -689,6 +690,8 @@ class StageClock:
         self.stages.append({"stage": stage, "seconds": seconds, "started_at": round(began_at, 3), "cached": cached,
                             "in": records_in, "out": records_out, "unit": unit})
         progress.finished(stage, seconds, records_in, records_out, unit, cached)
+        clear_value_caches()  # the stage's values: the next stage's are others
+        release_freed()
 
 
 def releases_state(data_dir: Path, name: str) -> list:

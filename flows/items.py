@@ -23,12 +23,12 @@ from builders.splits import assign_splits, unit_of
 from builders.templates import load_templates
 from filters.dedup import FieldDeduplicator, field_key
 from filters.embeddings import make_embedder
-from filters.normalize import value_key
+from filters.normalize import clear_value_caches, value_key
 from flows.settings import ItemsSettings, LLMSection, VerifySettings
 from schemas import ITEM_SCHEMA, Item, Pair
 from warehouse import release as releases
 from warehouse.hierarchy import LEVELS, Labels
-from warehouse.shards import ShardWriter, iter_records
+from warehouse.shards import ShardWriter, iter_records, release_freed
 
 QUESTION_KINDS = ("qa", "simpleqa")  # kinds whose questions are natural language, checked for contamination
 
@@ -122,6 +122,8 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     item_paths, report, writer_counts = _generate(pair_shards, settings, raw_dir, embedder, templates, client,
                                                   page_shards)
     gc.collect()  # whatever of the builder's models sits in a reference cycle goes now, not at a later pass
+    clear_value_caches()  # their last entries would keep the models' memory from going back
+    release_freed()
     report["embedder"] = embedder.name
 
     # Field-matching dedup within each kind, and against the same kind in earlier releases.

@@ -43,6 +43,7 @@ def system_allocator() -> None:
         os.environ["ARROW_DEFAULT_MEMORY_POOL"] = "system"
         pa.set_memory_pool(pa.system_memory_pool())
     fixed_mmap_threshold()
+    one_arena()
 
 
 MMAP_THRESHOLD = 1 << 20  # bytes (glibc starts at 128 KiB and moves it; see fixed_mmap_threshold)
@@ -74,12 +75,47 @@ def fixed_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
     return True
 
 
-_FIXED: dict[str, str] = {}  # what fixed_mmap_threshold put in this process's environment
+_M_ARENA_MAX = -8  # mallopt's parameter number (malloc.h)
+
+
+def one_arena() -> bool:
+    """glibc's malloc serves every thread of this process from one arena (and, through ``MALLOC_ARENA_MAX``,
+    those of the processes it starts), unless that variable is already set. Returns whether it was set here.
+
+    Left to itself, glibc gives threads arenas of their own, up to eight a core. A run's stages are tasks on
+    a pool's threads: what a stage freed in its thread's arena is not reused by the next stage where that
+    runs in another thread, and stays with the process. Set before the run's threads start; where some
+    already have arenas of their own, they keep them, and no new one is made. Nothing is done where the C
+    library is not glibc."""
+    if os.environ.get("MALLOC_ARENA_MAX") or not sys.platform.startswith("linux"):
+        return False
+    try:
+        if not ctypes.CDLL(None).mallopt(_M_ARENA_MAX, 1):
+            return False
+    except (OSError, AttributeError):
+        return False
+    os.environ["MALLOC_ARENA_MAX"] = _FIXED["MALLOC_ARENA_MAX"] = "1"
+    return True
+
+
+def release_freed() -> None:
+    """Give the system back the whole pages of memory the C library's malloc holds free (``malloc_trim``):
+    called between a run's stages, so that what one stage freed and the next does not reuse leaves the
+    process. Nothing is done where the C library is not glibc."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+_FIXED: dict[str, str] = {}  # what fixed_mmap_threshold and one_arena put in this process's environment
 
 
 def crawl_environment(environ: dict | None = None) -> dict:
-    """The environment for a crawl's child process: without the mmap threshold fixed here (one the user
-    set stays). A crawl holds little between pages, and with the threshold at 128 KiB and Arrow on malloc
+    """The environment for a crawl's child process: without the mmap threshold and the arena count fixed
+    here (those the user set stay). A crawl holds little between pages, and with the threshold at 128 KiB and Arrow on malloc
     (as a run starts it) the crawl of 2,000 mirror pages ran at 0.91x and 1.00x the plain spider's speed
     and 1.09x and 1.00x its CPU a page (two runs), against 1.20-1.22x and 0.82-0.83x with either setting
     alone (bench/crawl_bench.py, one session)."""
