@@ -65,11 +65,7 @@ def fixed_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
     system time), hence 1 MiB. Nothing is done where the C library is not glibc."""
     if os.environ.get("MALLOC_MMAP_THRESHOLD_") or not sys.platform.startswith("linux"):
         return False
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-        if not mallopt(_M_MMAP_THRESHOLD, int(threshold)):
-            return False
-    except (OSError, AttributeError):
+    if not _mallopt(_M_MMAP_THRESHOLD, int(threshold)):
         return False
     os.environ["MALLOC_MMAP_THRESHOLD_"] = _FIXED["MALLOC_MMAP_THRESHOLD_"] = str(int(threshold))
     return True
@@ -78,21 +74,25 @@ def fixed_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
 _M_ARENA_MAX = -8  # mallopt's parameter number (malloc.h)
 
 
+def _mallopt(parameter: int, value: int) -> bool:
+    try:
+        return bool(ctypes.CDLL(None).mallopt(parameter, value))
+    except (OSError, AttributeError):
+        return False
+
+
 def one_arena() -> bool:
     """glibc's malloc serves every thread of this process from one arena (and, through ``MALLOC_ARENA_MAX``,
     those of the processes it starts), unless that variable is already set. Returns whether it was set here.
 
     Left to itself, glibc gives threads arenas of their own, up to eight a core. A run's stages are tasks on
     a pool's threads: what a stage freed in its thread's arena is not reused by the next stage where that
-    runs in another thread, and stays with the process. Set before the run's threads start; where some
-    already have arenas of their own, they keep them, and no new one is made. Nothing is done where the C
-    library is not glibc."""
+    runs in another thread, and stays with the process. Where threads already made arenas of their own,
+    those stay in use, and no new one is made (the CLI sets it after its imports, which leave one arena
+    besides the main one). Nothing is done where the C library is not glibc."""
     if os.environ.get("MALLOC_ARENA_MAX") or not sys.platform.startswith("linux"):
         return False
-    try:
-        if not ctypes.CDLL(None).mallopt(_M_ARENA_MAX, 1):
-            return False
-    except (OSError, AttributeError):
+    if not _mallopt(_M_ARENA_MAX, 1):
         return False
     os.environ["MALLOC_ARENA_MAX"] = _FIXED["MALLOC_ARENA_MAX"] = "1"
     return True

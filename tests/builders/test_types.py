@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 
 from builders.types import NAME_RELATIONS, TypeTable, ValueTyper
 from filters.normalize import value_key
-from filters.triples import extract_triples, relation_aliases
+from filters.triples import extract_triples, page_to_pair, relation_aliases
 from schemas import Page
 from tests.builders.conftest import fact_pages
 from warehouse.shards import iter_records
@@ -79,3 +79,21 @@ def test_a_typer_restricted_to_some_values_types_them_as_the_whole_one(tmp_path)
             assert small.describe(value, relation, asked) == typer.describe(value, relation, asked)
         assert small.is_value_of(tail, relation) == typer.is_value_of(tail, relation)
     assert set(small.title_types) <= {value_key(v) for v in values}
+
+
+def test_a_typer_built_restricted_holds_what_the_whole_one_restricted_holds(tmp_path):
+    pages = list(iter_records(fact_pages(tmp_path / "facts"), Page))
+    shards = fact_pages(tmp_path / "pages")
+    aliases = relation_aliases()
+    facts = [(t.head, t.relation, t.tail) for page in pages for t in extract_triples(page, aliases)]
+    values = [v for h, _, t in facts[::5] for v in (h, t)] + ["不在这次爬取里的值"]
+    whole = ValueTyper.from_sources(shards, []).restricted(values)
+    built = ValueTyper.from_sources(shards, [], keep=values)
+    for name in ("title_types", "head_relations", "tail_relations", "ranges", "families", "name_owners", "owners"):
+        assert getattr(built, name) == getattr(whole, name), name
+    assert built.title_types and built.tail_relations and built.owners and built.ranges
+    assert len(built.tail_relations) < len(ValueTyper.from_sources(shards, []).tail_relations)
+    # From pairs, without pages, alike.
+    pairs = [page_to_pair(page) for page in pages]
+    from_pairs, whole = ValueTyper.from_sources([], pairs, keep=values), ValueTyper.from_sources([], pairs)
+    assert from_pairs.owners and from_pairs.owners == whole.restricted(values).owners

@@ -86,3 +86,21 @@ def test_the_per_value_caches_keep_the_values_met_lately_not_the_crawls():
     for n in range(CACHE_ENTRIES + 50):
         value_key(f"第{n}号")
     assert value_key.cache_info().currsize == CACHE_ENTRIES and value_key("第1号") == "第1号"
+
+
+def test_the_per_value_caches_are_emptied_together():
+    """A run empties them as each stage ends (flows.cdtp.StageClock): their last entries would keep the
+    memory of the stage's freed models."""
+    from builders.criteria import _bounds, _tagged, _words
+    from builders.formats import value_format
+    from filters.dedup import field_key
+    from filters.grounding import _has_verb, _pieces
+    from filters.normalize import _normalize_short, clear_value_caches, value_key
+
+    caches = (_bounds, _tagged, _words, value_format, field_key, _has_verb, _pieces, _normalize_short, value_key)
+    _bounds("北京市"), _tagged("北京市"), _words("北京市"), value_format("1990年"), field_key("北京市")
+    _has_verb("出生于北京"), _pieces("北京市"), value_key("北京市")
+    assert all(cached.cache_info().currsize for cached in caches)
+    clear_value_caches()
+    assert [cached.__name__ for cached in caches if cached.cache_info().currsize] == []
+    assert value_key("北京市") == "北京市"  # and they fill again

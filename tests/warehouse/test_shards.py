@@ -116,3 +116,57 @@ def test_a_crawl_child_is_started_without_the_threshold_fixed_here(monkeypatch):
     assert "MALLOC_MMAP_THRESHOLD_" in os.environ and "MALLOC_MMAP_THRESHOLD_" not in shards.crawl_environment()
     assert shards.crawl_environment({"MALLOC_MMAP_THRESHOLD_": "65536", "A": "1"}) == {
         "MALLOC_MMAP_THRESHOLD_": "65536", "A": "1"}  # a threshold the user chose is theirs
+
+
+_ARENAS_PROBE = """
+import ctypes, sys, threading
+libc = ctypes.CDLL(None)
+libc.fopen.restype = ctypes.c_void_p
+libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+libc.fclose.argtypes = [ctypes.c_void_p]
+def heaps():
+    out = libc.fopen(sys.argv[2].encode(), b"w")
+    libc.malloc_info(0, out)
+    libc.fclose(out)
+    return open(sys.argv[2]).read().count("<heap nr=")
+if sys.argv[1] == "one":
+    from warehouse.shards import one_arena  # its imports may have started threads, with arenas of their own
+    assert one_arena()
+before = heaps()
+barrier = threading.Barrier(4)
+def work():
+    blocks = [bytearray(5000) for _ in range(50)]  # from malloc, in the thread's arena
+    barrier.wait()  # all four alive at once
+threads = [threading.Thread(target=work) for _ in range(4)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(heaps() - before)  # arenas made for the four threads
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
+def test_one_arena_for_every_thread_in_this_process_and_its_children(monkeypatch, tmp_path):
+    import subprocess
+
+    from warehouse import shards
+
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "")  # so that the variable is put back as it was after the test
+    monkeypatch.delenv("MALLOC_ARENA_MAX")
+    monkeypatch.setattr(shards, "_FIXED", {})
+
+    def arenas(how: str, env) -> int:
+        try:
+            return int(subprocess.run([sys.executable, "-c", _ARENAS_PROBE, how, str(tmp_path / "info.xml")],
+                                      env=env, capture_output=True, text=True, check=True).stdout)
+        except (subprocess.CalledProcessError, ValueError):
+            pytest.skip("no malloc_info in this C library")
+
+    assert arenas("default", dict(os.environ)) > 0  # glibc gives threads arenas of their own
+    assert arenas("one", dict(os.environ)) == 0
+    monkeypatch.setattr(shards, "_mallopt", lambda *args: 1)  # this process's malloc is left as it is
+    assert shards.one_arena() and os.environ["MALLOC_ARENA_MAX"] == "1"
+    assert arenas("default", dict(os.environ)) == 0  # a child started from here
+    assert "MALLOC_ARENA_MAX" not in shards.crawl_environment()  # but not a crawl
+    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")  # the user's choice stands
+    assert not shards.one_arena() and os.environ["MALLOC_ARENA_MAX"] == "4"
+    assert shards.crawl_environment()["MALLOC_ARENA_MAX"] == "4"
