@@ -115,10 +115,10 @@ _FIXED: dict[str, str] = {}  # what fixed_mmap_threshold and one_arena put in th
 
 def crawl_environment(environ: dict | None = None) -> dict:
     """The environment for a crawl's child process: without the mmap threshold and the arena count fixed
-    here (those the user set stay). A crawl holds little between pages, and with the threshold at 128 KiB and Arrow on malloc
-    (as a run starts it) the crawl of 2,000 mirror pages ran at 0.91x and 1.00x the plain spider's speed
-    and 1.09x and 1.00x its CPU a page (two runs), against 1.20-1.22x and 0.82-0.83x with either setting
-    alone (bench/crawl_bench.py, one session)."""
+    here (those the user set stay). A crawl holds little between pages, and with the threshold at 128 KiB
+    and Arrow on malloc (as a run starts it) the crawl of 2,000 mirror pages ran at 0.91x and 1.00x the
+    plain spider's speed and 1.09x and 1.00x its CPU a page (two runs), against 1.20-1.22x and 0.82-0.83x
+    with either setting alone (bench/crawl_bench.py, one session)."""
     environ = dict(os.environ if environ is None else environ)
     for name, value in _FIXED.items():
         if environ.get(name) == value:
