@@ -197,25 +197,23 @@ class ValueTyper:
         owners: dict[str, frozenset[str]] = {}
         for head, relation, tail in facts:
             key = value_key(tail)
-            held = kept is None or key in kept
-            if held:
-                tails[key] = pool.add(tails.get(key, _EMPTY), relation)
-            if relation in NAME_RELATIONS:  # names name entities of every type: no range of their own
-                if held:
-                    names[key] = pool.union(names.get(key, _EMPTY), title_types.get(value_key(head), _EMPTY))
-            else:
+            named = relation in NAME_RELATIONS  # names name entities of every type: no range of their own
+            if not named:
                 by_relation[relation].add(key)  # every value: the ranges come from all of them
-                if held:
-                    owners[key] = pool.union(owners.get(key, _EMPTY), title_types.get(value_key(head), _EMPTY))
+            if kept is not None and key not in kept:
+                continue
+            tails[key] = pool.add(tails.get(key, _EMPTY), relation)
+            head_types = title_types.get(value_key(head), _EMPTY)
+            if named:
+                names[key] = pool.union(names.get(key, _EMPTY), head_types)
+            else:
+                owners[key] = pool.union(owners.get(key, _EMPTY), head_types)
         typer = cls(table, title_types, head_relations, tails,
                     families={r: frozenset(f) for r, f in (families or {}).items()},
                     name_owners={k: v for k, v in names.items() if v},
                     owners={k: v for k, v in owners.items() if v})
-        typer.ranges = typer._ranges(by_relation)
-        if kept is not None:  # the titles' tables are read whole by _ranges
-            typer.title_types = {k: title_types[k] for k in kept if k in title_types}
-            typer.head_relations = {k: head_relations[k] for k in kept if k in head_relations}
-        return typer
+        typer.ranges = typer._ranges(by_relation)  # from every title's types: cut down after
+        return typer if kept is None else typer._holding(kept)
 
     @classmethod
     def from_sources(cls, page_shards: list[Path], pairs: Iterable,
@@ -251,8 +249,9 @@ class ValueTyper:
     def restricted(self, values: Iterable[str]) -> "ValueTyper":
         """A typer that types ``values`` (and titles among them) as this one does, holding what it knows of
         those values only: the relations' ranges and families, which come from every value, are shared."""
-        keys = {value_key(v) for v in values}
+        return self._holding({value_key(v) for v in values})
 
+    def _holding(self, keys: set[str]) -> "ValueTyper":
         def kept(table: dict[str, frozenset[str]]) -> dict[str, frozenset[str]]:
             return {k: table[k] for k in keys if k in table}
 
