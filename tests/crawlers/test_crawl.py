@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import signal
+import subprocess
 
 import pytest
 
@@ -142,3 +144,47 @@ def test_a_page_with_hundreds_of_links_is_expanded_in_link_order(tmp_path):
                               max_depth=1))
     titles = [e["title"] for e in FetchLog(tmp_path / "fetched.jsonl").entries()]
     assert titles == ["枢纽词条"] + leaves
+
+
+class _SignalledWhileStarting(subprocess.Popen):
+    """A Popen that gets ``signum`` once the child runs and before the constructor returns: a Ctrl-C (or a
+    SIGTERM) in that window, which a loaded machine makes wider."""
+
+    signum = signal.SIGINT
+    started: list[subprocess.Popen] = []
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        type(self).started.append(self)
+        signal.raise_signal(self.signum)  # its handler runs here, inside the constructor
+
+
+class _Terminated(Exception):
+    """What a SIGTERM handler raises, as Prefect's inside a flow."""
+
+
+def _terminated(signum, frame):
+    raise _Terminated()
+
+
+@pytest.mark.parametrize(("signum", "handler", "raised"), [
+    (signal.SIGINT, signal.default_int_handler, KeyboardInterrupt),
+    (signal.SIGTERM, _terminated, _Terminated),
+])
+def test_a_signal_while_the_child_starts_stops_the_child(mini_mirror, tmp_path, monkeypatch, signum, handler,
+                                                         raised):
+    monkeypatch.setattr(_SignalledWhileStarting, "signum", signum)
+    monkeypatch.setattr(_SignalledWhileStarting, "started", [])
+    monkeypatch.setattr("crawlers.crawl.subprocess.Popen", _SignalledWhileStarting)
+    previous = signal.signal(signum, handler)
+    try:
+        with pytest.raises(raised):
+            crawl(mini_mirror, tmp_path, "李白")
+    finally:
+        signal.signal(signum, previous)
+    child, = _SignalledWhileStarting.started
+    stopped = child.poll() is not None  # stopped and waited for, not left running
+    if not stopped:
+        child.kill()
+        child.wait()
+    assert stopped
