@@ -86,7 +86,7 @@ def listed(label: dict) -> list[list[tuple[str, bool]]]:
 
 def rules(page_shards: list[Path], labels: dict[str, dict]) -> dict:
     """Grounding and each pair rule against the labels."""
-    from filters.align import (AlignedText, EnumerationFilter, GroundedPairFilter, GroundingFilter,
+    from filters.align import (EnumerationFilter, GroundedPairFilter, GroundingFilter,
                                PositionIndexFilter, TrailingRelationFilter, _PairTextCache)
     from filters.normalize import normalize
     from filters.triples import page_to_pair, relation_aliases

@@ -40,7 +40,7 @@ from filters.normalize import normalize, value_key
 from filters.triples import NAME_RELATIONS, relation_aliases
 from schemas import Page, Pair, Triple
 from schemas.records import ITEM_KINDS
-from warehouse.release import ReleaseError, by_config, load_manifest
+from warehouse.release import ReleaseError, load_manifest
 
 EXAMPLES = 3
 MCQ = ("kgc", "qa")
