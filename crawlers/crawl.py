@@ -183,16 +183,16 @@ def _signals_held():
         return
     held: list[tuple[int, object]] = []
     previous = {signum: signal.getsignal(signum) for signum in HELD_SIGNALS}
-    for signum, handler in previous.items():
-        if callable(handler):  # an ignored signal stays ignored; a default one ends the process as before
-            signal.signal(signum, lambda signum, frame: held.append((signum, frame)))
-    try:
+    try:  # a signal that raises while the handlers are being swapped still finds them restored
+        for signum, handler in previous.items():
+            if callable(handler):  # an ignored signal stays ignored; a default one ends the process as before
+                signal.signal(signum, lambda signum, frame: held.append((signum, frame)))
         yield
     finally:
         for signum, handler in previous.items():
             if callable(handler):
                 signal.signal(signum, handler)
-        for signum, frame in held:
+        for signum, frame in held:  # in the order they came; the first to raise ends the loop
             previous[signum](signum, frame)
 
 
