@@ -180,6 +180,7 @@ def test_a_signal_while_the_child_starts_stops_the_child(mini_mirror, tmp_path, 
     try:
         with pytest.raises(raised):
             crawl(mini_mirror, tmp_path, "李白")
+        assert signal.getsignal(signum) is handler  # held only while the child started
     finally:
         signal.signal(signum, previous)
     child, = _SignalledWhileStarting.started
