@@ -74,11 +74,16 @@ def fixed_mmap_threshold(threshold: int = MMAP_THRESHOLD) -> bool:
 _M_ARENA_MAX = -8  # mallopt's parameter number (malloc.h)
 
 
-def _mallopt(parameter: int, value: int) -> bool:
+def _libc(function: str, *args: int) -> int | None:
+    """``function(*args)`` of the C library; None where it has no such function (not glibc)."""
     try:
-        return bool(ctypes.CDLL(None).mallopt(parameter, value))
+        return getattr(ctypes.CDLL(None), function)(*args)
     except (OSError, AttributeError):
-        return False
+        return None
+
+
+def _mallopt(parameter: int, value: int) -> bool:
+    return bool(_libc("mallopt", parameter, value))
 
 
 def one_arena() -> bool:
@@ -102,12 +107,8 @@ def release_freed() -> None:
     """Give the system back the whole pages of memory the C library's malloc holds free (``malloc_trim``):
     called between a run's stages, so that what one stage freed and the next does not reuse leaves the
     process. Nothing is done where the C library is not glibc."""
-    if not sys.platform.startswith("linux"):
-        return
-    try:
-        ctypes.CDLL(None).malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
+    if sys.platform.startswith("linux"):
+        _libc("malloc_trim", 0)
 
 
 _FIXED: dict[str, str] = {}  # what fixed_mmap_threshold and one_arena put in this process's environment
