@@ -21,11 +21,9 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 import urllib.error
 import urllib.request
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -36,6 +34,7 @@ import pyarrow.parquet as pq
 
 from crawlers.fetchlog import FAILED_STATUSES, STORED_STATUSES, FetchLog, ResumeState, record_hash
 from crawlers.parsers import parse
+from crawlers.processes import signals_held
 from crawlers.rawstore import RawStore
 from crawlers.urls import canonicalize
 from schemas import Page
@@ -139,7 +138,7 @@ def run_crawl(config: CrawlConfig, progress: Callable[[dict], None] | None = Non
     with open(stderr_path, "w", encoding="utf-8") as stderr:
         proc = None
         try:
-            with _signals_held():
+            with signals_held():
                 # In its own session, so that a Ctrl-C at the terminal reaches only this process, which
                 # passes it on once (a second SIGINT would make Scrapy stop uncleanly).
                 proc = subprocess.Popen([sys.executable, "-m", "crawlers.crawl", str(config_path)],
@@ -165,35 +164,6 @@ def run_crawl(config: CrawlConfig, progress: Callable[[dict], None] | None = Non
         tail = "\n".join(stderr_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:])
         raise CrawlError(f"crawl process failed (exit {proc.returncode}): {tail}")
     return collect(out, json.loads(stats_path.read_text(encoding="utf-8")))
-
-
-HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-@contextmanager
-def _signals_held():
-    """Hold Ctrl-C and SIGTERM while the crawler child starts, and act on them once it has.
-
-    A handler that raises inside ``Popen()`` after the fork loses the only handle on a running child: it
-    could be neither stopped nor waited for. Held here, the signal's handler runs as the block ends, with
-    the child's ``Popen`` kept. Handlers are Python's to set in the main thread only; elsewhere signals
-    never interrupt, and there is nothing to hold."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held: list[tuple[int, object]] = []
-    previous = {signum: signal.getsignal(signum) for signum in HELD_SIGNALS}
-    try:  # a signal that raises while the handlers are being swapped still finds them restored
-        for signum, handler in previous.items():
-            if callable(handler):  # an ignored signal stays ignored; a default one ends the process as before
-                signal.signal(signum, lambda signum, frame: held.append((signum, frame)))
-        yield
-    finally:
-        for signum, handler in previous.items():
-            if callable(handler):
-                signal.signal(signum, handler)
-        for signum, frame in held:  # in the order they came; the first to raise ends the loop
-            previous[signum](signum, frame)
 
 
 CHILD_STOP_S = 20.0  # for a graceful stop: requests in flight end, shards and the fetch log close

@@ -34,6 +34,8 @@ import sys
 import threading
 import time
 
+from crawlers.processes import signals_held
+
 # Prefect's environment for its temporary server (SubprocessASGIServer._run_uvicorn_command).
 SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
 STOP_GRACE_S = 5.0  # as Prefect's stop(): SIGTERM, then SIGKILL after this long
@@ -64,7 +66,8 @@ def configure_prefect(verbose: bool = False) -> None:
 
 
 class TemporaryServer:
-    """A Prefect API server in a child process that stops with its parent; ``stop()`` stops it sooner."""
+    """A Prefect API server in a child process that stops at this process's exit, or with it however it ends;
+    ``stop()`` stops it sooner."""
 
     def __init__(self) -> None:
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -72,12 +75,15 @@ class TemporaryServer:
             listener.bind(("127.0.0.1", 0))
             listener.listen(128)
             self.port: int = listener.getsockname()[1]
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "flows.engine", str(os.getpid()), str(listener.fileno())],
-                pass_fds=(listener.fileno(),), stdin=subprocess.DEVNULL, env={**os.environ, **SERVER_ENV},
-                # Its own session: a Ctrl-C at the terminal reaches the run, which still reports to the
-                # server while it unwinds; the server stops after that, at the run's exit.
-                start_new_session=True)
+            # A Ctrl-C or SIGTERM while it starts waits until the server is ours to stop (see signals_held).
+            with signals_held():
+                self.process = subprocess.Popen(
+                    [sys.executable, "-m", "flows.engine", str(os.getpid()), str(listener.fileno())],
+                    pass_fds=(listener.fileno(),), stdin=subprocess.DEVNULL, env={**os.environ, **SERVER_ENV},
+                    # Its own session: a Ctrl-C at the terminal reaches the run, which still reports to the
+                    # server while it unwinds; the server stops after that, at the run's exit.
+                    start_new_session=True)
+                atexit.register(self.stop)
         finally:
             listener.close()  # the child holds it now; if the child dies, a request is refused, not left waiting
 
@@ -97,9 +103,7 @@ class TemporaryServer:
 
 
 def start_temporary_server() -> TemporaryServer:
-    server = TemporaryServer()
-    atexit.register(server.stop)
-    return server
+    return TemporaryServer()
 
 
 # --- the server process ------------------------------------------------------------------

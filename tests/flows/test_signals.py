@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from bench.localhost import child_pids
+from tests.crawlers.test_crawl import _SignalledWhileStarting, _terminated, _Terminated
 from tests.flows.test_cli import ROOT
 
 MIRROR_PORTS = range(8870, 8890)  # this suite's mirrors, apart from other suites' ports
@@ -154,3 +155,33 @@ def test_the_temporary_server_stops_itself_when_its_process_is_killed():
         process.kill()
         process.communicate(timeout=30)
     assert _survivors(servers, timeout=10.0) == {}
+
+
+@pytest.mark.parametrize(("signum", "handler", "raised"), [
+    (signal.SIGINT, signal.default_int_handler, KeyboardInterrupt),
+    (signal.SIGTERM, _terminated, _Terminated),
+])
+def test_a_signal_while_the_temporary_server_starts_leaves_it_to_be_stopped(monkeypatch, signum, handler, raised):
+    from flows import engine
+
+    exit_hooks = []
+    monkeypatch.setattr(_SignalledWhileStarting, "signum", signum)
+    monkeypatch.setattr(_SignalledWhileStarting, "started", [])
+    monkeypatch.setattr(engine.subprocess, "Popen", _SignalledWhileStarting)
+    monkeypatch.setattr(engine.atexit, "register", exit_hooks.append)
+    previous = signal.signal(signum, handler)
+    try:
+        with pytest.raises(raised):
+            engine.start_temporary_server()
+        assert signal.getsignal(signum) is handler
+    finally:
+        signal.signal(signum, previous)
+    server, = _SignalledWhileStarting.started
+    try:
+        assert len(exit_hooks) == 1  # the run's exit stops the server although the signal came first
+        exit_hooks[0]()
+        assert server.poll() is not None
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
