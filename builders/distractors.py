@@ -10,7 +10,8 @@ candidate must:
    name of the entity and of the gold, what contains the gold or is part of it), nor the gold
    written another way (simplified or traditional, with or without 《》, another date
    notation, an approximate marker: one value key), nor a value holding the gold or held by
-   it (春秋 for 春秋时期), nor a value the pair's own text states for the relation (checked
+   it (春秋 for 春秋时期) or naming an era that overlaps the gold's (元末明初 for 明代, 汉代 for 东汉末年:
+   :mod:`builders.eras`), nor a value the pair's own text states for the relation (checked
    with the grounding rule on the candidates chosen);
 2. be of the gold's type (:mod:`builders.types`: format, entity type, or relation family;
    an untyped candidate is never used for a typed gold);
@@ -37,6 +38,7 @@ from typing import Callable
 
 import numpy as np
 
+from builders.eras import eras, eras_overlap
 from builders.graph import Candidate, Query
 from builders.types import ValueTyper
 from filters.embeddings import Embedder
@@ -151,6 +153,7 @@ class DistractorPicker:
         gold_type = self._type(q.gold, q.relation, q.asked)
         gold_vec, question_vec = vectors[index[q.gold]], vectors[index[question]]
         gold_key, tail_key = value_key(q.gold), value_key(q.tail)
+        gold_eras = eras(q.gold)
         wrong_keys = {value_key(v) for v in truth} | {gold_key, value_key(q.head), tail_key}
         seen: set[str] = set()
         rejected: dict[str, int] = {}
@@ -167,8 +170,9 @@ class DistractorPicker:
             reason = ""
             if not key or key in wrong_keys:
                 reason = "true_value"
-            elif any(key in w or w in key for w in (gold_key, tail_key) if w):
-                reason = "overlaps_gold"  # 春秋 for 春秋时期, 清朝末年 for 清朝: the gold at another granularity
+            elif any(key in w or w in key for w in (gold_key, tail_key) if w) \
+                    or gold_eras and eras_overlap(q.gold, cand):
+                reason = "overlaps_gold"  # 春秋 for 春秋时期, 元末明初 for 明代: the gold at another granularity
             elif not self.typer.same_type(gold_type, self._type(cand, q.relation, q.asked), q.relation):
                 reason = "type"
             elif key in seen:

@@ -62,6 +62,8 @@ RULES = {
     "options.duplicate": "two options are one value written alike",
     "distractor.true_value": "a distractor is a right answer for the entity",
     "distractor.type": "a distractor is not of the gold's type",
+    "distractor.overlaps_gold": "a distractor holds the gold or is held by it, or names an overlapping era "
+                                "(the gold at another granularity)",
     "question.several_golds": "one question text has two golds in the release",
     "question.same_fact": "one fact asked by two questions of the question configs (qa, simpleqa)",
     "simpleqa.several_values": "the crawl gives the entity two values for the relation (any page, any sense, or "
@@ -356,6 +358,7 @@ def _asked(item: dict) -> str:
 
 
 def _audit_options(items: list[dict], truth: Truth, typer, by_pair: dict[str, dict], out: ConfigReport) -> None:
+    from builders.eras import eras_overlap
     from builders.items import stated_by
     from filters.align import GroundingFilter
 
@@ -381,12 +384,15 @@ def _audit_options(items: list[dict], truth: Truth, typer, by_pair: dict[str, di
         pair = None if row is None or asked == "head" else Pair(
             pair_id=row["pair_id"], entity=row["entity"], text=row["text"], aliases=row["aliases"] or [])
         distractors = [o for i, o in enumerate(options) if i != index]
+        gold_key = value_key(gold)
         for option in distractors:
             key = value_key(option)
             stated = pair is not None and states(pair, item["relation"], option)
             if key in true or stated:
                 why = "stated in the pair's text" if stated else "a value the entity's pages give"
                 out.add("distractor.true_value", f"{name}: {option} ({why})")
+            elif key and gold_key and (key in gold_key or gold_key in key) or eras_overlap(gold, option):
+                out.add("distractor.overlaps_gold", f"{name}: {option}")
         if options:
             relation = item["relation"]
             gold_type = typer.answer_type(gold, relation, asked)

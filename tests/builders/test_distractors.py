@@ -88,3 +88,25 @@ def test_items_picked_in_groups_are_the_items_picked_at_once(tmp_path, monkeypat
     assert [o for o in at_once if o[1] == "kept"]
     assert options(1, "singly") == at_once
     assert options(40, "groups") == at_once
+
+
+def work(pair_id: str, title: str, era: str) -> Pair:
+    text = f"《{title}》是一部长篇小说，创作于{era}。"
+    return Pair(pair_id=pair_id, entity=title, text=text, domain="humanities_society", position_index=1.0,
+                triples=[Triple(title, "创作年代", era, decision="kept", span_end=len(text))])
+
+
+def test_an_era_overlapping_the_gold_is_never_a_distractor(tmp_path):
+    """For a work of the Ming (明代), 元末明初, 明清时期 and 明末 are right at another granularity; the
+    other dynasties are wrong, 元代 and 清代 beside it included."""
+    overlapping = ["元末明初", "明清时期", "明末"]
+    wrong = ["元代", "清代", "唐朝", "北宋", "商朝", "战国时期", "春秋末期", "东汉末年", "隋朝", "南宋", "西晋"]
+    works = [work(f"w{n:02d}", f"作品{n}", era) for n, era in enumerate([*overlapping, *wrong])]
+    shards = write(tmp_path, [work("gold", "西游记", "明代"), *works])
+    result = items_stage(shards, ItemsSettings(kinds=["kgc", "qa"]), tmp_path / "items")
+    items = [i for i in kept(result) + kept(result, "qa") if i.head == "西游记"]
+    assert {i.kind for i in items} == {"kgc", "qa"}
+    for item in items:
+        offered = set(item.options) - {"明代"}
+        assert len(offered) == 9 and offered <= set(wrong), item.options
+    assert result["report"]["rejected_candidates"]["overlaps_gold"] >= len(overlapping)

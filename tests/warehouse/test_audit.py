@@ -38,6 +38,12 @@ def test_every_broken_promise_is_found(tmp_path):
             item.question, item.answer, item.relation = "实体10的海拔是多少？", "1010米", "海拔"
         if item.item_id == "qa003":  # 实体3's items split between train and eval
             item.split = "eval"
+        if item.item_id == "qa006":  # the gold with more words around it
+            item.options[(item.answer_index + 1) % 10] = "海拔1006米"
+        if item.item_id == "qa001":  # 元末明初 is the Ming at another granularity
+            eras = ["元代", "清代", "唐朝", "北宋", "商朝", "战国时期", "东汉末年", "隋朝", "元末明初"]
+            item.question, item.relation, item.answer = "实体1创作于什么年代？", "创作年代", "明代"
+            item.options = eras[:item.answer_index] + ["明代"] + eras[item.answer_index:]
     bad.append(mcq(9, "kgc", item_id="kgc909", question="（实体9，海拔 ，？）", split="train"))  # asked twice
     release = publish_release(tmp_path, tmp_path / "data", pair_records=bad_pairs, item_records=bad, gate=False)
     report = audit_release(release)
@@ -46,10 +52,13 @@ def test_every_broken_promise_is_found(tmp_path):
             ("cdtp_pairs", "pair.ungrounded_triple"), ("kgc", "distractor.true_value"),
             ("cloze", "cloze.sentence_reused"), ("simpleqa", "question.several_golds"),
             ("qa", "split.entity_leak"), ("kgc", "question.duplicate"), ("qa", "question.same_fact"),
-            ("simpleqa", "simpleqa.several_values")} <= found
+            ("simpleqa", "simpleqa.several_values"), ("qa", "distractor.overlaps_gold")} <= found
     assert not report.ok
     table = report.table()
     assert "实体2 (p002): (所属国家, 中国)" in table and "1004 米" in table
+    assert report.configs["qa"].violations["distractor.overlaps_gold"] == 2
+    assert {"实体1创作于什么年代？ [明代]: 元末明初", "qa：实体6的海拔是多少？ [1006米]: 海拔1006米"} \
+        <= set(report.configs["qa"].examples["distractor.overlaps_gold"])
 
     cli = zhbench("audit", str(release), "--json")
     assert cli.returncode == 1

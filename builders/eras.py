@@ -1,0 +1,127 @@
+"""Chinese historical eras named in a value, and whether two such values overlap.
+
+A distractor that names the gold's era at another granularity is a right answer in other words:
+元末明初 for 明代 (the early Ming is Ming), 汉代 for 东汉末年, 春秋末期 for 东周. Plain containment of
+one written value in the other misses these (明朝, the key of 明代, is not in 元末明初). A value is read
+as eras only when the whole of it is era names, phases (初, 中期, 末年, ...) and connectives (至, 、, —):
+元末明初, 东汉末年, 明清时期, 魏晋南北朝. Anything else (1644年, 20世纪, a person's name) has no eras
+and is left to the other rules.
+
+Two eras overlap when they are one era, unless both name different phases of it (明初 and 明末
+do not), or when one holds the other (汉 holds 东汉, 东周 holds 春秋): then always, since a phase of
+the larger one can hold the smaller (宋末 is the end of 南宋).
+"""
+
+from __future__ import annotations
+
+from filters.normalize import normalize, value_cache
+
+# Each era, the larger era that holds it (None at the top), and other names it goes by.
+_ERAS: dict[str, tuple[str | None, tuple[str, ...]]] = {
+    "先秦": (None, ()),
+    "夏": ("先秦", ()),
+    "商": ("先秦", ("殷商", "殷")),
+    "周": ("先秦", ()),
+    "西周": ("周", ()),
+    "东周": ("周", ()),
+    "春秋": ("东周", ()),
+    "战国": ("东周", ()),
+    "秦": (None, ()),
+    "汉": (None, ()),
+    "西汉": ("汉", ("前汉",)),
+    "新": (None, ("新莽",)),
+    "东汉": ("汉", ()),
+    "三国": (None, ()),
+    "曹魏": ("三国", ("魏",)),
+    "蜀汉": ("三国", ("蜀",)),
+    "东吴": ("三国", ("孙吴", "吴")),
+    "晋": (None, ()),
+    "西晋": ("晋", ()),
+    "东晋": ("晋", ()),
+    "十六国": (None, ("五胡十六国",)),
+    "南北朝": (None, ()),
+    "南朝": ("南北朝", ()),
+    "刘宋": ("南朝", ()),
+    "南齐": ("南朝", ()),
+    "南梁": ("南朝", ()),
+    "南陈": ("南朝", ()),
+    "北朝": ("南北朝", ()),
+    "北魏": ("北朝", ()),
+    "东魏": ("北朝", ()),
+    "西魏": ("北朝", ()),
+    "北齐": ("北朝", ()),
+    "北周": ("北朝", ()),
+    "隋": (None, ()),
+    "唐": (None, ()),
+    "五代十国": (None, ()),
+    "五代": ("五代十国", ()),
+    "十国": ("五代十国", ()),
+    "后梁": ("五代", ()),
+    "后唐": ("五代", ()),
+    "后晋": ("五代", ()),
+    "后汉": ("五代", ()),
+    "后周": ("五代", ()),
+    "宋": (None, ()),
+    "北宋": ("宋", ()),
+    "南宋": ("宋", ()),
+    "辽": (None, ()),
+    "西夏": (None, ()),
+    "金": (None, ()),
+    "元": (None, ()),
+    "明": (None, ()),
+    "清": (None, ()),
+    "民国": (None, ("中华民国",)),
+}
+_NAMES = {alias: era for era, (_, aliases) in _ERAS.items() for alias in (era, *aliases)}
+# A phase of an era: the early, middle or late part of it.
+_PHASES = {"初": "初", "初期": "初", "初年": "初", "前期": "初", "早期": "初",
+           "中": "中", "中期": "中", "中叶": "中",
+           "末": "末", "末期": "末", "末年": "末", "后期": "末", "晚期": "末"}
+# Words that name no part of an era: 明代, 唐朝, 战国时期, 康熙年间 is not read (康熙 is no era here).
+_SUFFIXES = ("代", "朝", "王朝", "时期", "时代", "年间")
+_CONNECTIVES = ("至", "到", "、", "与", "和", "及", "—", "－", "-", "~", "～")
+_LONGEST = max(len(w) for w in (*_NAMES, *_PHASES, *_SUFFIXES, *_CONNECTIVES))
+
+
+@value_cache  # called for every candidate of an era gold
+def eras(value: str) -> tuple[tuple[str, str], ...]:
+    """The eras ``value`` names, each with its phase ("" for the whole era), or () when ``value`` is not
+    made of era names alone. 元末明初 gives ((元, 末), (明, 初)); 东汉末年 ((东汉, 末),); 1644年 ()."""
+    text = normalize(value)  # simplified, no white space: 東漢 is 东汉
+    found: list[list[str]] = []
+    i = 0
+    while i < len(text):
+        for size in range(min(_LONGEST, len(text) - i), 0, -1):
+            word = text[i:i + size]
+            if word in _NAMES:
+                found.append([_NAMES[word], ""])
+            elif word in _PHASES and found and not found[-1][1]:
+                found[-1][1] = _PHASES[word]
+            elif not (found and (word in _SUFFIXES or word in _CONNECTIVES)):
+                continue
+            i += size
+            break
+        else:
+            return ()  # a character that is no part of an era's name
+    return tuple((era, phase) for era, phase in found)
+
+
+def _holds(outer: str, inner: str) -> bool:
+    era: str | None = inner
+    while era is not None:
+        era = _ERAS[era][0]
+        if era == outer:
+            return True
+    return False
+
+
+def eras_overlap(a: str, b: str) -> bool:
+    """Whether the two values name overlapping eras (False when either names none)."""
+    for era_a, phase_a in eras(a):
+        for era_b, phase_b in eras(b):
+            if era_a == era_b:
+                if not (phase_a and phase_b and phase_a != phase_b):
+                    return True
+            elif _holds(era_a, era_b) or _holds(era_b, era_a):
+                return True
+    return False

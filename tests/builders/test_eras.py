@@ -1,0 +1,52 @@
+"""Eras named in a value, and when two values name overlapping eras."""
+
+from __future__ import annotations
+
+import pytest
+
+from builders.eras import eras, eras_overlap
+
+
+@pytest.mark.parametrize(("value", "named"), [
+    ("元末明初", (("元", "末"), ("明", "初"))),
+    ("明代", (("明", ""),)),
+    ("東漢末年", (("东汉", "末"),)),  # traditional script
+    ("魏晋南北朝", (("曹魏", ""), ("晋", ""), ("南北朝", ""))),
+    ("明清时期", (("明", ""), ("清", ""))),
+    ("西汉至东汉", (("西汉", ""), ("东汉", ""))),
+    ("中华民国", (("民国", ""),)),
+    ("明中叶", (("明", "中"),)),
+])
+def test_a_value_made_of_era_names_names_them(value, named):
+    assert eras(value) == named
+
+
+@pytest.mark.parametrize("value", ["1644年", "20世纪", "清华大学", "新中国", "康熙年间", "末年", "李白", ""])
+def test_anything_else_names_no_era(value):
+    assert eras(value) == ()
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("明代", "元末明初"),  # the early Ming is Ming
+    ("明代", "明清时期"),
+    ("汉代", "东汉末年"),  # 汉 holds 东汉
+    ("东周", "春秋末期"),
+    ("先秦", "战国"),
+    ("春秋", "春秋末期"),
+    ("宋末", "南宋"),  # a phase of the larger era may hold the smaller one
+])
+def test_overlapping_eras(a, b):
+    assert eras_overlap(a, b) and eras_overlap(b, a)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("明代", "元代"),
+    ("明代", "清代"),
+    ("明初", "明末"),  # different phases of one era
+    ("春秋末期", "战国时期"),
+    ("南宋", "北宋"),
+    ("西汉末年", "东汉初年"),
+    ("1644年", "明代"),  # not an era: left to the other rules
+])
+def test_disjoint_eras(a, b):
+    assert not eras_overlap(a, b) and not eras_overlap(b, a)
