@@ -10,6 +10,9 @@ and is left to the other rules.
 Two eras overlap when they are one era, unless both name different phases of it (明初 and 明末
 do not), or when one holds the other (汉 holds 东汉, 东周 holds 春秋): then always, since a phase of
 the larger one can hold the smaller (宋末 is the end of 南宋).
+
+A value can also be named at another granularity: 北宋 as 宋朝, 宋朝 as 北宋 where that is what was
+meant, 明初 as 明代. A blank whose answer is such a value has more than one right answer.
 """
 
 from __future__ import annotations
@@ -104,6 +107,16 @@ def eras(value: str) -> tuple[tuple[str, str], ...]:
         else:
             return ()  # a character that is no part of an era's name
     return tuple((era, phase) for era, phase in found)
+
+
+_HOLDERS = {parent for parent, _ in _ERAS.values() if parent}
+
+
+def other_granularity(value: str) -> bool:
+    """Whether another name of the era(s) ``value`` names is right where it is: a larger era holds one
+    of them (北宋 in 宋), one holds smaller eras (宋 holds 北宋 and 南宋), or a phase is named (明初 is
+    also 明代). 明代, 唐朝, 明清 have none (明朝 is 明代 written another way: one value key)."""
+    return any(phase or _ERAS[era][0] or era in _HOLDERS for era, phase in eras(value))
 
 
 def _holds(outer: str, inner: str) -> bool:

@@ -41,6 +41,7 @@ from typing import Callable, Iterable, Iterator
 from builders.criteria import check_question, is_enumeration, load_word_list
 from builders.difficulty import DifficultyProxy
 from builders.distractors import DistractorPicker
+from builders.eras import other_granularity
 from builders.formats import value_format
 from builders.graph import Graph, Query
 from builders.templates import Templates, question_for
@@ -346,7 +347,8 @@ class ItemBuilder:
         The value must occur once in the sentence, the sentence must name the entity outside the
         blank and keep enough context, be at most ``cloze_max_chars`` long, and not have been used
         by another item (sentences repeat across near-identical pages). Of several triples a
-        sentence states, the one of the most frequent relation is blanked."""
+        sentence states, the one of the most frequent relation is blanked, never an era that another
+        name fits as well (:func:`builders.eras.other_granularity`: 北宋 and 宋朝)."""
         # the entity by its title or a Chinese name: 「外文名为Cai Jianshou，＿＿＿出生」 says whose birth it is
         # to no one who does not already know the foreign name
         names = [n for n in (pair.entity, *pair.aliases) if n and any(is_cjk(ch) for ch in n)]
@@ -362,7 +364,14 @@ class ItemBuilder:
         self.stats.dropped["cloze:no_sentence_states_it"] += len(open_)
         for sentence, triples in by_sentence.items():
             triples.sort(key=lambda t: (-self.relation_counts.get(t.relation, 0), t.relation, t.tail))
-            t = triples[0]
+            # An era that another name fits as well (北宋 or 宋朝 before 开国皇帝) has two right answers to
+            # a blank scored by match: the sentence's next triple is blanked instead, if it has one.
+            answerable = [t for t in triples if not other_granularity(t.tail)]
+            if not answerable:
+                self.stats.dropped["cloze:era_at_another_granularity_fits"] += 1
+                self.stats.dropped["cloze:sentence_has_another_item"] += len(triples) - 1
+                continue
+            t = answerable[0]
             self.stats.dropped["cloze:sentence_has_another_item"] += len(triples) - 1
             masked = sentence.replace(t.tail, BLANK)
             reason = ""

@@ -11,12 +11,13 @@ The audit trusts no column a stage computed for itself. It reads the released ro
 * multiple choice: ten different options, the gold once at its index, no distractor
   that is true (any value the entity's pages give for the relation, in any sense, any
   name of the entity, the gold written another way, or a value the pair's own text
-  states for the relation), every distractor of the gold's type;
+  states for the relation), none holding the gold, held by it or naming an era that
+  overlaps it, every distractor of the gold's type;
 * every question: one gold per question text across the release, no duplicate or
   near-duplicate question in a config, no entity in both train and eval, no fact in
   both (a fact asked one way in eval and the other way in train);
 * cloze: one blank, the answer once in its sentence, no sentence used twice, within
-  the length cap.
+  the length cap, no answer an era that another name fits as well (北宋 and 宋朝).
 
 Rule definitions (what "supported" or "the same type" means) are the pipeline's own
 (filters.align, builders.types); what the audit adds is that they are applied again, to
@@ -76,6 +77,7 @@ RULES = {
     "cloze.answer_not_once": "the answer does not occur exactly once in its sentence",
     "cloze.sentence_reused": "two cloze items share one source sentence",
     "cloze.too_long": "the cloze sentence is over the length cap",
+    "cloze.other_granularity": "the answer is an era another name fits as well (北宋 and 宋朝): two right answers",
 }
 
 
@@ -512,6 +514,8 @@ def _item_facts(kind: str, item: dict) -> list[frozenset]:
 
 
 def _audit_cloze(items: list[dict], max_chars: int, out: ConfigReport) -> None:
+    from builders.eras import other_granularity
+
     sentences: dict[str, str] = {}
     for item in items:
         question, answer = item["question"], item["answer"]
@@ -527,6 +531,8 @@ def _audit_cloze(items: list[dict], max_chars: int, out: ConfigReport) -> None:
         sentences.setdefault(key, item["item_id"])
         if max_chars and len(question) > max_chars:
             out.add("cloze.too_long", f"{len(question)} characters: {question[:40]}…")
+        if other_granularity(answer):
+            out.add("cloze.other_granularity", f"{answer} in {question[:60]}")
 
 
 def audit_json(report: AuditReport) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from builders.eras import eras, eras_overlap
+from builders.eras import eras, eras_overlap, other_granularity
 
 
 @pytest.mark.parametrize(("value", "named"), [
@@ -50,3 +50,18 @@ def test_overlapping_eras(a, b):
 ])
 def test_disjoint_eras(a, b):
     assert not eras_overlap(a, b) and not eras_overlap(b, a)
+
+
+@pytest.mark.parametrize(("value", "fits"), [
+    ("北宋", True),  # also 宋朝
+    ("宋朝", True),  # also 北宋, where that is what was meant
+    ("东汉末年", True),
+    ("明初", True),  # also 明代
+    ("战国时期", True),  # also 东周
+    ("明代", False),  # 明朝 is 明代 written another way: one value key
+    ("唐朝", False),
+    ("明清", False),
+    ("1644年", False),
+])
+def test_an_era_another_name_fits(value, fits):
+    assert other_granularity(value) is fits

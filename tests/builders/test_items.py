@@ -167,3 +167,28 @@ def test_a_question_has_one_answer_and_one_config():
     same = [("q4", "qa", "北京大学创立于什么时候？", "1898年"), ("s4", "simpleqa", "北京大学创立于什么时候", "1898年")]
     # the short-answer config keeps a question both configs ask (FACT_OWNERS), whatever the order of kinds
     assert question_conflicts(same, ("kgc", "qa", "simpleqa")) == {"q4": ("dedup:question_in_simpleqa", {})}
+
+
+def test_a_cloze_never_blanks_an_era_that_another_name_fits(tmp_path):
+    """北宋 in 「…北宋开国皇帝…」 is also 宋朝: the sentence's other triple is blanked, or none. 明代 has no
+    other name than 明朝, one value written another way: it stays."""
+    from schemas import Triple
+    from tests.builders.test_distractors import write
+
+    def pair(pair_id: str, entity: str, text: str, triples: list[tuple[str, str]]) -> Pair:
+        return Pair(pair_id=pair_id, entity=entity, text=text, domain="history_politics", position_index=1.0,
+                    triples=[Triple(entity, relation, tail, decision="kept", span_end=len(text))
+                             for relation, tail in triples])
+
+    pairs = [
+        pair("p1", "赵匡胤", "赵匡胤是北宋的开国皇帝，在位十六年，死后的庙号为太祖，葬于永昌陵。",
+             [("所处时代", "北宋"), ("庙号", "太祖")]),
+        pair("p2", "毕昇", "毕昇是北宋时期的一位平民发明家，他发明的胶泥活字比欧洲早约四百年。", [("所处时代", "北宋")]),
+        pair("p3", "汤显祖", "汤显祖是明代时期杰出的戏曲作家和文学家，代表作是《牡丹亭》等四部剧作。", [("所处时代", "明代")]),
+    ]
+    result = items_stage(write(tmp_path, pairs), ItemsSettings(kinds=["cloze"]), tmp_path / "items")
+    cloze = {i.head: i for i in items_of(result, "cloze")}
+    assert set(cloze) == {"赵匡胤", "汤显祖"}
+    assert cloze["赵匡胤"].answer == "太祖" and "北宋" in cloze["赵匡胤"].question
+    assert cloze["汤显祖"].answer == "明代"
+    assert result["report"]["items_dropped"]["cloze:era_at_another_granularity_fits"] == 1

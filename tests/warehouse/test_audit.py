@@ -30,6 +30,8 @@ def test_every_broken_promise_is_found(tmp_path):
             item.options[(item.answer_index + 1) % 10] = "1004 米"
         if item.item_id == "cloze005":  # two cloze items of one sentence
             item.question, item.answer = "实体6是一座山，海拔＿＿＿。", "1006米"
+        if item.item_id == "cloze007":  # 北宋 or 宋朝: two right answers
+            item.question, item.answer, item.relation = "实体7最早记载于＿＿＿时期的地理志。", "北宋", "记载年代"
         if item.item_id == "simpleqa007":  # one question, another gold than simpleqa008's
             item.question = "实体8首次被登顶是在哪一年？"
         if item.item_id == "simpleqa009":  # the qa item's fact again
@@ -52,7 +54,8 @@ def test_every_broken_promise_is_found(tmp_path):
             ("cdtp_pairs", "pair.ungrounded_triple"), ("kgc", "distractor.true_value"),
             ("cloze", "cloze.sentence_reused"), ("simpleqa", "question.several_golds"),
             ("qa", "split.entity_leak"), ("kgc", "question.duplicate"), ("qa", "question.same_fact"),
-            ("simpleqa", "simpleqa.several_values"), ("qa", "distractor.overlaps_gold")} <= found
+            ("simpleqa", "simpleqa.several_values"), ("qa", "distractor.overlaps_gold"),
+            ("cloze", "cloze.other_granularity")} <= found
     assert not report.ok
     table = report.table()
     assert "实体2 (p002): (所属国家, 中国)" in table and "1004 米" in table
