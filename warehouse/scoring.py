@@ -13,7 +13,8 @@ named by its text, its 0-based index or its letter (A–J).
   (the usual way to score Chinese without a segmenter's bias). METEOR is NLTK's
   implementation with exact and stem matching; its WordNet synonym stage is off (WordNet has
   no Chinese).
-* **cloze**: accuracy of the filled blank after normalisation.
+* **cloze**: accuracy of the filled blank, the answer written alike counting as the answer (one value
+  key: without 《》 or punctuation, 明朝 for 明代).
 * **simpleqa** (Chinese SimpleQA): each answer is CORRECT, INCORRECT or NOT_ATTEMPTED, by an
   LLM grader when one is given, else by normalised matching (labelled so in the result);
   CO, NA, IN are their shares, CGA = CO / (CO + IN), F = 2·CO·CGA / (CO + CGA).
@@ -34,7 +35,7 @@ from typing import Any
 
 import pyarrow.parquet as pq
 
-from filters.normalize import _t2s, normalize
+from filters.normalize import _t2s, normalize, value_key
 from schemas.jsonl import JSONLinesError, read_jsonl
 from warehouse.release import ReleaseError, config_files, load_manifest
 
@@ -179,9 +180,11 @@ def score_text(items: list[dict], predictions: dict[str, dict]) -> dict:
 
 
 def score_cloze(items: list[dict], predictions: dict[str, dict]) -> dict:
+    """A fill is right when it is the answer written alike (one value key: 梦溪笔谈 for 《梦溪笔谈》, 明朝
+    for 明代), the rule by which the release never offers a value and its other spelling as two answers."""
     right = sum(1 for item in items
-                if normalize(str(predictions.get(item["item_id"], {}).get("prediction", "") or "")) ==
-                normalize(item["answer"]))
+                if value_key(str(predictions.get(item["item_id"], {}).get("prediction", "") or "")) ==
+                value_key(item["answer"]))
     return {"accuracy": right / len(items) if items else 0.0}
 
 

@@ -7,8 +7,8 @@ import pytest
 from flows.cli import main
 from tests.llm_server import ScriptedLLM, reply
 from verifiers.llm import LLMClient, LLMSettings
-from warehouse.scoring import (PredictionsError, cuge, match_grade, read_predictions, score_choice, score_release,
-                               score_short, score_text, tokens)
+from warehouse.scoring import (PredictionsError, cuge, match_grade, read_predictions, score_choice, score_cloze,
+                               score_release, score_short, score_text, tokens)
 
 OPTIONS = [f"选项{k}" for k in range(10)]
 
@@ -42,6 +42,13 @@ def test_text_metrics_on_chinese_characters():
     assert partial["rouge-1"] == pytest.approx(0.9) and partial["rouge-l"] == pytest.approx(0.9)
     assert 0 < partial["bleu"] < 1
     assert score_text(items, {})["rouge-l"] == 0.0
+
+
+def test_a_cloze_fill_written_another_way_is_the_answer():
+    items = [{"item_id": f"c{n}", "answer": answer} for n, answer in enumerate(["《梦溪笔谈》", "明代", "北宋", "太祖"])]
+    predictions = {"c0": {"prediction": "梦溪笔谈"}, "c1": {"prediction": "明朝"},  # one value written alike
+                   "c2": {"prediction": "南宋"}}  # another value; c3 not answered
+    assert score_cloze(items, predictions)["accuracy"] == pytest.approx(0.5)
 
 
 def test_simpleqa_grades_and_the_f_score():
