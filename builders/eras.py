@@ -80,7 +80,7 @@ _NAMES = {alias: era for era, (_, aliases) in _ERAS.items() for alias in (era, *
 _PHASES = {"初": "初", "初期": "初", "初年": "初", "前期": "初", "早期": "初",
            "中": "中", "中期": "中", "中叶": "中",
            "末": "末", "末期": "末", "末年": "末", "后期": "末", "晚期": "末"}
-# Words that name no part of an era: 明代, 唐朝, 战国时期, 康熙年间 is not read (康熙 is no era here).
+# Words after an era that add nothing to it: 明代, 唐朝, 战国时期 (康熙年间 is not read: a reign is no era here).
 _SUFFIXES = ("代", "朝", "王朝", "时期", "时代", "年间")
 _CONNECTIVES = ("至", "到", "、", "与", "和", "及", "—", "－", "-", "~", "～")
 _LONGEST = max(len(w) for w in (*_NAMES, *_PHASES, *_SUFFIXES, *_CONNECTIVES))
