@@ -3,8 +3,8 @@
 A distractor that names the gold's era at another granularity is a right answer in other words:
 元末明初 for 明代 (the early Ming is Ming), 汉代 for 东汉末年, 春秋末期 for 东周. Plain containment of
 one written value in the other misses these (明朝, the key of 明代, is not in 元末明初). A value is read
-as eras only when the whole of it is era names, phases (初, 中期, 末年, ...) and connectives (至, 、, —):
-元末明初, 东汉末年, 明清时期, 魏晋南北朝. Anything else (1644年, 20世纪, a person's name) has no eras
+as eras only when the whole of it is era names, phases (初, 中期, 末年, ...; 晚清, 盛唐) and connectives
+(至, 、, —): 元末明初, 东汉末年, 清末民初, 明清时期, 魏晋南北朝. Anything else (1644年, 20世纪, a person's name) has no eras
 and is left to the other rules.
 
 Two eras overlap when they are one era, unless both name different phases of it (明初 and 明末
@@ -73,13 +73,15 @@ _ERAS: dict[str, tuple[str | None, tuple[str, ...]]] = {
     "元": (None, ()),
     "明": (None, ()),
     "清": (None, ()),
-    "民国": (None, ("中华民国",)),
+    "民国": (None, ("中华民国", "民")),  # 民 as in 清末民初
 }
 _NAMES = {alias: era for era, (_, aliases) in _ERAS.items() for alias in (era, *aliases)}
 # A phase of an era: the early, middle or late part of it.
 _PHASES = {"初": "初", "初期": "初", "初年": "初", "前期": "初", "早期": "初",
            "中": "中", "中期": "中", "中叶": "中",
            "末": "末", "末期": "末", "末年": "末", "后期": "末", "晚期": "末"}
+# A phase written before the era: 初唐, 盛唐, 中唐, 晚唐, 晚清.
+_PREFIX_PHASES = {"初": "初", "盛": "盛", "中": "中", "晚": "末"}
 # Words after an era that add nothing to it: 明代, 唐朝, 战国时期 (康熙年间 is not read: a reign is no era here).
 _SUFFIXES = ("代", "朝", "王朝", "时期", "时代", "年间")
 _CONNECTIVES = ("至", "到", "、", "与", "和", "及", "—", "－", "-", "~", "～")
@@ -92,21 +94,25 @@ def eras(value: str) -> tuple[tuple[str, str], ...]:
     made of era names alone. 元末明初 gives ((元, 末), (明, 初)); 东汉末年 ((东汉, 末),); 1644年 ()."""
     text = normalize(value)  # simplified, no white space: 東漢 is 东汉
     found: list[list[str]] = []
+    before = ""  # a phase written before the next era (晚 of 晚清)
     i = 0
     while i < len(text):
         for size in range(min(_LONGEST, len(text) - i), 0, -1):
             word = text[i:i + size]
             if word in _NAMES:
-                found.append([_NAMES[word], ""])
-            elif word in _PHASES and found and not found[-1][1]:
+                found.append([_NAMES[word], before])
+                before = ""
+            elif word in _PHASES and found and not found[-1][1] and not before:
                 found[-1][1] = _PHASES[word]
-            elif not (found and (word in _SUFFIXES or word in _CONNECTIVES)):
+            elif word in _PREFIX_PHASES and not before:
+                before = _PREFIX_PHASES[word]
+            elif before or not (found and (word in _SUFFIXES or word in _CONNECTIVES)):
                 continue
             i += size
             break
         else:
             return ()  # a character that is no part of an era's name
-    return tuple((era, phase) for era, phase in found)
+    return () if before else tuple((era, phase) for era, phase in found)
 
 
 _HOLDERS = {parent for parent, _ in _ERAS.values() if parent}

@@ -16,12 +16,15 @@ from builders.eras import eras, eras_overlap, other_granularity
     ("西汉至东汉", (("西汉", ""), ("东汉", ""))),
     ("中华民国", (("民国", ""),)),
     ("明中叶", (("明", "中"),)),
+    ("清末民初", (("清", "末"), ("民国", "初"))),
+    ("晚清", (("清", "末"),)),  # a phase before the era
+    ("盛唐", (("唐", "盛"),)),
 ])
 def test_a_value_made_of_era_names_names_them(value, named):
     assert eras(value) == named
 
 
-@pytest.mark.parametrize("value", ["1644年", "20世纪", "清华大学", "新中国", "康熙年间", "末年", "李白", ""])
+@pytest.mark.parametrize("value", ["1644年", "20世纪", "清华大学", "新中国", "康熙年间", "末年", "晚", "人民", "李白", ""])
 def test_anything_else_names_no_era(value):
     assert eras(value) == ()
 
@@ -34,6 +37,8 @@ def test_anything_else_names_no_era(value):
     ("先秦", "战国"),
     ("春秋", "春秋末期"),
     ("宋末", "南宋"),  # a phase of the larger era may hold the smaller one
+    ("清朝", "清末民初"),
+    ("唐代", "晚唐"),
 ])
 def test_overlapping_eras(a, b):
     assert eras_overlap(a, b) and eras_overlap(b, a)
@@ -47,6 +52,8 @@ def test_overlapping_eras(a, b):
     ("南宋", "北宋"),
     ("西汉末年", "东汉初年"),
     ("1644年", "明代"),  # not an era: left to the other rules
+    ("盛唐", "中唐"),
+    ("明代", "晚清"),
 ])
 def test_disjoint_eras(a, b):
     assert not eras_overlap(a, b) and not eras_overlap(b, a)
