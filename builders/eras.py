@@ -1,11 +1,11 @@
 """Chinese historical eras named in a value, and whether two such values overlap.
 
-A distractor that names the gold's era at another granularity is a right answer in other words:
-元末明初 for 明代 (the early Ming is Ming), 汉代 for 东汉末年, 春秋末期 for 东周. Plain containment of
-one written value in the other misses these (明朝, the key of 明代, is not in 元末明初). A value is read
-as eras only when the whole of it is era names, phases (初, 中期, 末年, ...; 晚清, 盛唐) and connectives
-(至, 、, —): 元末明初, 东汉末年, 清末民初, 明清时期, 魏晋南北朝. Anything else (1644年, 20世纪, a person's name) has no eras
-and is left to the other rules.
+A distractor that names the gold's era at another granularity is a right answer in other words: 元末明初
+for 明代 (the early Ming is Ming), 汉代 for 东汉末年, 春秋末期 for 东周. Plain containment of one written value in
+the other misses these (明朝, the key of 明代, is not in 元末明初). A value is read as eras only when the
+whole of it is era names, phases (初, 中期, 末年, ...; 晚清, 盛唐) and connectives (至, 、, —): 元末明初, 东汉末年,
+清末民初, 明清时期, 魏晋南北朝. Anything else (1644年, 20世纪, a person's name) has no eras and is left to the other
+rules.
 
 Two eras overlap when they are one era, unless both name different phases of it (明初 and 明末
 do not), or when one holds the other (汉 holds 东汉, 东周 holds 春秋): then always, since a phase of
