@@ -34,11 +34,11 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterable
 
 import numpy as np
 
-from builders.eras import eras, eras_overlap
+from builders.eras import eras_overlap
 from builders.graph import Candidate, Query
 from builders.types import ValueTyper
 from filters.embeddings import Embedder
@@ -76,6 +76,13 @@ class Selection:
     choice: Choice | None
     reason: str = ""
     rejected: dict[str, int] = field(default_factory=dict)
+
+
+def overlaps_gold(value: str, key: str, gold: str, gold_keys: Iterable[str]) -> bool:
+    """Whether ``value`` (its value key ``key``) is the gold at another granularity, a right answer in other
+    words: it holds one of ``gold_keys`` or is held by one (春秋 for 春秋时期, 清朝末年 for 清朝), or it names
+    an era that overlaps the gold's (元末明初 for 明代: :mod:`builders.eras`)."""
+    return any(key in w or w in key for w in gold_keys if key and w) or eras_overlap(gold, value)
 
 
 def shuffle_options(item_id: str, gold: str, distractors: list[tuple[str, str, float]], seed: int) -> Choice:
@@ -153,7 +160,6 @@ class DistractorPicker:
         gold_type = self._type(q.gold, q.relation, q.asked)
         gold_vec, question_vec = vectors[index[q.gold]], vectors[index[question]]
         gold_key, tail_key = value_key(q.gold), value_key(q.tail)
-        gold_eras = eras(q.gold)
         wrong_keys = {value_key(v) for v in truth} | {gold_key, value_key(q.head), tail_key}
         seen: set[str] = set()
         rejected: dict[str, int] = {}
@@ -170,9 +176,8 @@ class DistractorPicker:
             reason = ""
             if not key or key in wrong_keys:
                 reason = "true_value"
-            elif any(key in w or w in key for w in (gold_key, tail_key) if w) \
-                    or gold_eras and eras_overlap(q.gold, cand):
-                reason = "overlaps_gold"  # 春秋 for 春秋时期, 元末明初 for 明代: the gold at another granularity
+            elif overlaps_gold(cand, key, q.gold, (gold_key, tail_key)):
+                reason = "overlaps_gold"
             elif not self.typer.same_type(gold_type, self._type(cand, q.relation, q.asked), q.relation):
                 reason = "type"
             elif key in seen:

@@ -367,12 +367,11 @@ class ItemBuilder:
             # An era that another name fits as well (北宋 or 宋朝 before 开国皇帝) has two right answers to
             # a blank scored by match: the sentence's next triple is blanked instead, if it has one.
             answerable = [t for t in triples if not other_granularity(t.tail)]
+            self.stats.dropped["cloze:sentence_has_another_item"] += len(triples) - 1
             if not answerable:
                 self.stats.dropped["cloze:era_at_another_granularity_fits"] += 1
-                self.stats.dropped["cloze:sentence_has_another_item"] += len(triples) - 1
                 continue
             t = answerable[0]
-            self.stats.dropped["cloze:sentence_has_another_item"] += len(triples) - 1
             masked = sentence.replace(t.tail, BLANK)
             reason = ""
             if not any(name in masked for name in names):

@@ -360,7 +360,7 @@ def _asked(item: dict) -> str:
 
 
 def _audit_options(items: list[dict], truth: Truth, typer, by_pair: dict[str, dict], out: ConfigReport) -> None:
-    from builders.eras import eras_overlap
+    from builders.distractors import overlaps_gold
     from builders.items import stated_by
     from filters.align import GroundingFilter
 
@@ -393,7 +393,7 @@ def _audit_options(items: list[dict], truth: Truth, typer, by_pair: dict[str, di
             if key in true or stated:
                 why = "stated in the pair's text" if stated else "a value the entity's pages give"
                 out.add("distractor.true_value", f"{name}: {option} ({why})")
-            elif key and gold_key and (key in gold_key or gold_key in key) or eras_overlap(gold, option):
+            elif overlaps_gold(option, key, gold, (gold_key,)):
                 out.add("distractor.overlaps_gold", f"{name}: {option}")
         if options:
             relation = item["relation"]
