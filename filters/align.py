@@ -123,11 +123,19 @@ class AlignedText:
             # Quantities and dates (12首, 701年): the segmenter often glues a measure word to what
             # follows (首歌), so only the number boundary decides for them.
             return True
-        if is_cjk(needle[0]) and before and is_cjk(before) and start not in self.bounds:
-            return False  # starts inside a word
-        if is_cjk(needle[-1]) and after and is_cjk(after) and end not in self.bounds:
-            return False  # ends inside a word
-        return True
+        starts_inside = is_cjk(needle[0]) and before and is_cjk(before) and start not in self.bounds
+        ends_inside = is_cjk(needle[-1]) and after and is_cjk(after) and end not in self.bounds
+        if starts_inside and not ends_inside:
+            # the end of a word is a mention of its kind (男歌手 states 歌手, 唐代诗人 诗人); its start is not
+            # (中国 in 中国人民银行); a name of three characters or more that the segmenter glued to the character
+            # before it is a name (「境内有关会岭」 as 有关/会岭)
+            return len(needle) >= 2 and not any(start < b < end for b in self.bounds) \
+                or len(needle) >= 3 and start - 1 in self.bounds
+        if ends_inside and not starts_inside:
+            # a name of three characters or more that the segmenter glued to the next character (「和浦河流过」
+            # as 河流)
+            return len(needle) >= 3 and end + 1 in self.bounds
+        return not starts_inside
 
 
 class _PairTextCache:
@@ -207,6 +215,11 @@ class GroundingFilter(TripleFilter):
             reason = "value_not_in_text" if text.find(triple.tail) is None else "relation_not_expressed"
             return Verdict.drop(reason, span_end=-1)
         return Verdict.kept(span_end=found[1])
+
+    def support_span(self, triple: Triple, pair: Pair) -> tuple[int, int] | None:
+        """(start, end) in the pair's normalised text of the mention that states the triple, or None."""
+        text = self.cache.get(pair)
+        return self.grounder.support(text, text.clauses, self._head_names(pair), triple.relation, triple.tail)
 
 
 class GroundedPairFilter(PairFilter):
@@ -314,10 +327,27 @@ def _mask_names(text: str, pair: Pair) -> str:
 
 def enumerations(text: str) -> list[list[str]]:
     """Enumerations in a normalised text: runs of 《》 titles, and items joined by 、 (and a final 和)."""
-    found: list[list[str]] = []
+    return [[text[a:b] for a, b in items] for items in _enumerations(text)]
+
+
+def enumeration_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every item of every enumeration of a normalised text (see :func:`enumerations`)."""
+    return [span for items in _enumerations(text) for span in items]
+
+
+def _strip_title(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start] in "《》":
+        start += 1
+    while end > start and text[end - 1] in "《》":
+        end -= 1
+    return start, end
+
+
+def _enumerations(text: str) -> list[list[tuple[int, int]]]:
+    found: list[list[tuple[int, int]]] = []
     covered_spans: list[tuple[int, int]] = []
     for match in _TITLE_RUN.finditer(text):
-        found.append([t.strip("《》") for t in _TITLE.findall(match.group(0))])
+        found.append([_strip_title(text, *m.span()) for m in _TITLE.finditer(text, *match.span())])
         covered_spans.append(match.span())
     offset = 0
     for clause in _CLAUSE.split(text):
@@ -327,21 +357,31 @@ def enumerations(text: str) -> list[list[str]]:
             continue
         if any(s <= start and start + len(clause) <= e for s, e in covered_spans):
             continue
-        parts = clause.split(ENUM_SEPARATORS)
-        last = parts[-1]
+        parts: list[tuple[int, int]] = []  # spans of the parts between the separators
+        at = start
+        for part in clause.split(ENUM_SEPARATORS):
+            parts.append((at, at + len(part)))
+            at += len(part) + len(ENUM_SEPARATORS)
+        last_start, last_end = parts[-1]
+        last = text[last_start:last_end]
         for word in ENUM_LAST:
             if word in last:
                 head, _, rest = last.partition(word)
                 following = next(iter(_jieba().cut(rest, HMM=False)), "")
                 if len(following) == 1 and is_cjk(following):
                     break  # 和 inside a compound (健脾和胃), not between two items
-                parts[-1:] = [head, rest]
+                parts[-1:] = [(last_start, last_start + len(head)), (last_start + len(head) + len(word), last_end)]
                 break
-        tokens_first = list(_jieba().cut(parts[0], HMM=False))
-        tokens_last = list(_jieba().cut(parts[-1], HMM=False))
-        items = [tokens_first[-1] if tokens_first else ""] + parts[1:-1] + [tokens_last[0] if tokens_last else ""]
-        items = [i.strip("《》") for i in items if i.strip("《》")]
-        if len(items) >= 2 and not any(_TITLE.search(i) for i in parts):
+        if any(_TITLE.search(text[a:b]) for a, b in parts):
+            continue
+        first_tokens = list(_jieba().cut(text[parts[0][0]:parts[0][1]], HMM=False))
+        last_tokens = list(_jieba().cut(text[parts[-1][0]:parts[-1][1]], HMM=False))
+        items = [(parts[0][1] - len(first_tokens[-1]), parts[0][1]) if first_tokens else (parts[0][1], parts[0][1])]
+        items += parts[1:-1]
+        items.append((parts[-1][0], parts[-1][0] + len(last_tokens[0])) if last_tokens else (parts[-1][0],) * 2)
+        items = [_strip_title(text, a, b) for a, b in items]
+        items = [(a, b) for a, b in items if a < b]
+        if len(items) >= 2:
             found.append(items)
     return found
 
@@ -376,13 +416,33 @@ class AlignmentRules:
     threshold: float = 0.75
     enumerations_must_be_covered: bool = True
     rejected: list[str] = field(default_factory=list)  # relations people rejected (review/store.py)
+    # Cut what a pair's text states beyond its kept triples (filters.cut) rather than keep the text whole.
+    cut: bool = True
+    # Values infobox rows of the crawl give on several pages: facts a text may state without its own row.
+    lexicon: list[str] = field(default_factory=list)
+    # Relation cues learned from the crawl (filters.cues_learned): relation -> <word / >word tokens.
+    learned_cues: dict[str, list[str]] = field(default_factory=dict)
 
     def filters(self) -> tuple[list[TripleFilter], list[PairFilter]]:
         return cdtp_filters(self.vocabulary, self.threshold, self.enumerations_must_be_covered,
-                            keep_relations=self.keep, aliases=self.aliases, rejected_relations=self.rejected)
+                            keep_relations=self.keep, aliases=self.aliases, rejected_relations=self.rejected,
+                            learned_cues=self.learned_cues)
 
     def pair_filters(self) -> list[PairFilter]:
         return self.filters()[1]
+
+    def judge(self) -> tuple[list[TripleFilter], list[PairFilter], object | None]:
+        """The triple filters, the pair filters and the text cutter (None when ``cut`` is off), sharing one
+        normalised text per pair."""
+        from filters.cut import TextCutter
+        from filters.mentions import Lexicon
+
+        triple_filters, pair_filters = self.filters()
+        if not self.cut:
+            return triple_filters, pair_filters, None
+        grounding = next(f for f in triple_filters if isinstance(f, GroundingFilter))
+        return triple_filters, pair_filters, TextCutter(grounding, Lexicon(self.lexicon),
+                                                         [*self.vocabulary, *self.aliases])
 
     def relation_rows(self) -> list[dict]:
         """The vocabulary as RELATION_SCHEMA rows, most frequent first."""
@@ -390,7 +450,8 @@ class AlignmentRules:
         for alias, canonical in sorted(self.aliases.items()):
             others.setdefault(canonical, []).append(alias)
         keep = set(self.vocabulary if self.keep is None else self.keep) - set(self.rejected)
-        return [{"relation": r, "pages": n, "kept": r in keep, "aliases": others.get(r, [])}
+        return [{"relation": r, "pages": n, "kept": r in keep, "aliases": others.get(r, []),
+                 "learned_cues": list(self.learned_cues.get(r, []))}
                 for r, n in sorted(self.vocabulary.items(), key=lambda x: (-x[1], x[0]))]
 
     def save(self, path: Path) -> Path:
@@ -407,20 +468,27 @@ class AlignmentRules:
 def cdtp_filters(vocabulary: Iterable[str], threshold: float = 0.75, enumerations_must_be_covered: bool = True,
                  keep_relations: Iterable[str] | None = None,
                  aliases: dict[str, str] | None = None,
-                 rejected_relations: Iterable[str] = ()) -> tuple[list[TripleFilter], list[PairFilter]]:
+                 rejected_relations: Iterable[str] = (),
+                 learned_cues: dict[str, list[str]] | None = None) -> tuple[list[TripleFilter], list[PairFilter]]:
     """The CDTP alignment filters in order, sharing one normalised text per pair.
 
     vocabulary: every relation of the corpus (for the trailing-mention rule);
     keep_relations: the frequent relations whose triples may be kept (None: all);
     aliases: other names of relations, so a trailing mention by another name counts as the relation;
-    rejected_relations: relations people rejected in review: their triples are dropped.
+    rejected_relations: relations people rejected in review: their triples are dropped;
+    learned_cues: relation cues learned from the crawl (filters.cues_learned), used beside the table's.
     """
     cache = _PairTextCache()
     pair_filters: list[PairFilter] = [GroundedPairFilter(cache), PositionIndexFilter(threshold),
                                       TrailingRelationFilter(vocabulary, cache, aliases=aliases)]
     if enumerations_must_be_covered:
         pair_filters.append(EnumerationFilter(cache))
-    triple_filters: list[TripleFilter] = [GroundingFilter(cache)]
+    grounder = None
+    if learned_cues:
+        from filters.grounding import Grounder, RelationCues
+
+        grounder = Grounder(RelationCues(learned=learned_cues))
+    triple_filters: list[TripleFilter] = [GroundingFilter(cache, grounder)]
     rejected_relations = list(rejected_relations)
     if keep_relations is not None or rejected_relations:
         keep = vocabulary if keep_relations is None else keep_relations

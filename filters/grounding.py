@@ -38,7 +38,8 @@ SENTENCE_MARKS = frozenset("。；;！!？?\n")
 GAP = frozenset("“”\"'‘’「」『』:为是作成")
 COPULAS = ("是", "为", "系", "乃", "属于", "属", "作为", "身为", "成为", "列为")
 # Words that end a description of a person or thing that a qualifier may precede (东汉开国皇帝, 中国药学家).
-DESCRIBED = ("家", "人", "者", "员", "师", "帝", "王", "将", "官", "相", "后", "臣", "士", "生", "手", "星", "长",
+DESCRIBED = ("家", "人", "者", "员", "师", "帝", "王", "将", "官", "相", "后", "臣", "士", "生", "手", "星", "长", "人物",
+             "导演", "演员", "歌手", "作品",
              "主", "匠", "僧", "侠", "君", "妃", "公", "侯", "学者", "领袖", "皇帝", "诗人", "作品", "小说", "国家",
              "城市", "王朝", "朝代", "政权", "植物", "动物", "企业", "公司", "大学", "机构", "电影", "电视剧", "剧",
              "片", "歌曲", "专辑", "菜", "菜肴", "小吃", "食品", "特产", "树", "草", "花", "果", "药", "作物")
@@ -52,6 +53,8 @@ ADMINISTRATIVE = "市省县区镇乡州"
 LIST_MARKS = "、或和及与跟"
 PATTERNS = ("lifespan_birth", "lifespan_death", "paren_after_head", "descriptor", "qualifier", "copula", "opening",
             "phrase")
+# Relations that say what kind of thing the entity is (名称 ending): their values are said as descriptions.
+KIND_SUFFIXES = ("类别", "类型", "性质", "级别", "等级", "体裁", "类属")
 # A value of a @phrase relation needs no cue when it is at least this long: it is itself a statement.
 PHRASE_MIN_CHARS = 4
 # Words of a relation's name that say nothing alone (主要成就 is expressed by 成就, not by 主要).
@@ -60,7 +63,9 @@ WEAK_WORDS = frozenset({"主要", "重要", "著名", "相关", "其他", "所�
                         "信息", "内容", "方式", "数量", "总"})
 # Values at least this long and made of several words may be found in pieces (see the module docstring),
 # with at most PIECE_GAP characters between two of their words.
-PIECES_MIN_CHARS = 6
+PIECES_MIN_CHARS = 5
+# ... and values this long need no cue of their relation to be found in pieces (their words say what they are).
+PIECES_NO_CUE_CHARS = 12
 PIECE_GAP = 16
 
 
@@ -125,11 +130,26 @@ def _cues(tokens: list[str]) -> Cues:
                 frozenset(patterns))
 
 
+def merge_cues(table: dict[str, Cues], learned: dict[str, list[str]]) -> dict[str, Cues]:
+    """The table with each relation's learned cue tokens (<word, >word) added to its own."""
+    merged = dict(table)
+    for relation, tokens in learned.items():
+        extra = _cues(list(tokens))
+        own = merged.get(relation, Cues())
+        merged[relation] = Cues(tuple(dict.fromkeys(own.words + extra.words)),
+                                tuple(dict.fromkeys(own.before + extra.before)),
+                                tuple(dict.fromkeys(own.after + extra.after)), own.patterns | extra.patterns)
+    return merged
+
+
 class RelationCues:
     """The cues of every relation: its table entry, its name, its aliases and the words of its name."""
 
-    def __init__(self, table: dict[str, Cues] | None = None, aliases: dict[str, str] | None = None):
+    def __init__(self, table: dict[str, Cues] | None = None, aliases: dict[str, str] | None = None,
+                 learned: dict[str, list[str]] | None = None):
         self.table = load_cues() if table is None else table
+        if learned:  # cues learned from the crawl (filters.cues_learned), beside the table's
+            self.table = merge_cues(self.table, learned)
         self.others: dict[str, list[str]] = {}
         for alias, canonical in (relation_aliases() if aliases is None else aliases).items():
             self.others.setdefault(canonical, []).append(alias)
@@ -139,6 +159,9 @@ class RelationCues:
         found = self._cache.get(relation)
         if found is None:
             entry = self.table.get(relation, Cues())
+            if not entry.patterns and relation.endswith(KIND_SUFFIXES):
+                # a relation that classifies (行政区类别, 机构性质, 景区级别) is said as what the entity is
+                entry = Cues(entry.words, entry.before, entry.after, frozenset({"descriptor", "qualifier"}))
             names = [normalize(n) for n in (relation, *self.others.get(relation, ()))]
             words = [w for n in names for w in _jieba().cut(n, HMM=False) if len(w) >= 2 and w not in WEAK_WORDS]
             found = self._cache[relation] = Cues(tuple(dict.fromkeys([*names, *words, *entry.words])),
@@ -198,6 +221,37 @@ def _adjacent_after(text: str, end: int, words: tuple[str, ...]) -> bool:
     return any(text.startswith(w, end) or text.startswith(w, j) for w in words if w)
 
 
+def _name_spans(text: str, names: list[str], needle: str) -> list[tuple[int, int]]:
+    """Where the text writes the entity's names longer than needle (a name equal to the value is the value)."""
+    spans = []
+    for name in names:
+        if name and len(name) > len(needle) and needle in name:
+            at = text.find(name)
+            while at != -1:
+                spans.append((at, at + len(name)))
+                at = text.find(name, at + 1)
+    return spans
+
+
+@value_cache
+def _clean_value(value: str) -> str:
+    """A value cleaned as texts are (citation marks, footnote digits, markup, stray spaces): 1936年10月19日[2]
+    is 1936年10月19日."""
+    from filters.clean import clean
+
+    return clean(value)
+
+
+@value_cache
+def _is_adjective(text: str) -> bool:
+    """Whether a short text is an adjective phrase: 伟大, 最杰出, 著名 (jieba's a, ad, d, b)."""
+    import jieba.posseg
+
+    words = jieba.posseg.lcut(text, HMM=False)
+    return 0 < len(text) <= 6 and bool(words) and all(f.startswith(("a", "d", "b")) for _, f in words) \
+        and words[-1].flag.startswith(("a", "b"))
+
+
 @value_cache
 def _has_verb(text: str) -> bool:
     import jieba.posseg
@@ -215,13 +269,15 @@ class Grounder:
                 value: str) -> tuple[int, int] | None:
         """(start, end) of the first mention of ``value`` that states ``relation`` in the normalised
         text of ``aligned`` (filters.align.AlignedText), or None."""
-        needle = normalize(value)
+        needle = normalize(_clean_value(value))
         if not needle:
             return None
         cues = self.cues(relation)
         found = self._mention(aligned, clauses, names, needle, cues, relation)
         if found is None and len(needle) >= 3 and needle[-1] in ADMINISTRATIVE:
             found = self._mention(aligned, clauses, names, needle[:-1], cues, relation)  # 上海 for 上海市
+            if found is None and "省" in needle[2:-2]:  # 山西南鹿 for 山西省南鹿市
+                found = self._mention(aligned, clauses, names, needle[:-1].replace("省", "", 1), cues, relation)
         if found is None:
             found = self._in_pieces(aligned, clauses, names, needle, cues)
         if found is None:
@@ -234,10 +290,12 @@ class Grounder:
         # A value that ends with the relation's name names its relation (银杏科 for 科, 双子叶植物纲 for 纲):
         # said of the entity after a copula or before what it qualifies (「是银杏科、银杏属植物」).
         self_named = len(needle) > len(relation) and needle.endswith(normalize(relation))
+        own = _name_spans(text, names, needle)
         start = text.find(needle)
         while start != -1:
             end = start + len(needle)
-            if not aligned.inside_number(start, end, needle):
+            # inside the entity's own name (仁远纺织 in 仁远纺织股份有限公司, 镇 in 德上镇) is no mention of a value
+            if not aligned.inside_number(start, end, needle) and not any(a <= start and end <= b for a, b in own):
                 standalone = aligned.standalone(start, end, needle)
                 if self._states(text, clauses, names, start, end, cues, standalone):
                     return start, end
@@ -323,10 +381,14 @@ class Grounder:
         if "qualifier" in patterns and opening:
             # the noun it qualifies, not the whole list: short, naming the entity's kind, not an institution
             # (中国 in 「中国科学院副院长」 qualifies the academy) nor a 的-phrase (「中国近代革命的先行者」)
-            rest = re.split(f"[{LIST_MARKS}]", text[end:stop])[0]
-            if rest and len(rest) <= QUALIFIED_MAX_CHARS and "的" not in rest \
-                    and not any(w in rest for w in INSTITUTIONS) and any(rest.endswith(d) for d in DESCRIBED) \
-                    and not _has_verb(rest):
+            rest = re.split(f"[{LIST_MARKS}，,]", text[end:stop])[0]
+            # 「唐朝伟大的浪漫主义诗人」: an adjective and its 的 may stand before the noun
+            adjective, _, noun = rest.partition("的") if rest.count("的") == 1 else ("", "", rest)
+            if adjective and not _is_adjective(adjective):
+                adjective, noun = "", rest
+            if noun and len(noun) <= QUALIFIED_MAX_CHARS and "的" not in noun \
+                    and not any(w in noun for w in INSTITUTIONS) and any(noun.endswith(d) for d in DESCRIBED) \
+                    and not _has_verb(noun):
                 return True
         return False
 
@@ -336,7 +398,7 @@ class Grounder:
         with words inserted (「14号球衣也被国王队退役」), a more precise date in a clause before it
         (「2015年3月22日，…正式宣布退役」), ordinals written in characters (第二顺位 for 第2位).
 
-        Values of twice PIECES_MIN_CHARS or more, and values of @phrase relations, need no cue (the words of a
+        Values of PIECES_NO_CUE_CHARS or more, and values of @phrase relations, need no cue (the words of a
         long phrase say what it is); shorter ones need their relation's cue in the clauses they span."""
         if len(needle) < PIECES_MIN_CHARS or not any(is_cjk(ch) for ch in needle):
             return None
@@ -357,7 +419,7 @@ class Grounder:
             if ok and clauses.sentence(start) == clauses.sentence(end - 1) and end - start <= 3 * len(needle) + 10:
                 begin, stop = clauses.clause(start, end)
                 outside = aligned.text[begin:start] + "\x00" + aligned.text[end:stop]
-                if len(needle) >= 2 * PIECES_MIN_CHARS or "phrase" in cues.patterns \
+                if len(needle) >= PIECES_NO_CUE_CHARS or "phrase" in cues.patterns \
                         or any(w in outside for w in cues.words):
                     return start, end
             first = text.find(pieces[0], first + 1)

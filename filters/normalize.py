@@ -23,6 +23,9 @@ UNIT_WORDS = {"公里": "千米", "公斤": "千克"}
 _UNIT_WORDS = re.compile("|".join(UNIT_WORDS))
 _PADDED = re.compile(r"(?<=\d年)0(?=\d月)|(?<=\d月)0(?=\d日)")  # 1959年08月14日 is 1959年8月14日
 THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+# A year written digit by digit in characters (一八四三年, 二〇一三年) is that year in digits: same length.
+_YEAR_IN_CHARACTERS = re.compile(r"(?<![〇零一二三四五六七八九十百千万])([〇零一二三四五六七八九]{4})年")
+_CHARACTER_DIGITS = str.maketrans("〇零一二三四五六七八九", "00123456789")
 
 
 @lru_cache(maxsize=1)
@@ -87,10 +90,51 @@ def _normalize(text: str) -> str:
         # NFKC writes some marks as a space and a combining mark (´ is " ́"): with the space gone, the
         # mark composes with the letter before it (a´ is á), so that normalising again changes nothing.
         text = unicodedata.normalize("NFKC", text)
+    text = _YEAR_IN_CHARACTERS.sub(lambda m: m.group(1).translate(_CHARACTER_DIGITS) + "年", text)
     text = _DATE.sub(lambda m: f"{int(m.group(1))}年{int(m.group(2))}月{int(m.group(3))}日", text)
     text = _PADDED.sub("", text)
     text = _UNIT_WORDS.sub(lambda m: UNIT_WORDS[m.group(0)], text)
     return THOUSANDS.sub("", text)
+
+
+# Runs that normalise on their own: a date or a number with thousands separators (rewritten whole), Latin
+# letters and digits, whitespace, Chinese characters (converted phrase by phrase), any other one character.
+_RUN = re.compile(r"\d{3,4}[-/.]\d{1,2}[-/.]\d{1,2}|\d+年\d{1,2}月(?:\d{1,2}日)?|\d{1,3}(?:,\d{3})+"
+                  r"|[A-Za-z0-9]+|\s+|[\u3400-\u9fff\uf900-\ufaff]+|.", re.S)
+
+
+def normalize_mapped(text: str) -> tuple[str, list[int], list[int]]:
+    """normalize(text) with, for each of its characters, the span [begins[i], ends[i]) of the text it
+    came from, so that a span found in the normalised text can be cut from the text as written.
+
+    Runs of the text are normalised one by one; a run whose characters each normalise alone map one to
+    one (「（」 is 「(」, ㎡ is m2), others (a date rewritten) map each character to the whole run. Where the
+    runs do not add up to the whole text's normalisation (a mark composing across a space), every
+    character maps to the whole text."""
+    whole = normalize_once(text)
+    out: list[str] = []
+    begins: list[int] = []
+    ends: list[int] = []
+    for match in _RUN.finditer(text):
+        run, start = match.group(0), match.start()
+        normal = normalize(run)
+        pieces = [normalize(ch) for ch in run] if len(normal) != len(run) else None
+        if pieces is None and len(normal) == len(run):
+            out.append(normal)
+            begins.extend(range(start, start + len(run)))
+            ends.extend(range(start + 1, start + len(run) + 1))
+        elif pieces is not None and "".join(pieces) == normal:
+            out.append(normal)
+            for k, piece in enumerate(pieces):
+                begins.extend([start + k] * len(piece))
+                ends.extend([start + k + 1] * len(piece))
+        else:
+            out.append(normal)
+            begins.extend([start] * len(normal))
+            ends.extend([match.end()] * len(normal))
+    if "".join(out) != whole:
+        return whole, [0] * len(whole), [len(text)] * len(whole)
+    return whole, begins, ends
 
 
 def is_cjk(ch: str) -> bool:

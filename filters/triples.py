@@ -8,7 +8,7 @@ from pathlib import Path
 
 from crawlers.urls import public_url
 from filters.clean import clean
-from filters.normalize import normalize
+from filters.normalize import normalize, normalize_once
 from schemas import Page, Pair, Triple
 
 RELATION_ALIASES = Path(__file__).with_name("relation_aliases.tsv")
@@ -78,6 +78,9 @@ def page_to_pair(page: Page, text_scope: str = "summary") -> Pair:
     # The public site's URL, not where it was fetched (the mirror's port): ids and releases do not
     # depend on the fetch address.
     url = public_url(page.canonical_url or page.url, page.source)
+    written = normalize_once(text)
+    linked = sorted({link["title"] for link in page.links
+                     if link.get("title") and len(normalize(link["title"])) >= 2 and normalize(link["title"]) in written})
     return Pair(
         pair_id=pair_id(url),
         entity=page.title,
@@ -88,4 +91,6 @@ def page_to_pair(page: Page, text_scope: str = "summary") -> Pair:
         triples=triples,
         page_hash=page.content_hash,
         aliases=head_aliases(page.title, triples),
+        source_text=text,
+        linked=linked,
     )

@@ -30,6 +30,7 @@ from prefect import flow, task
 
 from crawlers.crawl import CrawlError, CrawlResult, collect, run_crawl
 from filters.base import Funnel, apply_filters
+from filters.clean import clean
 from filters.dedup import Deduplicator
 from filters.domains import DomainAssigner, label_pairs, load_taxonomy
 from filters.embeddings import make_embedder
@@ -168,6 +169,42 @@ def relation_counts(page_shards: list[Path], aliases: dict[str, str], memory_lim
     return dict(rows)
 
 
+def recurring_values(page_shards: list[Path], min_pages: int, memory_limit: str = "64MB") -> list[str]:
+    """Single infobox values (as the alignment cleans them) that rows of at least ``min_pages`` content pages
+    give, two characters or longer: the crawl's lexicon of facts (filters.mentions.Lexicon)."""
+    if not page_shards:
+        return []
+    with bounded_duck(memory_limit) as con:
+        rows = con.sql(f"""
+            SELECT value FROM (
+                SELECT DISTINCT unnest(e.values) AS value, hash(canonical_url) AS page
+                FROM (SELECT canonical_url, unnest(infobox) AS e
+                      FROM read_parquet({sql_path_list(page_shards)}) WHERE status = 'ok'))
+            WHERE length(value) >= 2
+            GROUP BY 1 HAVING count(*) >= {int(min_pages)} ORDER BY 1
+        """).fetchall()
+    return sorted({clean(v) for (v,) in rows if len(clean(v)) >= 2})
+
+
+def learned_cues(page_shards: list[Path], align: AlignSettings, out: Path) -> dict[str, list[str]]:
+    """Relation cues learned from the words next to infobox values across the crawl's pages (at most
+    ``align.cue_sample_pages`` of them), written to ``out`` in the cue table's format for review."""
+    from filters.cues_learned import CueLearner, as_table, write_learned
+
+    learner = CueLearner(min_pages=align.cue_min_pages)
+    for page in iter_records(page_shards, Page, columns=("url", "canonical_url", "source", "status", "title",
+                                                         "summary", "paragraphs", "infobox")):
+        if page.status != "ok":
+            continue
+        pair = page_to_pair(page, align.text_scope)
+        learner.add(pair.text, [(t.relation, t.tail) for t in pair.triples], [pair.entity])
+        if learner.pages >= align.cue_sample_pages:
+            break
+    cues = learner.cues()
+    write_learned(cues, out, learner.pages)
+    return as_table(cues)
+
+
 def align_stage(page_shards: list[Path], align: AlignSettings, out_dir: Path,
                 cache_dir: Path | None = None) -> AlignResult:
     """Pages -> pairs with every triple and pair judged by the CDTP filters and a domain label
@@ -191,8 +228,11 @@ def align_rules(page_shards: list[Path], align: AlignSettings, out_dir: Path, re
     rejected = sorted(set(rejected))
     keep = [r for r in frequent_relations(counts, align.min_relation_support, align.top_k_relations)
             if r not in rejected]
+    learned = learned_cues(page_shards, align, Path(out_dir) / "learned_cues.tsv") if align.learn_cues else {}
     rules = AlignmentRules(counts, keep, aliases, align.position_threshold, align.enumerations_must_be_covered,
-                           rejected)
+                           rejected, cut=align.cut,
+                           lexicon=recurring_values(page_shards, align.lexicon_min_pages) if align.cut else [],
+                           learned_cues=learned)
     relations = Path(out_dir) / "relations.parquet"
     saved = rules.save(relations.with_name("rules.json"))
     pq.write_table(pa.Table.from_pylist(rules.relation_rows(), RELATION_SCHEMA), relations)
@@ -213,11 +253,11 @@ def align_shard(pages: Iterable[Page], rules: dict, align: AlignSettings, out_di
             if page.status == "ok":
                 yield page_to_pair(page, align.text_scope)
 
-    triple_filters, pair_filters = AlignmentRules.load(rules["rules"]).filters()
+    triple_filters, pair_filters, cutter = AlignmentRules.load(rules["rules"]).judge()
     assigner = DomainAssigner(load_taxonomy(align.taxonomy),
                               make_embedder(align.embedder, cache_dir / "embeddings" if cache_dir else None),
                               align.domain_rule_weight, topics=align.topics)
-    judged = apply_filters(content_pages(), triple_filters, pair_filters, funnel)
+    judged = apply_filters(content_pages(), triple_filters, pair_filters, funnel, cutter)
     with ShardWriter(out_dir, "pairs", Pair) as writer:
         writer.write_all(label_pairs(judged, assigner))
     return {"shards": writer.paths, "funnel": funnel.as_dict(), "by_status": dict(by_status)}
@@ -264,14 +304,19 @@ def iter_page_range(pages: Path, start: int, stop: int) -> Iterator[Page]:
 
 
 def released_texts(data_dir: Path, name: str) -> Iterator[tuple[str, str]]:
-    """(\"<name> <version>:<pair_id>\", text) of every pair in every earlier release of that name."""
+    """(\"<name> <version>:<pair_id>\", text) of every pair in every earlier release of that name: the text as
+    crawled (a release before the cut ships it as its text), which a rerun's pair has whatever its cut."""
     for version in releases.list_versions(data_dir, name):
         path = releases.releases_root(data_dir, name) / version / "cdtp_pairs" / "all.parquet"
         if not path.is_file():
             continue
-        for batch in pq.ParquetFile(path, pre_buffer=False).iter_batches(10_000, columns=["pair_id", "text"]):
-            for pair_id, text in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(), strict=True):
-                yield f"{name} {version}:{pair_id}", text
+        parquet = pq.ParquetFile(path, pre_buffer=False)
+        source = "source_text" in parquet.schema_arrow.names
+        for batch in parquet.iter_batches(10_000, columns=["pair_id", "text", *(["source_text"] if source else [])]):
+            texts = batch.column(1).to_pylist()
+            sources = batch.column(2).to_pylist() if source else texts
+            for pair_id, text, crawled in zip(batch.column(0).to_pylist(), texts, sources, strict=True):
+                yield f"{name} {version}:{pair_id}", crawled or text
 
 
 def dedup_reason(duplicate) -> str:
@@ -302,7 +347,7 @@ def dedup_finder(dedup: DedupSettings, work_dir: Path | None = None) -> Deduplic
 def dedup_sign(pair_shards: list[Path], dedup: DedupSettings, out_dir: Path) -> Path:
     """Pass 1 of the dedup (MinHash signatures, band keys) for the kept pairs of ``pair_shards``, into
     ``out_dir``, for ``dedup_stage(signed=...)``."""
-    kept = ((p.pair_id, p.text) for p in iter_records(pair_shards, Pair) if p.decision == "kept")
+    kept = ((p.pair_id, p.source_text or p.text) for p in iter_records(pair_shards, Pair) if p.decision == "kept")
     dedup_finder(dedup).sign_part(kept, out_dir)
     return Path(out_dir)
 
@@ -334,7 +379,9 @@ def dedup_stage(pair_shards: list[Path], dedup: DedupSettings, funnel: dict, out
     references = 0
     if dedup.against_releases and data_dir is not None:
         references = finder.add_references(released_texts(Path(data_dir), release_name))
-    kept = ((p.pair_id, p.text) for p in iter_records(pair_shards, Pair) if p.decision == "kept")
+    # Pairs are one when their pages are: their texts as crawled, before the cut (which search validation
+    # may redo), are compared.
+    kept = ((p.pair_id, p.source_text or p.text) for p in iter_records(pair_shards, Pair) if p.decision == "kept")
     # The duplicates go to Parquet as they are found; memory keeps 8 bytes per duplicate (its id's
     # key) and 1 for its reason, so a million pairs mark their duplicates in a few megabytes.
     keys, codes, reasons = array("Q"), array("B"), list(DEDUP_REASONS)

@@ -374,7 +374,8 @@ def _align_pair(record: dict):
 
 
 def cmd_align(args: argparse.Namespace) -> int:
-    from filters.align import cdtp_filters
+    from filters.align import AlignmentRules
+    from filters.triples import relation_aliases
     from filters.base import Funnel, apply_filters
     from schemas.jsonl import read_jsonl
 
@@ -413,11 +414,14 @@ def cmd_align(args: argparse.Namespace) -> int:
         first_line[pair.pair_id] = number
         vocabulary.update(t.relation for t in pair.triples)
         pairs.append(pair)
-    triple_filters, pair_filters = cdtp_filters(sorted(vocabulary), threshold=args.threshold)
-    for pair in apply_filters(pairs, triple_filters, pair_filters, Funnel()):
+    rules = AlignmentRules(dict.fromkeys(sorted(vocabulary), 1), None, relation_aliases(), args.threshold,
+                           cut=not args.no_cut)
+    triple_filters, pair_filters, cutter = rules.judge()
+    for pair in apply_filters(pairs, triple_filters, pair_filters, Funnel(), cutter):
         print(json.dumps({
             "id": pair.pair_id, "decision": "keep" if pair.decision == "kept" else "drop",
             "reason": pair.reason, "position_index": pair.position_index,
+            "text": pair.text, "cuts": pair.cuts,
             "triples": [{"head": t.head, "relation": t.relation, "tail": t.tail, "kept": t.decision == "kept",
                          "reason": t.reason} for t in pair.triples],
         }, ensure_ascii=False))
@@ -775,6 +779,9 @@ def build_parser() -> argparse.ArgumentParser:
     align.add_argument("--relations", help="file of relation names (one per line) added to the batch's own")
     align.add_argument("--threshold", type=float, default=0.75,
                        help="keep pairs whose position index exceeds this (default 0.75, as in CDTP)")
+    align.add_argument("--no-cut", action="store_true",
+                       help="judge each text whole instead of cutting what it states beyond its kept triples "
+                            "(the output's text is the pair's text: cut, or as given with --no-cut)")
 
     rpt = _command(sub, "report", "Print a run's funnel (in, out, why) and write it as an HTML page with charts.",
                    "zhbench report                      # the latest run\nzhbench report 20261122T080000Z-1a2b3c",

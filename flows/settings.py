@@ -71,6 +71,16 @@ class AlignSettings(_Section):
         "summary", description="the pair text: the entry's summary (CDTP) or its whole text")
     position_threshold: float = Field(0.75, gt=0, lt=1, description="keep pairs whose position index exceeds this")
     enumerations_must_be_covered: bool = True
+    cut: bool = Field(True, description="cut what a pair's text states beyond its kept triples (the smallest fluent "
+                      "unit: a list item, a parenthetical, a clause, a sentence) instead of dropping the pair")
+    lexicon_min_pages: int = Field(2, ge=1, description="a value infobox rows give on at least this many pages of the "
+                                   "crawl is a fact wherever a text states it (what the cut looks for)")
+    learn_cues: bool = Field(True, description="learn how texts say each relation from the crawl itself (the words "
+                             "next to its values) and use them beside filters/relation_cues.tsv; written to the run's "
+                             "rules/learned_cues.tsv for review")
+    cue_min_pages: int = Field(3, ge=1, description="a learned cue stands next to the relation's values on at least "
+                               "this many pages")
+    cue_sample_pages: int = Field(20000, ge=1, description="learn cues from at most this many content pages")
     min_relation_support: int = Field(2, ge=1, description="keep relations found on at least this many pages")
     top_k_relations: int = Field(0, ge=0, description="keep at most this many relations, most frequent first; 0: all")
     taxonomy: Path | None = Field(None, description="domain taxonomy TOML; unset: the bundled filters/taxonomy.toml")

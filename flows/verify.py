@@ -53,7 +53,7 @@ def verify_stage(pair_shards: list[Path], page_shards: list[Path], settings: Ver
         return {"shards": pair_shards, "funnel": funnel}
     if rules is None:
         raise ValueError("verify_stage needs the alignment rules file to judge pairs again")
-    pair_filters = AlignmentRules.load(rules).pair_filters()
+    triple_filters, pair_filters, cutter = AlignmentRules.load(rules).judge()
     backend = search_backend(settings, page_shards, catalog_path)
     search = CachedSearch(backend, catalog_path)
     validator = SearchValidator(search, settings.k, settings.exclude_source)
@@ -84,7 +84,7 @@ def verify_stage(pair_shards: list[Path], page_shards: list[Path], settings: Ver
             if not pair.kept_triples():
                 pair.decision, pair.reason = "dropped", "search:no_supported_triple"
                 counts["pairs_dropped"] += 1
-            elif lost and not rejudge(pair, pair_filters, "search"):
+            elif lost and not rejudge(pair, triple_filters, pair_filters, "search", cutter):
                 rejudged[pair.reason] += 1
         return pair
 

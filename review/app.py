@@ -23,7 +23,7 @@ from jinja2 import Environment, FileSystemLoader
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from review.render import highlight, needles_of
+from review.render import highlight, needles_of, with_cuts
 from review.store import (CRITERIA, MCQ_CONFIGS, MIN_URLS, PAIR_CONFIGS, QUESTION_CONFIGS, REASONS, ROLES, Annotation,
                           ReviewError, ReviewStore, Session)
 
@@ -66,7 +66,7 @@ def create_app(data_dir: Path, lease_minutes: float = 30, secure_cookies: bool =
     env.policies["json.dumps_kwargs"] = {"sort_keys": True, "ensure_ascii": False}  # Chinese stays readable
     env.globals.update(CRITERIA=CRITERIA, REASONS=REASONS, MIN_URLS=MIN_URLS, QUESTION_CONFIGS=QUESTION_CONFIGS,
                        MCQ_CONFIGS=MCQ_CONFIGS, PAIR_CONFIGS=PAIR_CONFIGS, highlight=highlight,
-                       needles_of=needles_of, quote=quote)
+                       needles_of=needles_of, with_cuts=with_cuts, quote=quote)
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 

@@ -133,7 +133,7 @@ def _rows(files: list[Path], id_column: str, ids) -> dict[str, dict]:
 
 
 def _pair(row: dict) -> dict:
-    keep = ("pair_id", "entity", "sense", "url", "source", "text", "triples", "domain", "topic")
+    keep = ("pair_id", "entity", "sense", "url", "source", "text", "triples", "domain", "topic", "source_text", "cuts")
     return {k: row.get(k) for k in keep}
 
 

@@ -43,6 +43,20 @@ def highlight(text: str, needles: dict[str, str]) -> Markup:
     return Markup("").join(out)
 
 
+def with_cuts(source: str, cuts: list[dict] | None) -> Markup:
+    """The text as crawled, escaped, each span the cut took wrapped in ``<del class="cut">`` with why."""
+    source, out, pos = source or "", [], 0
+    for cut in sorted(cuts or [], key=lambda c: c["start"]):
+        start, end = max(int(cut["start"]), pos), min(int(cut["end"]), len(source))
+        if start >= end:
+            continue
+        out += [escape(source[pos:start]), Markup('<del class="cut" title="%s">') % (cut.get("reason") or ""),
+                escape(source[start:end]), Markup("</del>")]
+        pos = end
+    out.append(escape(source[pos:]))
+    return Markup("").join(out)
+
+
 def needles_of(item: dict, pair: dict) -> dict[str, str]:
     """What to mark in a pair's text: the item's head, its tail or answer, each kept triple's tail."""
     needles: dict[str, str] = {}

@@ -247,11 +247,15 @@ RELATION_SCHEMA = _with_version(
             ("pages", pa.int64()),
             ("kept", pa.bool_()),
             ("aliases", pa.list_(pa.string())),
+            ("learned_cues", pa.list_(pa.string())),  # words the crawl says it with (<before, >after the value)
         ]
     ),
     "relation",
-    "1.0.0",
+    "1.1.0",
 )
+
+# A span of a pair's source text cut from its text, and what it stated (filters.cut).
+CUT = pa.struct([("start", pa.int32()), ("end", pa.int32()), ("reason", pa.string())])
 
 PAIR_SCHEMA = _with_version(
     pa.schema(
@@ -273,10 +277,13 @@ PAIR_SCHEMA = _with_version(
             ("domain_method", pa.string()),  # rules | embedding | rules+embedding, and the embedder
             ("topic", pa.string()),  # Chinese SimpleQA primary topic (optional)
             ("subtopic", pa.string()),
+            ("source_text", pa.string()),  # the text as crawled; ``text`` is it with ``cuts`` removed
+            ("cuts", pa.list_(CUT)),  # spans of source_text cut because they state what no kept triple states
+            ("linked", pa.list_(pa.string())),  # names the page links that its text mentions
         ]
     ),
     "pair",
-    "1.2.0",
+    "1.3.0",
 )
 
 
@@ -285,7 +292,7 @@ class Pair(Record):
     """An entity's text with its infobox triples and the decision on each."""
 
     SCHEMA: ClassVar[pa.Schema] = PAIR_SCHEMA
-    VERSION: ClassVar[str] = "1.2.0"
+    VERSION: ClassVar[str] = "1.3.0"
 
     pair_id: str
     entity: str
@@ -304,6 +311,9 @@ class Pair(Record):
     domain_method: str = ""
     topic: str | None = None
     subtopic: str | None = None
+    source_text: str = ""
+    cuts: list[dict] = field(default_factory=list)
+    linked: list[str] = field(default_factory=list)
 
     def kept_triples(self) -> list[Triple]:
         return [t for t in self.triples if t.decision == "kept"]
@@ -312,6 +322,10 @@ class Pair(Record):
     def from_row(cls, row: dict[str, Any]) -> "Pair":
         row = dict(row)
         row["triples"] = [Triple.from_row(t) for t in row.get("triples") or []]
+        # files written before the cut (schema 1.2) have neither column
+        row["source_text"] = row.get("source_text") or ""
+        row["cuts"] = list(row.get("cuts") or [])
+        row["linked"] = list(row.get("linked") or [])
         return super(Pair, cls).from_row(row)
 
 

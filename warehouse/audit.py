@@ -56,8 +56,11 @@ RULES = {
     "pair.stale_position_index": "the stored position index is not the shipped triples' index",
     "pair.trailing_relation": "the text names, after the last mention, a relation no shipped triple covers",
     "pair.enumeration": "an enumeration item of the text no shipped triple covers",
+    "pair.uncovered_mention": "the text states a fact no shipped triple covers (a value of the entry's infobox, a "
+                              "date, a number, a title, a linked name, a fact the mirror planted)",
     "t2t.not_a_released_pair": "the source pair is not in cdtp_pairs",
     "t2t.differs": "triples or text differ from the released pair's",
+    "t2t.uncovered_mention": "the reference text states a fact none of the item's triples covers",
     "options.count": "not ten options",
     "options.gold": "the gold is not exactly once among the options, at answer_index",
     "options.duplicate": "two options are one value written alike",
@@ -173,11 +176,14 @@ def audit_files(directory: Path, files: list[str], config: dict, crawl: list[str
                         facts={(i["relation"], value_key(i.get("tail") or "")) for i in asked if _asked(i) == "head"})
     align = config.get("align", {})
     rules = _alignment_rules(tables.get("relations", []), align, report)
+    facts = _entry_facts(pages, pairs, tables.get("dropped_triples", []), config.get("crawl") or {})
     if pairs or "cdtp_pairs" in tables:
         _audit_pairs(pairs, rules, report.config("cdtp_pairs"))
+        _audit_coverage(pairs, facts, report.config("cdtp_pairs"))
     by_pair = {p["pair_id"]: p for p in pairs}
     if "t2t" in items:
         _audit_t2t(items["t2t"], by_pair, report.config("t2t"))
+        _audit_t2t_coverage(items["t2t"], by_pair, facts, report.config("t2t"))
     for kind in MCQ:
         if kind in items:
             _audit_options(items[kind], truth, typer, by_pair, report.config(kind))
@@ -300,9 +306,10 @@ def _alignment_rules(relation_files: list[Path], align: dict, report: AuditRepor
     vocabulary = {r["relation"]: int(r["pages"]) for r in rows}
     aliases = {a: r["relation"] for r in rows for a in (r["aliases"] or [])}
     keep = [r["relation"] for r in rows if r["kept"]] if rows else None
+    learned = {r["relation"]: list(r["learned_cues"]) for r in rows if r.get("learned_cues")}
     return AlignmentRules(vocabulary, keep, aliases or relation_aliases(),
                           float(align.get("position_threshold", 0.75)),
-                          bool(align.get("enumerations_must_be_covered", True)))
+                          bool(align.get("enumerations_must_be_covered", True)), learned_cues=learned)
 
 
 _PAIR_RULE = {"position_index": "pair.position_index", "trailing_relation": "pair.trailing_relation",
@@ -339,6 +346,74 @@ def _audit_pairs(rows: list[dict], rules: AlignmentRules, out: ConfigReport) -> 
         stored = row.get("position_index")
         if pair.position_index is not None and (stored is None or abs(stored - pair.position_index) > 1e-6):
             out.add("pair.stale_position_index", f"{name}: stored {stored}, shipped triples give {pair.position_index}")
+
+
+@dataclass
+class EntryFacts:
+    """What the audit knows an entry states, besides the release: its infobox values (crawl and dropped
+    triples), the names its page links, the facts the realistic mirror planted in it."""
+
+    values: list[str] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+    planted: list[str] = field(default_factory=list)
+
+
+def _entry_facts(pages: list[Path], pairs: list[dict], dropped: list[Path], crawl: dict) -> dict[str, EntryFacts]:
+    """EntryFacts by pair id, for the released pairs."""
+    from crawlers.urls import public_url
+    from filters.triples import extract_triples
+    from warehouse.coverage import Planted
+    from warehouse.shards import iter_records
+
+    by_url = {p["url"]: p["pair_id"] for p in pairs}
+    facts = {p["pair_id"]: EntryFacts(links=list(p.get("linked") or [])) for p in pairs}
+    if by_url:
+        for page in iter_records(pages, Page, columns=("url", "canonical_url", "source", "status", "title", "infobox",
+                                                       "links")):
+            pair_id = by_url.get(public_url(page.canonical_url or page.url, page.source)) if page.status == "ok" else None
+            if pair_id is not None:
+                facts[pair_id].values += [t.tail for t in extract_triples(page)]
+                facts[pair_id].links += [link["title"] for link in page.links if link.get("title")]
+    for row in _batched_rows(dropped, ("pair_id", "tail")):
+        if row["pair_id"] in facts:
+            facts[row["pair_id"]].values.append(row["tail"])
+    planted = Planted.of(crawl)
+    if planted is not None:
+        for pair in pairs:
+            facts[pair["pair_id"]].planted = planted.facts(pair["url"])
+    return facts
+
+
+def _audit_coverage(rows: list[dict], facts: dict[str, EntryFacts], out: ConfigReport) -> None:
+    from warehouse.coverage import uncovered
+
+    for row in rows:
+        known = facts.get(row["pair_id"], EntryFacts())
+        tails = [t["tail"] for t in row["triples"] or []]
+        names = [row["entity"], *(row["aliases"] or [])]
+        missing = uncovered(row["text"], tails, names, known.values + tails, known.links, known.planted)
+        if missing:
+            shown = "、".join(f"{what} ({kind})" for kind, what in missing[:4])
+            out.add("pair.uncovered_mention", f"{row['entity']} ({row['pair_id']}): {shown} in 「{row['text'][:80]}」")
+
+
+def _audit_t2t_coverage(items: list[dict], by_pair: dict[str, dict], facts: dict[str, EntryFacts],
+                        out: ConfigReport) -> None:
+    from warehouse.coverage import uncovered
+
+    for item in items:
+        pair_id = (item["source_pair_ids"] or [""])[0]
+        pair = by_pair.get(pair_id)
+        if pair is None:
+            continue
+        lines = [line.split("｜") for line in item["question"].splitlines()]
+        tails = [parts[2] for parts in lines if len(parts) == 3]
+        known = facts.get(pair_id, EntryFacts())
+        names = [pair["entity"], *(pair["aliases"] or [])]
+        missing = uncovered(item["answer"], tails, names, known.values + tails, known.links, known.planted)
+        if missing:
+            shown = "、".join(f"{what} ({kind})" for kind, what in missing[:4])
+            out.add("t2t.uncovered_mention", f"{item['item_id']} ({pair['entity']}): {shown}")
 
 
 def _audit_t2t(items: list[dict], by_pair: dict[str, dict], out: ConfigReport) -> None:

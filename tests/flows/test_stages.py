@@ -32,7 +32,9 @@ def test_dedup_stage_drops_later_copies_and_updates_the_funnel(tmp_path):
     assert (group["pair_id"], group["duplicate_of"], group["kind"]) == ("b", "a", "near")
 
 
-def test_search_drop_that_uncovers_text_drops_the_pair_with_its_reason(tmp_path):
+def _search_validated(tmp_path, cut: bool):
+    """长江's pair through search validation, where search finds 长江 with 东海 on another page but never with
+    6397千米: the 全长 triple goes, and the text still states it."""
     from datetime import datetime, timezone
 
     from filters.align import AlignmentRules
@@ -42,16 +44,15 @@ def test_search_drop_that_uncovers_text_drops_the_pair_with_its_reason(tmp_path)
     from schemas import Page
 
     text = "长江注入东海，是亚洲第一长河，也是世界第三长河，全长6397千米。"
-    rules = AlignmentRules({"注入": 2, "全长": 2}, ["注入", "全长"])
+    rules = AlignmentRules({"注入": 2, "全长": 2}, ["注入", "全长"], cut=cut)
     pair = Pair(pair_id="cj", entity="长江", text=text, url="http://x/cj",
                 triples=[Triple("长江", "注入", "东海"), Triple("长江", "全长", "6397千米")])
-    triple_filters, pair_filters = rules.filters()
-    (judged,) = apply_filters([pair], triple_filters, pair_filters, Funnel())
+    triple_filters, pair_filters, cutter = rules.judge()
+    (judged,) = apply_filters([pair], triple_filters, pair_filters, Funnel(), cutter)
     assert judged.decision == "kept" and judged.position_index > 0.9
+    assert judged.text == "长江注入东海，全长6397千米。" if cut else judged.text == text
     with ShardWriter(tmp_path / "pairs", "pairs", Pair) as writer:
         writer.write(judged)
-    # Search finds 长江 with 东海 on another page, never with 6397千米: the 全长 triple goes, and what
-    # is left covers only the first clause of the text.
     fetched = datetime(2026, 1, 1, tzinfo=timezone.utc)
     with ShardWriter(tmp_path / "pages", "pages", Page) as pages:
         pages.write_all([Page(url="http://x/cj", title="长江", summary=text, fetched_at=fetched),
@@ -62,6 +63,23 @@ def test_search_drop_that_uncovers_text_drops_the_pair_with_its_reason(tmp_path)
                           tmp_path / "catalog.duckdb", rules.save(tmp_path / "rules.json"))
     (after,) = iter_records(result["shards"], Pair)
     assert [t.decision for t in after.triples] == ["kept", "dropped"]
+    return after, result
+
+
+def test_a_search_drop_whose_value_the_text_states_cuts_it_from_the_text(tmp_path):
+    after, result = _search_validated(tmp_path, cut=True)
+    assert (after.decision, after.reason) == ("kept", "")
+    assert after.text == "长江注入东海。" and "6397" not in after.text
+    assert after.source_text.startswith("长江注入东海，是亚洲第一长河")
+    assert any("6397千米" in c["reason"] for c in after.cuts)
+    assert "".join(ch for i, ch in enumerate(after.source_text)
+                   if not any(c["start"] <= i < c["end"] for c in after.cuts)) == after.text
+    assert after.position_index > 0.75  # the index of the cut text, for the triple the pair still has
+    assert result["funnel"]["pairs_kept"] == 1 and result["funnel"]["pairs_dropped"] == {}
+
+
+def test_without_the_cut_a_search_drop_that_uncovers_text_drops_the_pair_with_its_reason(tmp_path):
+    after, result = _search_validated(tmp_path, cut=False)
     assert (after.decision, after.reason) == ("dropped", "search:position_index:below_threshold")
     assert after.position_index < 0.75  # the index describes the triple the pair still has
     assert result["funnel"]["pairs_dropped"] == {"search:position_index:below_threshold": 1}

@@ -24,3 +24,13 @@ def test_needles_are_the_head_kept_tails_and_answer_but_not_a_whole_t2t_text():
         {"tail": "军事家", "decision": "kept"}, {"tail": "长平侯", "decision": "dropped"}]}
     assert needles_of({"head": "卫青", "answer": "卫青是军事家。"}, pair) == {"军事家": "tail", "卫青": "head"}
     assert needles_of({"head": "卫青", "answer": "大将军"}, pair)["大将军"] == "answer"
+
+
+def test_the_crawled_text_shows_what_the_cut_took_and_why():
+    from review.render import with_cuts
+
+    source = "屠呦呦，1930年12月30日出生于浙江宁波，<b>药学家</b>。"
+    shown = str(with_cuts(source, [{"start": 4, "end": 15, "reason": "uncovered date: 1930年12月30日"}]))
+    assert shown == ('屠呦呦，<del class="cut" title="uncovered date: 1930年12月30日">1930年12月30日</del>出生于浙江宁波，'
+                     '&lt;b&gt;药学家&lt;/b&gt;。')
+    assert str(with_cuts(source, [])) == str(with_cuts(source, None)) == source.replace("<", "&lt;").replace(">", "&gt;")

@@ -1,0 +1,679 @@
+"""Cut what a pair's text states beyond its triples, so the pair is kept with a text that says no more.
+
+CDTP drops a pair whose text continues past its last triple (the position index) and keeps the
+rest whole, texts that state facts no triple has among them. Here, instead, every factual mention
+(:mod:`filters.mentions`) that no kept triple covers is cut from the text with the smallest unit that
+holds it and leaves good Chinese:
+
+1. an item of a list (「A、B和C」 less B is 「A和C」), when the item is the mention;
+2. a date said of the clause's verb (「1930年出生于宁波」, 「于1492年到达美洲」, 「1936年起连载」);
+3. a part of a parenthetical （…）, or the whole parenthetical (a lifespan only whole);
+4. the clause (between ，), or what follows the subject when the clause opens the sentence with the
+   entity's name (「屠呦呦出生于宁波，毕业于…」 less the birthplace is 「屠呦呦毕业于…」);
+5. the sentence.
+
+Sentences that support no kept triple are cut whole, and so are clauses that support none and mention
+nothing a kept triple states (「其诗想象奇特」: a claim no triple makes). What remains is tidied (no
+dangling ，、 or empty brackets), and the text always opens with the entity's name where the source did:
+when the opening sentence is cut, its name is kept and a pronoun opening what follows goes with the rest
+(「屠呦呦……。她于1955年毕业于…」 is 「屠呦呦于1955年毕业于…」). Then the kept triples are grounded again in the
+cut text (a triple whose only support was cut with its clause is dropped) and the cut repeats until the
+text states nothing uncovered; where no unit can be cut without the last supported triple, the pair
+cannot be cut fluently. The CDTP pair rules then judge the cut text.
+
+Every offset here is in the text as written (the source), except where a name says ``norm``; the
+normalised text is mapped back with :func:`filters.normalize.normalize_mapped`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from filters.mentions import Lexicon, Mention, covering_spans, find_mentions, occurrences, uncovered
+from filters.normalize import normalize, normalize_mapped
+from schemas import Pair, Triple
+
+SENTENCE_END = frozenset("。！？!?；;\n")
+CLAUSE_SEP = frozenset("，,")
+OPENERS = {"（": "）", "(": ")", "“": "”", "‘": "’", "「": "」", "『": "』", "【": "】", "《": "》", "〈": "〉"}
+CLOSERS = {v: k for k, v in OPENERS.items()}
+PARENS = {"（": "）", "(": ")"}
+LIST_SEP = "、"
+LIST_LAST = ("以及", "和", "及", "与", "或")
+# What a date said of the verb may be introduced by, and end with.
+DATE_BEFORE = ("于", "在", "自", "从")
+DATE_AFTER = ("年间", "以来", "起", "时", "后", "前", "间", "底", "初", "末")
+# What opens a sentence and stands for the entity (removed when the entity's name takes its place).
+PRONOUN = re.compile(r"^(?:他们|她们|它们|他|她|它|该[种属科书剧片词曲诗作]?|此[人书剧]?)")
+MAX_ROUNDS = 4
+# Mentions known only from the crawl's lexicon: cut where a unit of their own can go, never at the cost of
+# a supported triple (a description of another entity, 「清代文学家吴敬梓」, or a common noun, 「不平等条约」,
+# more often than a fact of the entry).
+SOFT = frozenset({"lexicon"})
+COPULA_ENDS = ("是", "为", "系", "乃", "属于", "成为", "作为")
+# What a qualifier may follow (「是中国药学家」, 「由隋朝工匠李春设计」, 「的著名诗人」).
+MODIFIED_AFTER = COPULA_ENDS + ("由", "被", "的")
+# Words opening a sentence or clause that refer to what came before it: where that was cut, they go too.
+CONNECTIVE = re.compile(r"^(?:此后|之后|随后|其后|后来|此外|同时|同年|次年|翌年|当年|因此|因而|所以|但是|但|然而|并且|而且|另外|其中|并|而|也|还|亦)[，,]?")
+
+
+class NoFluentCut(Exception):
+    """The text cannot be cut so that it states nothing beyond the triples and stays good Chinese."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(slots=True)
+class CutResult:
+    text: str
+    cuts: list[dict] = field(default_factory=list)  # {"start", "end", "reason"} in the source text
+    dropped: list[tuple[Triple, str]] = field(default_factory=list)  # kept triples the cut took, and why
+
+
+class _Text:
+    """The source text with some characters cut, and the current text's offsets in the source."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.keep = [True] * len(source)
+        self.reasons: dict[int, str] = {}
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self.where = [i for i, k in enumerate(self.keep) if k]
+        self.text = "".join(self.source[i] for i in self.where)
+
+    def cut(self, start: int, end: int, reason: str) -> bool:
+        """Cut [start, end) of the current text; whether anything was cut."""
+        changed = False
+        for i in range(start, end):
+            at = self.where[i]
+            if self.keep[at]:
+                self.keep[at] = False
+                self.reasons.setdefault(at, reason)
+                changed = True
+        return changed
+
+    def cut_before(self, i: int) -> bool:
+        """Whether something was cut right before the current text's character i (separators aside)."""
+        at = self.where[i] - 1 if i < len(self.where) else len(self.source) - 1
+        while at >= 0 and self.keep[at] and self.source[at] in "，,、；;。 ":
+            at -= 1
+        return at >= 0 and not self.keep[at]
+
+    def restore(self, source_start: int, source_end: int) -> None:
+        for at in range(source_start, source_end):
+            self.keep[at] = True
+            self.reasons.pop(at, None)
+
+    def commit(self) -> None:
+        self._refresh()
+
+    def spans(self) -> list[dict]:
+        """The cut spans of the source, each with the reason its first character was cut for."""
+        out: list[dict] = []
+        for at, kept in enumerate(self.keep):
+            if kept:
+                continue
+            if out and out[-1]["end"] == at and (self.reasons.get(at) == out[-1]["reason"] or at not in self.reasons):
+                out[-1]["end"] = at + 1
+            else:
+                out.append({"start": at, "end": at + 1, "reason": self.reasons.get(at, "tidy")})
+        return out
+
+
+@dataclass(slots=True)
+class _Clause:
+    start: int
+    end: int  # exclusive, before its separator
+    sep: int  # index of the separator after it (，), or -1 when the sentence ends there
+    sentence: int
+
+
+@dataclass(slots=True)
+class _Structure:
+    """Sentences, clauses and brackets of a text as written (brackets and quotes nest: a ， inside them
+    separates no clauses)."""
+
+    sentences: list[tuple[int, int]]  # [start, end) with the end mark
+    clauses: list[_Clause]
+    brackets: list[tuple[int, int]]  # [open, close] positions of （…） and (…)
+
+    @classmethod
+    def of(cls, text: str) -> "_Structure":
+        inside = _bracketed(text)
+        sentences, clauses, brackets = [], [], []
+        sentence_start = clause_start = 0
+        for i, ch in enumerate(text):
+            if inside[i]:
+                continue
+            if ch in CLAUSE_SEP and not _between_digits(text, i):
+                clauses.append(_Clause(clause_start, i, i, len(sentences)))
+                clause_start = i + 1
+            elif ch in SENTENCE_END:
+                clauses.append(_Clause(clause_start, i, -1, len(sentences)))
+                sentences.append((sentence_start, i + 1))
+                sentence_start = clause_start = i + 1
+        if sentence_start < len(text):
+            clauses.append(_Clause(clause_start, len(text), -1, len(sentences)))
+            sentences.append((sentence_start, len(text)))
+        brackets = [(a, b) for a, b in _pairs(text) if text[a] in PARENS]
+        return cls(sentences, clauses, sorted(brackets))
+
+    def clause_at(self, position: int) -> _Clause | None:
+        for clause in self.clauses:
+            if clause.start <= position < max(clause.end, clause.start + 1):
+                return clause
+        return None
+
+    def sentence_clauses(self, sentence: int) -> list[_Clause]:
+        return [c for c in self.clauses if c.sentence == sentence]
+
+
+@dataclass(slots=True)
+class _Round:
+    """One round of the cut: the current text, its structure, and spans in it (each [start, end))."""
+
+    text: str
+    structure: _Structure
+    protected: list[tuple[int, int]]  # the mentions that support kept triples
+    names: list[tuple[int, int]]  # the entity's names (with their 《》)
+    covered: list[tuple[int, int]]  # what kept triples state (their written values, their supports)
+    missing: list[tuple[int, int]]  # the mentions to cut
+    links: list[tuple[int, int]]  # names the page links
+
+    @property
+    def stated(self) -> list[tuple[int, int]]:
+        return self.covered + self.names
+
+    def subject_end(self, clause: _Clause, following: _Clause) -> int | None:
+        """Where the subject opening a sentence's first clause ends: the entity's name, or a noun (学校, 该校)
+        when the next clause goes on without one of its own (it opens with a verb, an adverb, a copula)."""
+        name = max((e for s, e in self.names if s == clause.start and e < clause.end), default=None)
+        if name is not None:
+            return name
+        word, flag = _first_word(self.text[clause.start:clause.end])
+        if not word or not (flag.startswith("n") or flag == "r") or clause.start + len(word) >= clause.end:
+            return None
+        next_word, next_flag = _first_word(self.text[following.start:following.end])
+        if next_word in COPULA_ENDS or next_flag.startswith(("v", "d", "p")):
+            return clause.start + len(word)
+        return None
+
+
+def _pairs(text: str) -> list[tuple[int, int]]:
+    """(open, close) of every matched bracket or quote; one left open matches nothing."""
+    stack: list[int] = []
+    found = []
+    for i, ch in enumerate(text):
+        if stack and ch == OPENERS[text[stack[-1]]]:
+            found.append((stack.pop(), i))
+        elif ch in OPENERS:
+            stack.append(i)
+        elif ch in CLOSERS and any(text[j] == CLOSERS[ch] for j in stack):
+            while text[stack[-1]] != CLOSERS[ch]:  # what was left open inside it
+                stack.pop()
+            found.append((stack.pop(), i))
+    return found
+
+
+def _bracketed(text: str) -> list[bool]:
+    """Per character, whether it stands inside a matched bracket or quote (the marks themselves not)."""
+    inside = [False] * len(text)
+    for a, b in _pairs(text):
+        for i in range(a + 1, b):
+            inside[i] = True
+    return inside
+
+
+def _with_title_marks(text: str, span: tuple[int, int]) -> tuple[int, int]:
+    """A name's span with the 《》 around it, where it stands in them."""
+    start, end = span
+    if start > 0 and end < len(text) and text[start - 1] == "《" and text[end] == "》":
+        return start - 1, end + 1
+    return start, end
+
+
+def _between_digits(text: str, i: int) -> bool:
+    return 0 < i < len(text) - 1 and text[i - 1].isdigit() and text[i + 1].isdigit()
+
+
+def _overlaps(start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+    return any(s < end and start < e for s, e in spans)
+
+
+class TextCutter:
+    """Cuts a pair's text to what its kept triples state (see the module docstring).
+
+    grounding: the run's grounding filter (filters.align.GroundingFilter), to ground the kept triples again
+    in the cut text; lexicon: the values the crawl's infobox rows give on several pages."""
+
+    def __init__(self, grounding, lexicon: Lexicon | None = None, relations: Iterable[str] = ()):
+        self.grounding = grounding
+        self.lexicon = lexicon
+        # relation names and their other names: a text opening with one (「代表作有…」, 「首都为…」) needs its subject
+        self.relations = tuple(sorted({normalize(r) for r in relations if len(r) >= 2}, key=len, reverse=True))
+
+    def cut(self, pair: Pair) -> CutResult:
+        """The pair's source text cut to its kept triples; raises NoFluentCut when it cannot be. The pair's
+        triples are read, not changed: the result names the kept triples the cut took."""
+        from filters.align import AlignedText
+
+        source = pair.source_text or pair.text
+        text = _Text(source)
+        kept = [t for t in pair.triples if t.decision == "kept"]
+        dropped: dict[int, str] = {}
+        values = [t.tail for t in pair.triples] + [t.raw_value for t in pair.triples if t.raw_value and
+                                                    t.raw_value != t.tail and "、" not in t.raw_value]
+        names = [n for n in (pair.entity, *pair.aliases) if n]
+        opening_name = self._opening_name(source, names)
+        for _ in range(MAX_ROUNDS):
+            current = text.text
+            aligned = AlignedText(current)
+            norm, begins, ends = normalize_mapped(current)
+            if norm != aligned.text:  # normalize() and its mapped form are one function
+                raise AssertionError("normalize_mapped differs from normalize")
+            view = Pair(pair_id=pair.pair_id, entity=pair.entity, text=current, aliases=pair.aliases)
+            supports: list[tuple[int, int]] = []
+            live: list[Triple] = []
+            for n, triple in enumerate(kept):
+                if n in dropped:
+                    continue
+                span = self.grounding.support_span(triple, view) if current else None
+                if span is None:
+                    dropped[n] = "cut:stated_beside_uncovered_fact"
+                    continue
+                supports.append(span)
+                live.append(triple)
+            if not live:
+                raise NoFluentCut("no_fluent_cut")
+            mentions = find_mentions(aligned, values, pair.linked, self.lexicon)
+            covering = covering_spans(aligned, [t.tail for t in live], supports)
+            name_spans = [_with_title_marks(aligned.text, s) for name in {normalize(n) for n in names}
+                          for s in occurrences(aligned, name, False)]
+            missing = uncovered(mentions, covering, name_spans)
+
+            def back(start: int, end: int) -> tuple[int, int]:
+                return (begins[start], ends[end - 1]) if end > start else (begins[start], begins[start])
+
+            at = _Round(current, _Structure.of(current), [back(*s) for s in supports],
+                        [back(*s) for s in name_spans], [back(*s) for s in covering],
+                        [back(m.start, m.end) for m in missing],
+                        [back(m.start, m.end) for m in mentions if m.kind == "link"])
+            changed = False
+            for mention in missing:
+                start, end = back(mention.start, mention.end)
+                if not any(text.keep[text.where[i]] for i in range(start, end)):
+                    continue
+                unit = self._unit(at, mention, start, end)
+                if unit is not None:
+                    changed |= text.cut(*unit, f"uncovered {mention.kind}: {mention.text}")
+            changed |= self._unsupported(text, at)
+            text.commit()
+            changed |= self._tidy(text)
+            if opening_name is not None:
+                changed |= self._keep_opening(text, opening_name, self.relations)
+            if not changed:
+                if any(any(text.keep[text.where[i]] for i in range(*back(m.start, m.end))) and m.kind not in SOFT
+                       for m in missing):
+                    raise NoFluentCut("no_fluent_cut")
+                break
+        else:
+            raise NoFluentCut("no_fluent_cut")
+        return CutResult(text.text, text.spans(), [(kept[n], reason) for n, reason in sorted(dropped.items())])
+
+    # -- units ----------------------------------------------------------------------------------------
+
+    def _unit(self, at: "_Round", mention: Mention, start: int, end: int) -> tuple[int, int] | None:
+        """The smallest unit holding [start, end) that no supporting mention stands in. Where every unit holds
+        one, the smallest clause-level unit (the triples it supported are grounded again in what is left), or
+        nothing for a lexicon value that qualifies another entity named right after it (SOFT)."""
+        candidates = [u for u in (self._list_item(at, start, end),
+                                  self._date_adverbial(at, mention, start, end),
+                                  self._modifier(at, start, end),
+                                  self._tail_phrase(at, start, end),
+                                  *self._parenthetical(at, start, end)) if u is not None]
+        clause = at.structure.clause_at(start)
+        clause_units = self._clause_units(at, clause) if clause is not None else []
+        last = at.structure.clause_at(max(end - 1, start))
+        if clause is not None and last is not None and last is not clause and last.sentence == clause.sentence:
+            clause_units.append(self._clause_run(at, clause, last))  # a value written across a ，
+        for unit in candidates + clause_units:
+            if unit[0] <= start and end <= unit[1] and not _overlaps(*unit, at.protected):
+                return unit
+        sentence = self._sentence_unit(at.structure, start)
+        if sentence is not None and not _overlaps(*sentence, at.protected):
+            return sentence
+        if mention.kind in SOFT:
+            return None
+        # every unit holds a supported triple: the smallest takes it along
+        for unit in [u for u in candidates if u[0] <= start and end <= u[1]] + clause_units:
+            if unit[0] <= start and end <= unit[1]:
+                return unit
+        return sentence if sentence is not None else (start, end)
+
+    @staticmethod
+    def _list_item(at: "_Round", start: int, end: int):
+        """「A、B和C」: the item holding the mention, with the separator before it (after it, for the first);
+        never every item of a list (the clause goes then)."""
+        items = _list_items(at, start, end)
+        if len(items) < 2:
+            return None
+        if all(any(a < e and s < b for s, e in at.missing) for a, b, _ in items):
+            return None  # every item goes: the clause does
+        for k, (a, b, sep) in enumerate(items):
+            if a <= start and end <= b:
+                return (a - len(sep), b) if k else (a, items[1][0])
+        return None
+
+    @staticmethod
+    def _date_adverbial(at: "_Round", mention: Mention, start: int, end: int):
+        """A date said of the verb after it: at the clause's start (after the subject), or after 于/在."""
+        if mention.kind != "date":
+            return None
+        text = at.text
+        clause = at.structure.clause_at(start)
+        if clause is None:
+            return None
+        lo, hi = start, end
+        for word in DATE_BEFORE:
+            if text[max(lo - len(word), 0):lo] == word:
+                lo -= len(word)
+                break
+        for word in DATE_AFTER:
+            if text.startswith(word, hi):
+                hi += len(word)
+                break
+        opening = text[clause.start:lo]
+        subject_only = not opening or any(s == clause.start and e == lo for s, e in at.names) \
+            or PRONOUN.fullmatch(opening) is not None
+        rest = text[hi:clause.end]
+        if not subject_only and lo == start:
+            return None  # 「出生于1930年」: the date is what the verb says
+        if not rest or rest[0] in "的之" or rest[0].isdigit():
+            return None
+        return lo, hi
+
+    @staticmethod
+    def _modifier(at: "_Round", start: int, end: int):
+        """A value that qualifies the noun after it (「中国药学家」, 「唐朝伟大的诗人」, 「东汉的蔡伦」), where it opens
+        its clause or follows the subject, a copula, 由/被 or another qualifier: the value (and its 的) alone."""
+        text = at.text
+        clause = at.structure.clause_at(start)
+        if clause is None:
+            return None
+        before = text[clause.start:start]
+        opens = not before or any(e == start for s, e in at.stated) or before.endswith(MODIFIED_AFTER) \
+            or PRONOUN.fullmatch(before) is not None
+        if not opens:
+            return None
+        hi = end + 1 if text[end:end + 1] == "的" else end
+        rest = text[hi:clause.end]
+        if not rest:
+            return None
+        following = _first_word(rest)
+        if len(following[0]) < 2 or following[1].startswith(("v", "p", "c", "u", "d", "m", "q")):
+            return None  # 「浙江绍兴人」, 「北京是首都」: the value is no qualifier there
+        return start, hi
+
+    @staticmethod
+    def _tail_phrase(at: "_Round", start: int, end: int):
+        """A value that ends its clause with the word naming it right before it, after what a kept triple
+        states (「最高峰托木尔峰海拔7443.8米」 less the height is 「最高峰托木尔峰」)."""
+        text = at.text
+        clause = at.structure.clause_at(start)
+        if clause is None or text[end:clause.end] not in ("", "等"):
+            return None
+        word = _last_word(text[clause.start:start])
+        lo = start - len(word[0])
+        if len(word[0]) < 2 or not word[1].startswith("n") or not any(e == lo for s, e in at.stated):
+            return None
+        return lo, clause.end
+
+    @staticmethod
+    def _parenthetical(at: "_Round", start: int, end: int):
+        """A part of the innermost （…） holding the mention, between its ，、；, and the whole of it."""
+        text = at.text
+        holding = [(a, b) for a, b in at.structure.brackets if a < start and end <= b]
+        if not holding:
+            return []
+        a, b = max(holding)  # innermost: the last to open
+        inner = text[a + 1:b]
+        whole = (a, b + 1)
+        if re.search(r"\d[^，,；;]*[—\-–－~～至到]", inner):
+            return [whole]  # a lifespan or a range is cut whole, never to one end
+        bounds = [a] + [a + 1 + i for i, ch in enumerate(inner) if ch in "，,、；;"] + [b]
+        for k in range(len(bounds) - 1):
+            lo, hi = bounds[k], bounds[k + 1]
+            if lo < start and end <= hi:
+                if len(bounds) == 2:
+                    return [whole]
+                # the part with the separator before it, or after it for the first part
+                return [(lo, hi) if k > 0 else (lo + 1, hi + 1), whole]
+        return [whole]
+
+    @staticmethod
+    def _clause_units(at: "_Round", clause: _Clause):
+        """The clause with its separator; when it opens a sentence that goes on, only what follows its
+        subject (the entity's name, or a noun the next clause goes on from: 「学校以…为校训，是…」)."""
+        units = []
+        siblings = at.structure.sentence_clauses(clause.sentence)
+        if siblings and siblings[0] is clause and len(siblings) > 1:
+            subject = at.subject_end(clause, siblings[1])
+            if subject is not None and subject < clause.end:
+                if any(s == clause.start and e == subject for s, e in at.names):
+                    units.append((subject, clause.end))  # 「阿尔伯特·爱因斯坦，犹太裔物理学家」: the ， stays
+                else:  # 「他七次出击匈奴，收复河套地区」 less the count is 「他收复河套地区」
+                    units.append((subject, clause.sep + 1 if clause.sep != -1 else clause.end))
+        if len(siblings) > 1:
+            if clause.sep != -1:
+                units.append((clause.start, clause.sep + 1))
+            else:  # the last clause: the separator before it goes with it, the sentence's end stays
+                units.append((clause.start - 1, clause.end))
+        return units
+
+    @staticmethod
+    def _clause_run(at: "_Round", first: _Clause, last: _Clause) -> tuple[int, int]:
+        """The clauses from first to last, with the separator after them (before them, at the sentence's end)."""
+        siblings = at.structure.sentence_clauses(first.sentence)
+        if last.sep != -1:
+            return first.start, last.sep + 1
+        if siblings[0] is first:
+            return first.start, last.end
+        return first.start - 1, last.end
+
+    @staticmethod
+    def _sentence_unit(structure: _Structure, position: int):
+        for start, end in structure.sentences:
+            if start <= position < end:
+                return start, end
+        return None
+
+    # -- what supports nothing ------------------------------------------------------------------------
+
+    def _unsupported(self, text: _Text, at: "_Round") -> bool:
+        """Cut sentences and clauses that support no kept triple (a clause that only names a kept value again
+        says something new of it: 「是李白诗风的代表作之一」); a clause that is the entity's name stays (the
+        subject)."""
+        changed = False
+        for number, (s_start, s_end) in enumerate(at.structure.sentences):
+            if not _overlaps(s_start, s_end, at.protected):
+                changed |= text.cut(s_start, s_end, "supports no triple")
+                continue
+            for clause in at.structure.sentence_clauses(number):
+                if _overlaps(clause.start, max(clause.end, clause.start + 1), at.protected):
+                    continue
+                body = at.text[clause.start:clause.end]
+                if not body.strip() or (clause.start, clause.end) in at.names or PRONOUN.fullmatch(body):
+                    continue  # the entity's name or a pronoun alone is the subject (「屠呦呦，女，…」)
+                for unit in self._clause_units(at, clause):
+                    if not _overlaps(*unit, at.protected):
+                        changed |= text.cut(*unit, "supports no triple")
+                        break
+        return changed
+
+    # -- tidying --------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _tidy(text: _Text) -> bool:
+        """Cut what the cuts left dangling: separators at a sentence's start or before another mark,
+        empty brackets."""
+        changed = False
+        for _ in range(8):
+            current = text.text
+            remove: list[int] = []
+            for i, ch in enumerate(current):
+                prev = current[i - 1] if i else ""
+                if ch in "，,、；;：:" and (not prev or prev in SENTENCE_END or prev in "，,、；;：:（(“"):
+                    remove.append(i)  # a separator opening the text, a sentence, a bracket, or after another
+                elif ch in "，,、：:" and i + 1 < len(current) and current[i + 1] in "。！？!?；;）)”\n":
+                    remove.append(i)
+                elif ch in "。；;" and prev in "。；;":
+                    remove.append(i)
+                elif ch in "（(" and i + 1 < len(current) and current[i + 1] == PARENS[ch]:
+                    remove.extend([i, i + 1])
+                elif ch in "，,、" and i == len(current) - 1:
+                    remove.append(i)
+                if ch == "的" and (i + 1 == len(current) or current[i + 1] in CLAUSE_SEP or
+                                   current[i + 1] in SENTENCE_END) and text.cut_before(i + 1):
+                    # a qualifier whose noun was cut (「唐朝杰出的」): its clause goes
+                    begin = i
+                    while begin > 0 and current[begin - 1] not in CLAUSE_SEP and current[begin - 1] not in SENTENCE_END:
+                        begin -= 1
+                    remove.extend(range(begin, i + 1))
+                if (not prev or prev in SENTENCE_END or prev in CLAUSE_SEP) and text.cut_before(i):
+                    connective = CONNECTIVE.match(current, i)
+                    if connective:
+                        remove.extend(range(i, connective.end()))
+            if not remove and current and current[-1] in "，,、；;：:":
+                # the text ends where a sentence went on: its own end mark comes back (「…称为钻石。」)
+                end = next((at for at in range(text.where[-1] + 1, len(text.source))
+                            if text.source[at] in "。！？!?"), None)
+                if end is not None:
+                    text.cut(len(current) - 1, len(current), "tidy")
+                    text.restore(end, end + 1)
+                    text.commit()
+                    changed = True
+                    continue
+            if not remove:
+                break
+            for i in sorted(set(remove), reverse=True):
+                text.cut(i, i + 1, "tidy")
+            text.commit()
+            changed = True
+        return changed
+
+    @staticmethod
+    def _opening_name(source: str, names: list[str]) -> tuple[int, int] | None:
+        """The entity's name the source opens with (in 《》 where it stands in them), as a span of the source."""
+        best = None
+        for name in names:
+            for written in (f"《{name}》", name):
+                if source.startswith(written) and (best is None or len(written) > best[1]):
+                    best = (0, len(written))
+        return best
+
+    @staticmethod
+    def _keep_opening(text: _Text, name: tuple[int, int], relations: tuple[str, ...] = ()) -> bool:
+        """Keep the entity's name at the text's start when the cuts took the sentence it opened and what is
+        left opens with no subject of its own: a pronoun (which then goes), 其, a verb, an adverb, a copula, a
+        relation's name (「代表作有…」 is the entity's)."""
+        if all(text.keep[i] for i in range(*name)):
+            return False
+        rest = text.text
+        pronoun = PRONOUN.match(rest)
+        word, flag = _first_word(rest)
+        relation = any(normalize(rest[:len(r) + 2]).startswith(r) for r in relations)
+        if not (pronoun or relation or rest[:1] == "其" or word in COPULA_ENDS or flag.startswith(("v", "d", "p"))):
+            return False
+        text.restore(*name)
+        text.commit()
+        if pronoun:
+            text.cut(name[1], name[1] + pronoun.end(), "the name takes the pronoun's place")
+            text.commit()
+        return True
+
+
+def _last_word(text: str) -> tuple[str, str]:
+    """The last word of a text and its part of speech (jieba)."""
+    import jieba.posseg
+
+    words = list(jieba.posseg.cut(text[-12:], HMM=False))
+    return (words[-1].word, words[-1].flag) if words else ("", "")
+
+
+def _list_items(at: "_Round", start: int, end: int) -> list[tuple[int, int, str]]:
+    """The items of the list (joined by 、 and a last 和/及/与/以及/或) that text[start:end] stands in, within
+    its clause, each (start, end, the separator before it); [] when it stands in none. The first item starts
+    where its clause, a copula, a 的, the subject or another stated value ends; the last ends before 等."""
+    text, structure = at.text, at.structure
+    clause = structure.clause_at(start)
+    if clause is None:
+        return []
+    inside = _bracketed(text)
+    # separators at the clause's own level: 、, and a last connective only after a 、 (「与杜甫并称」 lists nothing)
+    seps: list[tuple[int, str]] = []
+    i = clause.start
+    while i < clause.end:
+        if inside[i]:
+            i += 1
+            continue
+        if text[i] == LIST_SEP:
+            seps.append((i, LIST_SEP))
+        else:
+            word = next((w for w in LIST_LAST if text.startswith(w, i)), None)
+            if word and seps and not any(ch in "，," for ch in text[seps[-1][0]:i]):
+                seps.append((i, word))
+                i += len(word)
+                continue
+        i += 1
+    if not seps:
+        return []
+    bounds = [clause.start] + [p for p, _ in seps] + [clause.end]
+    items: list[tuple[int, int, str]] = []
+    for k in range(len(bounds) - 1):
+        a = bounds[k] + (len(seps[k - 1][1]) if k else 0)
+        b = bounds[k + 1]
+        items.append((a, b, seps[k - 1][1] if k else ""))
+    first_a, first_b, _ = items[0]
+    stops = [e for s, e in at.stated + at.protected if first_a <= e < first_b] + \
+        [first_a + m.end() for m in re.finditer("|".join(map(re.escape, MODIFIED_AFTER + ("（", "(", "“"))),
+                                                text[first_a:first_b])]
+    if stops:
+        first_a = max(stops)
+    items[0] = (first_a, first_b, "")
+    last_a, last_b, sep = items[-1]
+    cut_at = min([last_a + i for i, ch in enumerate(text[last_a:last_b]) if ch in "等）)”"] + [last_b])
+    stated_end = [e for s, e in at.stated + at.protected + at.missing if s == last_a and e <= last_b]
+    items[-1] = (last_a, max(stated_end) if stated_end else cut_at, sep)
+    if not any(a <= start and end <= b for a, b, _ in items):
+        return []
+    return [(a, b, s) for a, b, s in items if b > a]
+
+
+def _first_word(text: str) -> tuple[str, str]:
+    """The first word of a text and its part of speech (jieba)."""
+    import jieba.posseg
+
+    for word, flag in jieba.posseg.cut(text[:12], HMM=False):
+        return word, flag
+    return "", ""
+
+
+def _listed_before(text: str, position: int) -> bool:
+    """Whether the 和/与 at position ends a list: a 、 before it in its clause."""
+    start = position
+    while start > 0 and text[start - 1] not in "，,。；;！？!?\n":
+        start -= 1
+    return LIST_SEP in text[start:position]
+
+
+def _listed_after(text: str, position: int) -> bool:
+    end = position
+    while end < len(text) and text[end] not in "，,。；;！？!?\n":
+        end += 1
+    return LIST_SEP in text[position:end]

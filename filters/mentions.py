@@ -1,0 +1,153 @@
+"""Every factual mention in a pair's text, and which of them the pair's triples cover.
+
+A pair promises that its text states nothing its triples lack. This module finds what a
+text states, in its normalised form (:class:`filters.align.AlignedText`), as spans:
+
+* ``value``: a value of any infobox row of the entry, kept, dropped or filtered out;
+* ``date``: dates, years, months, centuries (1930年12月30日, 公元前221年, 19世纪);
+* ``number``: numbers with a unit or a counter (6397千米, 180万平方千米, 四次, 第26届, 15%);
+* ``title``: a title in 《》;
+* ``link``: a name the page links from its text;
+* ``lexicon``: a value that infobox rows of the crawl give on several pages (杜鹃花目, 萤科), the
+  facts a text may state that its own infobox lacks;
+* ``enumeration``: an item of an enumeration in the text (CDTP's rule: every item covered).
+
+Every mention is standalone: never inside a longer number, and a name never inside a longer word
+(中国 in 中国人民银行). A mention is covered when it lies inside a written value of a kept triple, or
+inside the text's mention that supports one; the entity's own names are no fact about it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable
+
+from filters.normalize import normalize
+
+KINDS = ("value", "date", "number", "title", "link", "lexicon", "enumeration")
+# Shorter names and values are too often part of an ordinary word to be a fact on their own.
+MIN_NAME_CHARS = 2
+
+# One date each: the two ends of a range (a lifespan) are two facts, each covered by its own triple.
+_DATE = re.compile(
+    r"(?:公元前|公元)?\d{1,2}世纪(?:\d0年代)?(?:初|中叶|中期|末|末期|上半叶|下半叶)?|\d{1,4}0年代"
+    r"|\d{1,2}[—\-–~至到]\d{1,2}月"
+    r"|(?:约|公元前|公元|前)*\d{1,4}年(?:\d{1,2}月(?:\d{1,2}日)?)?"
+    r"|\d{1,2}月(?:\d{1,2}日|上旬|中旬|下旬)?")
+# Units and counters a number states a fact with (its length, area, count, rank ...).
+UNITS = ("平方千米", "平方公里", "平方米", "立方米", "千米", "公里", "厘米", "毫米", "米", "公顷", "亩", "千克", "公斤",
+         "克", "吨", "毫升", "升", "千瓦", "瓦", "摄氏度", "℃", "%", "％", "倍", "岁", "周岁", "小时", "分钟", "秒",
+         "天", "个月", "年", "人次", "人", "名", "位", "个", "次", "届", "座", "条", "种", "部", "首", "篇", "集", "卷",
+         "回", "章", "字", "元", "美元", "欧元", "英镑", "日元", "层", "项", "家", "所", "场", "枚", "颗", "册", "期",
+         "季", "节", "轮", "号", "支", "只", "株", "户", "栋", "间", "台", "辆", "架", "艘", "款", "门", "座", "处",
+         "件", "幅", "对", "亿", "万")
+_UNIT = "|".join(re.escape(u) for u in sorted(set(UNITS), key=len, reverse=True))
+_NUMBER = re.compile(
+    rf"(?:约|近|逾|超过)?(?:第)?\d+(?:\.\d+)?(?:多|余)?(?:万|亿|千|百)*(?:多|余)?(?:{_UNIT})"
+    rf"|第\d+|\d+(?:\.\d+)?%"
+    # written in characters: two or more (一 alone is an article: 一部小说, 一种植物)
+    rf"|(?:第)?(?:[二两三四五六七八九十百千万]|一[十百千万])[一二三四五六七八九十百千万零]*(?:多|余)?(?:{_UNIT})")
+_TITLE = re.compile(r"《[^《》]+》")
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    start: int  # in the normalised text
+    end: int
+    kind: str
+    text: str
+
+
+class Lexicon:
+    """Values the crawl's infobox rows give on several pages, found in a text in one pass."""
+
+    def __init__(self, values: Iterable[str] = ()):
+        import ahocorasick_rs
+
+        self.values = sorted({v for v in (normalize(x) for x in values) if len(v) >= MIN_NAME_CHARS})
+        self._automaton = ahocorasick_rs.AhoCorasick(self.values) if self.values else None
+
+    def find(self, text: str) -> Iterable[tuple[int, int]]:
+        if self._automaton is None:
+            return ()
+        # overlapping: 杜鹃花目 and 杜鹃花 both, the standalone test then picks
+        return [(start, end) for _, start, end in self._automaton.find_matches_as_indexes(text, overlapping=True)]
+
+
+def occurrences(aligned, needle: str, standalone: bool = True) -> Iterable[tuple[int, int]]:
+    """Every (start, end) of needle in the aligned text: never inside a longer number or Latin word, and
+    with ``standalone`` never inside a longer word."""
+    text = aligned.text
+    start = text.find(needle) if needle else -1
+    while start != -1:
+        end = start + len(needle)
+        if not aligned.inside_number(start, end, needle) and (not standalone or aligned.standalone(start, end, needle)):
+            yield start, end
+        start = text.find(needle, start + 1)
+
+
+def find_mentions(aligned, values: Iterable[str] = (), links: Iterable[str] = (), lexicon: Lexicon | None = None,
+                  enumerations: bool = True) -> list[Mention]:
+    """The factual mentions of a normalised text (see the module docstring), ordered by position; where two
+    overlap, both are kept (the cut takes the larger)."""
+    text = aligned.text
+    found: dict[tuple[int, int, str], Mention] = {}
+
+    def add(start: int, end: int, kind: str) -> None:
+        key = (start, end, kind)
+        if key not in found:
+            found[key] = Mention(start, end, kind, text[start:end])
+
+    for value in {normalize(v) for v in values if v}:
+        if len(value) < MIN_NAME_CHARS and not value.isdigit():
+            continue
+        for start, end in occurrences(aligned, value):
+            add(start, end, "value")
+    for name in {normalize(n) for n in links if n}:
+        if len(name) >= MIN_NAME_CHARS:
+            for start, end in occurrences(aligned, name):
+                add(start, end, "link")
+    if lexicon is not None:
+        for start, end in lexicon.find(text):
+            needle = text[start:end]
+            if not aligned.inside_number(start, end, needle) and aligned.standalone(start, end, needle):
+                add(start, end, "lexicon")
+    for pattern, kind in ((_DATE, "date"), (_NUMBER, "number"), (_TITLE, "title")):
+        for match in pattern.finditer(text):
+            start, end = match.span()
+            if not aligned.inside_number(start, end, match.group(0)):
+                add(start, end, kind)
+    if enumerations:
+        from filters.align import enumeration_spans
+
+        for start, end in enumeration_spans(text):
+            add(start, end, "enumeration")
+    return sorted(found.values(), key=lambda m: (m.start, -m.end, m.kind))
+
+
+def covering_spans(aligned, tails: Iterable[str], supports: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+    """Where the text writes what kept triples state: every occurrence of a kept value (standalone or not:
+    a mention inside one is part of it) and each supporting mention the grounding found."""
+    spans = list(supports)
+    for tail in {normalize(t) for t in tails if t}:
+        spans.extend(occurrences(aligned, tail, standalone=False))
+        bare = tail.strip("《》")
+        if bare != tail and bare:
+            spans.extend(occurrences(aligned, bare, standalone=False))
+    return spans
+
+
+def uncovered(mentions: Iterable[Mention], covering: list[tuple[int, int]],
+              names: list[tuple[int, int]]) -> list[Mention]:
+    """The mentions no covering span holds and that are not inside a mention of the entity's own names."""
+    out = []
+    for m in mentions:
+        if any(s <= m.start and m.end <= e for s, e in covering):
+            continue
+        if m.kind == "enumeration" and any(m.start <= s and e <= m.end for s, e in covering):
+            continue  # an item holding a kept value (男歌手 for 歌手), as the enumeration rule reads it
+        if any(s <= m.start and m.end <= e for s, e in names):
+            continue
+        out.append(m)
+    return out

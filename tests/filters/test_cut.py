@@ -1,0 +1,109 @@
+"""Cutting a pair's text to what its kept triples state (filters.cut)."""
+
+from __future__ import annotations
+
+import pytest
+
+from filters.align import AlignmentRules
+from filters.base import Funnel, apply_filters, rejudge
+from filters.mentions import find_mentions
+from filters.triples import relation_aliases
+from schemas import Pair, Triple
+
+
+def judged(entity: str, text: str, rows: list[tuple[str, str]], search_drops=(), linked=(), cut=True) -> Pair:
+    """The pair of ``text`` and ``rows`` through the alignment; then, like search validation, the rows of
+    ``search_drops`` dropped and the pair judged again."""
+    aliases = relation_aliases()
+    triples = [Triple(entity, aliases.get(r, r), v) for r, v in rows]
+    relations = sorted({t.relation for t in triples})
+    triple_filters, pair_filters, cutter = AlignmentRules(dict.fromkeys(relations, 2), relations, cut=cut).judge()
+    pair = Pair(pair_id=f"p-{entity}", entity=entity, text=text, triples=triples, linked=list(linked))
+    (pair,) = apply_filters([pair], triple_filters, pair_filters, Funnel(), cutter)
+    if search_drops:
+        for triple in pair.triples:
+            if (triple.relation, triple.tail) in search_drops and triple.decision == "kept":
+                triple.decision, triple.reason = "dropped", "search:no_cooccurrence"
+        rejudge(pair, triple_filters, pair_filters, "search", cutter)
+    return pair
+
+
+def shipped(pair: Pair) -> str:
+    """The source text less the cut spans: what the text must be."""
+    return "".join(ch for i, ch in enumerate(pair.source_text)
+                   if not any(c["start"] <= i < c["end"] for c in pair.cuts))
+
+
+def kept(pair: Pair) -> list[tuple[str, str]]:
+    return [(t.relation, t.tail) for t in pair.kept_triples()]
+
+
+def test_a_date_said_of_the_verb_goes_alone_when_its_triple_is_dropped():
+    pair = judged("屠呦呦", "屠呦呦，1930年12月30日出生于浙江宁波，药学家。",
+                  [("出生地", "浙江宁波"), ("职业", "药学家"), ("出生日期", "1930年12月30日")],
+                  search_drops={("出生日期", "1930年12月30日")})
+    assert (pair.decision, pair.text) == ("kept", "屠呦呦，出生于浙江宁波，药学家。")
+    assert pair.text == shipped(pair)
+    assert [c["reason"] for c in pair.cuts] == ["uncovered date: 1930年12月30日"]
+
+
+@pytest.mark.parametrize("dropped, text", [
+    ("教育家", "墨子，战国时期思想家、科学家和军事家。"),
+    ("思想家", "墨子，战国时期教育家、科学家和军事家。"),
+    ("军事家", "墨子，战国时期思想家、教育家、科学家。"),
+])
+def test_a_list_item_goes_with_its_separator_and_the_list_stays_a_list(dropped, text):
+    rows = [("所处时代", "战国时期"), ("职业", "思想家"), ("职业", "教育家"), ("职业", "科学家"), ("职业", "军事家")]
+    pair = judged("墨子", "墨子，战国时期思想家、教育家、科学家和军事家。", rows, search_drops={("职业", dropped)})
+    assert (pair.decision, pair.text) == ("kept", text)
+    assert ("职业", dropped) not in kept(pair) and len(kept(pair)) == 4
+
+
+def test_a_lifespan_goes_whole_and_takes_the_other_date_along():
+    pair = judged("鲁迅", "鲁迅（1881年9月25日－1936年10月19日），原名周樟寿，浙江绍兴人，文学家。",
+                  [("出生日期", "1881年9月25日"), ("逝世日期", "1936年10月19日"), ("籍贯", "浙江绍兴"), ("职业", "文学家")],
+                  search_drops={("出生日期", "1881年9月25日")})
+    # never 「鲁迅（－1936年10月19日）」: the death date goes with the birth date's parentheses
+    assert (pair.decision, pair.text) == ("kept", "鲁迅，浙江绍兴人，文学家。")
+    assert kept(pair) == [("籍贯", "浙江绍兴"), ("职业", "文学家")]
+    reasons = {t.relation: t.reason for t in pair.triples}
+    assert reasons["逝世日期"] == "cut:stated_beside_uncovered_fact"
+
+
+def test_the_name_takes_the_place_of_a_pronoun_when_the_sentence_naming_it_goes():
+    pair = judged("屠呦呦", "屠呦呦，药学家。她于1955年毕业于北京医学院。",
+                  [("毕业院校", "北京医学院"), ("职业", "药学家")], search_drops={("职业", "药学家")})
+    assert (pair.decision, pair.text) == ("kept", "屠呦呦毕业于北京医学院。")
+    assert pair.text == shipped(pair)
+
+
+def test_a_claim_no_triple_makes_and_a_linked_name_go_with_their_clause():
+    pair = judged("李白", "李白（701年－762年），唐朝伟大的浪漫主义诗人，被后人誉为“诗仙”，与杜甫并称“李杜”。其诗想象奇特。",
+                  [("出生日期", "701年"), ("逝世日期", "762年"), ("所处时代", "唐朝"), ("职业", "诗人"), ("别名", "诗仙")],
+                  linked=["杜甫"])
+    assert (pair.decision, pair.text) == ("kept", "李白（701年－762年），唐朝伟大的浪漫主义诗人，被后人誉为“诗仙”。")
+    assert len(kept(pair)) == 5
+
+
+def test_a_pair_is_dropped_with_its_reason_when_no_fluent_cut_exists():
+    # the year stands inside the phrase that states the birthplace: no unit holds it alone
+    pair = judged("张三", "张三出生于1900年的北京。", [("出生地", "北京"), ("出生日期", "1900年")],
+                  search_drops={("出生日期", "1900年")})
+    assert (pair.decision, pair.reason) == ("dropped", "search:cut:no_fluent_cut")
+    assert "1900年" in pair.text  # a dropped pair keeps its text as it was; nothing ships
+
+
+def test_without_the_cut_the_text_is_judged_whole():
+    pair = judged("李白", "李白（701年－762年），唐朝诗人，与杜甫并称“李杜”。",
+                  [("出生日期", "701年"), ("逝世日期", "762年"), ("职业", "诗人")], linked=["杜甫"], cut=False)
+    assert pair.cuts == [] and pair.text == "李白（701年－762年），唐朝诗人，与杜甫并称“李杜”。"
+
+
+def test_mentions_are_standalone_dates_numbers_titles_values_and_linked_names():
+    from filters.align import AlignedText
+
+    text = AlignedText("中国人民银行于1948年12月1日成立，总部在北京，发行人民币，共有3万余名员工，出版《金融研究》。")
+    found = {(m.kind, m.text) for m in find_mentions(text, values=["中国", "北京"], links=["人民币"])}
+    assert ("value", "中国") not in found  # 中国 inside 中国人民银行 is no mention of 中国
+    assert {("date", "1948年12月1日"), ("value", "北京"), ("link", "人民币"), ("number", "3万余名"),
+            ("title", "《金融研究》")} <= found
