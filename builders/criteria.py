@@ -52,6 +52,7 @@ quietly, its global dictionary untouched); the segmentation of a text is cached.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
@@ -193,8 +194,13 @@ def answer_core(answer: str) -> str:
 
 def answer_length(answer: str) -> int:
     """Units in the answer's core: a Chinese character is one, and so is a run of Latin letters or digits,
-    so a Latin-script answer is measured in words (Willis Haviland Carrier is 3) and a number is one."""
-    return len(_LENGTH_UNIT.findall(answer_core(answer)))
+    so a Latin-script answer is measured in words (Willis Haviland Carrier is 3) and a number is one; an
+    answer that is a symbol alone (€, ¥: a currency's sign) is one."""
+    core = answer_core(answer)
+    units = len(_LENGTH_UNIT.findall(core))
+    if units == 0 and core and all(unicodedata.category(ch).startswith("S") for ch in core):
+        return 1
+    return units
 
 
 def answer_budget_ok(answer: str, max_chars: int) -> bool:

@@ -367,23 +367,73 @@ def _enumerations(text: str) -> list[list[tuple[int, int]]]:
         for word in ENUM_LAST:
             if word in last:
                 head, _, rest = last.partition(word)
-                following = next(iter(_jieba().cut(rest, HMM=False)), "")
-                if len(following) == 1 and is_cjk(following):
+                if len(rest) <= 1 or not head:
                     break  # 和 inside a compound (健脾和胃), not between two items
                 parts[-1:] = [(last_start, last_start + len(head)), (last_start + len(head) + len(word), last_end)]
                 break
         if any(_TITLE.search(text[a:b]) for a, b in parts):
             continue
-        first_tokens = list(_jieba().cut(text[parts[0][0]:parts[0][1]], HMM=False))
-        last_tokens = list(_jieba().cut(text[parts[-1][0]:parts[-1][1]], HMM=False))
-        items = [(parts[0][1] - len(first_tokens[-1]), parts[0][1]) if first_tokens else (parts[0][1], parts[0][1])]
-        items += parts[1:-1]
-        items.append((parts[-1][0], parts[-1][0] + len(last_tokens[0])) if last_tokens else (parts[-1][0],) * 2)
+        middle = sorted(b - a for a, b in parts[1:-1])
+        typical = middle[len(middle) // 2] if middle else 0
+        items = [(_item_start(text, *parts[0], typical), parts[0][1]), *parts[1:-1],
+                 (parts[-1][0], _item_end(text, *parts[-1], typical))]
         items = [_strip_title(text, a, b) for a, b in items]
         items = [(a, b) for a, b in items if a < b]
         if len(items) >= 2:
             found.append(items)
     return found
+
+
+# Words that end a list's first item before it, or its last item after it: verbs, function words (a name the
+# segmenter cut into characters gets any tag on them, so one character counts only when it is one of _STOP).
+_NOT_IN_ITEM = ("v", "p", "u", "c", "r", "d", "y", "e", "f", "m", "t")
+_STOP = frozenset("有是为的在于和与及了等之将把被由从向对以及或也都")
+
+
+def _in_item(word: str, flag: str, taken: int, typical: int) -> bool:
+    """Whether a word joins a list item already ``taken`` characters long, the list's items being ``typical``
+    long: a word of one character only while the item is shorter than the others, a longer one unless it is a
+    verb or a function word."""
+    if not word.strip() or not all(is_cjk(ch) or ch.isalnum() for ch in word):
+        return False
+    if len(word) == 1:
+        return word not in _STOP and taken + 1 <= typical
+    return taken + len(word) <= typical + 1 and not flag.startswith(_NOT_IN_ITEM)
+
+
+def _words(text: str) -> list[tuple[str, str]]:
+    import jieba.posseg
+
+    _jieba()
+    return [(w.word, w.flag) for w in jieba.posseg.cut(text, HMM=False)]
+
+
+def _item_start(text: str, start: int, end: int, typical: int) -> int:
+    """Where a list's first item begins, the part before its first 、 being text[start:end]: its last word, or
+    as many words back as the list's other items are long (杨波济 of 「人物有杨波济、范贤、高兰光」, which the
+    segmenter cuts into characters), never over a verb or a function word."""
+    words = _words(text[start:end])
+    if not words:
+        return end
+    at, taken = end - len(words[-1][0]), len(words[-1][0])
+    for word, flag in reversed(words[:-1]):
+        if not _in_item(word, flag, taken, typical):
+            break
+        at, taken = at - len(word), taken + len(word)
+    return at
+
+
+def _item_end(text: str, start: int, end: int, typical: int) -> int:
+    """Where a list's last item ends, the part after its last separator being text[start:end] (see _item_start)."""
+    words = _words(text[start:end])
+    if not words:
+        return start
+    at, taken = start + len(words[0][0]), len(words[0][0])
+    for word, flag in words[1:]:
+        if not _in_item(word, flag, taken, typical):
+            break
+        at, taken = at + len(word), taken + len(word)
+    return at
 
 
 class EnumerationFilter(PairFilter):

@@ -48,10 +48,6 @@ DATE_AFTER = ("年间", "以来", "起", "时", "后", "前", "间", "底", "初
 # What opens a sentence and stands for the entity (removed when the entity's name takes its place).
 PRONOUN = re.compile(r"^(?:他们|她们|它们|他|她|它|该[种属科书剧片词曲诗作]?|此[人书剧]?)")
 MAX_ROUNDS = 4
-# Mentions known only from the crawl's lexicon: cut where a unit of their own can go, never at the cost of
-# a supported triple (a description of another entity, 「清代文学家吴敬梓」, or a common noun, 「不平等条约」,
-# more often than a fact of the entry).
-SOFT = frozenset({"lexicon"})
 COPULA_ENDS = ("是", "为", "系", "乃", "属于", "成为", "作为")
 # What a qualifier may follow (「是中国药学家」, 「由隋朝工匠李春设计」, 「的著名诗人」).
 MODIFIED_AFTER = COPULA_ENDS + ("由", "被", "的")
@@ -318,8 +314,7 @@ class TextCutter:
             if opening_name is not None:
                 changed |= self._keep_opening(text, opening_name, self.relations)
             if not changed:
-                if any(any(text.keep[text.where[i]] for i in range(*back(m.start, m.end))) and m.kind not in SOFT
-                       for m in missing):
+                if any(any(text.keep[text.where[i]] for i in range(*back(m.start, m.end))) for m in missing):
                     raise NoFluentCut("no_fluent_cut")
                 break
         else:
@@ -348,8 +343,6 @@ class TextCutter:
         sentence = self._sentence_unit(at.structure, start)
         if sentence is not None and not _overlaps(*sentence, at.protected):
             return sentence
-        if mention.kind in SOFT:
-            return None
         # every unit holds a supported triple: the smallest takes it along
         for unit in [u for u in candidates if u[0] <= start and end <= u[1]] + clause_units:
             if unit[0] <= start and end <= unit[1]:
@@ -506,6 +499,9 @@ class TextCutter:
                 continue
             for clause in at.structure.sentence_clauses(number):
                 if _overlaps(clause.start, max(clause.end, clause.start + 1), at.protected):
+                    predicate = self._unsupported_predicate(at, clause)
+                    if predicate is not None:
+                        changed |= text.cut(*predicate, "supports no triple")
                     continue
                 body = at.text[clause.start:clause.end]
                 if not body.strip() or (clause.start, clause.end) in at.names or PRONOUN.fullmatch(body):
@@ -515,6 +511,30 @@ class TextCutter:
                         changed |= text.cut(*unit, "supports no triple")
                         break
         return changed
+
+    @staticmethod
+    def _unsupported_predicate(at: "_Round", clause: _Clause) -> tuple[int, int] | None:
+        """What follows the copula of a clause whose supported mentions all stand before it: 「桃泉科技大学（简称
+        桃泉科大）是一所理工类高等院校」 less its predicate is 「桃泉科技大学（简称桃泉科大）」."""
+        from filters.align import _jieba
+
+        inside = _bracketed(at.text)
+        last = max((e for s, e in at.protected if clause.start <= s < clause.end), default=None)
+        if last is None:
+            return None
+        i = clause.start
+        for word in _jieba().cut(at.text[clause.start:clause.end], HMM=False):
+            if i >= last and not inside[i] and word in ("是", "为", "系", "乃"):  # the copula, a word of its own
+                # only after the subject: the entity's name and what its brackets hold (never 「以X为开端」)
+                subject = "".join(ch for k, ch in enumerate(at.text[clause.start:i], clause.start)
+                                  if not inside[k] and at.text[k] not in "（）()"
+                                  and not any(s <= k < e for s, e in at.names))
+                if not subject.strip() and i + 1 < clause.end \
+                        and not _overlaps(i, clause.end, at.protected + at.covered):
+                    return i, clause.end
+                return None
+            i += len(word)
+        return None
 
     # -- tidying --------------------------------------------------------------------------------------
 
@@ -581,15 +601,16 @@ class TextCutter:
     def _keep_opening(text: _Text, name: tuple[int, int], relations: tuple[str, ...] = ()) -> bool:
         """Keep the entity's name at the text's start when the cuts took the sentence it opened and what is
         left opens with no subject of its own: a pronoun (which then goes), 其, a verb, an adverb, a copula, a
-        relation's name (「代表作有…」 is the entity's)."""
+        date or number (「1946年出生」), a relation's name (「代表作有…」 is the entity's)."""
         if all(text.keep[i] for i in range(*name)):
             return False
         rest = text.text
         pronoun = PRONOUN.match(rest)
         word, flag = _first_word(rest)
         relation = any(normalize(rest[:len(r) + 2]).startswith(r) for r in relations)
-        if not (pronoun or relation or rest[:1] == "其" or word in COPULA_ENDS or flag.startswith(("v", "d", "p"))):
-            return False
+        if not (pronoun or relation or rest[:1] == "其" or word in COPULA_ENDS
+                or flag.startswith(("v", "d", "p", "m", "t")) or word[:1].isdigit()):
+            return False  # what is left has a subject of its own (「中华人民共和国成立于…」)
         text.restore(*name)
         text.commit()
         if pronoun:

@@ -6,7 +6,8 @@ text states, in its normalised form (:class:`filters.align.AlignedText`), as spa
 * ``value``: a value of any infobox row of the entry, kept, dropped or filtered out;
 * ``date``: dates, years, months, centuries (1930年12月30日, 公元前221年, 19世纪);
 * ``number``: numbers with a unit or a counter (6397千米, 180万平方千米, 四次, 第26届, 15%);
-* ``title``: a title in 《》;
+* ``title``: a title in 《》; ``latin``: a name in Latin letters (Libellula maculata);
+* ``place``: a place and where within it (湖南省东部);
 * ``link``: a name the page links from its text;
 * ``lexicon``: a value that infobox rows of the crawl give on several pages (杜鹃花目, 萤科), the
   facts a text may state that its own infobox lacks;
@@ -23,9 +24,9 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from filters.normalize import normalize
+from filters.normalize import is_cjk, normalize
 
-KINDS = ("value", "date", "number", "title", "link", "lexicon", "enumeration")
+KINDS = ("value", "date", "number", "title", "latin", "place", "link", "lexicon", "enumeration")
 # Shorter names and values are too often part of an ordinary word to be a fact on their own.
 MIN_NAME_CHARS = 2
 
@@ -49,6 +50,10 @@ _NUMBER = re.compile(
     # written in characters: two or more (一 alone is an article: 一部小说, 一种植物)
     rf"|(?:第)?(?:[二两三四五六七八九十百千万]|一[十百千万])[一二三四五六七八九十百千万零]*(?:多|余)?(?:{_UNIT})")
 _TITLE = re.compile(r"《[^《》]+》")
+# A name written in Latin letters (a Latin binomial, a foreign name: the normalised text has no spaces).
+_LATIN = re.compile(r"[a-z][a-z.'\-]{3,}[a-z.]")
+# Where a place lies within another (湖南省东部, 南鹿市西北部): the place word before the direction, and it.
+_DIRECTION = re.compile(r"(?:东北|东南|西北|西南|东|西|南|北|中)部")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +106,10 @@ def find_mentions(aligned, values: Iterable[str] = (), links: Iterable[str] = ()
 
     for value in {normalize(v) for v in values if v}:
         if len(value) < MIN_NAME_CHARS and not value.isdigit():
+            # one character (男, 角) counts where the segmentation makes it a word of its own
+            for start, end in occurrences(aligned, value):
+                if start in aligned.bounds and end in aligned.bounds and is_cjk(value):
+                    add(start, end, "value")
             continue
         for start, end in occurrences(aligned, value):
             add(start, end, "value")
@@ -113,7 +122,15 @@ def find_mentions(aligned, values: Iterable[str] = (), links: Iterable[str] = ()
             needle = text[start:end]
             if not aligned.inside_number(start, end, needle) and aligned.standalone(start, end, needle):
                 add(start, end, "lexicon")
-    for pattern, kind in ((_DATE, "date"), (_NUMBER, "number"), (_TITLE, "title")):
+    for match in _DIRECTION.finditer(text):
+        start = max((b for b in aligned.bounds if b < match.start() and match.start() - b <= 8
+                     and b in aligned.bounds), default=match.start())
+        before = [b for b in sorted(aligned.bounds) if b < match.start()]
+        if len(before) >= 1 and match.start() in aligned.bounds:
+            start = before[-1]  # the word before the direction: 湖南省 of 湖南省东部
+            if match.start() - start >= 2:
+                add(start, match.end(), "place")
+    for pattern, kind in ((_DATE, "date"), (_NUMBER, "number"), (_TITLE, "title"), (_LATIN, "latin")):
         for match in pattern.finditer(text):
             start, end = match.span()
             if not aligned.inside_number(start, end, match.group(0)):
@@ -126,10 +143,17 @@ def find_mentions(aligned, values: Iterable[str] = (), links: Iterable[str] = ()
     return sorted(found.values(), key=lambda m: (m.start, -m.end, m.kind))
 
 
+# A supporting mention longer than its value by more than this holds words the value lacks (「设立了自1901年起每年
+# 颁发的诺贝尔奖」 for 设立诺贝尔奖): what stands inside it is not covered for that.
+SUPPORT_SLACK = 4
+
+
 def covering_spans(aligned, tails: Iterable[str], supports: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int]]:
     """Where the text writes what kept triples state: every occurrence of a kept value (standalone or not:
-    a mention inside one is part of it) and each supporting mention the grounding found."""
-    spans = list(supports)
+    a mention inside one is part of it) and each supporting mention the grounding found, where it writes the
+    value with no more than a few other characters (another date form, a word inserted)."""
+    tails = list(tails)
+    spans = [(s, e) for (s, e), tail in zip(supports, tails) if e - s <= len(normalize(tail)) + SUPPORT_SLACK]
     for tail in {normalize(t) for t in tails if t}:
         spans.extend(occurrences(aligned, tail, standalone=False))
         bare = tail.strip("《》")
@@ -143,10 +167,14 @@ def uncovered(mentions: Iterable[Mention], covering: list[tuple[int, int]],
     """The mentions no covering span holds and that are not inside a mention of the entity's own names."""
     out = []
     for m in mentions:
+        if m.kind == "enumeration":  # an item opening with a covered value is the rest (战国时期|思想家)
+            for s, e in covering:
+                if s <= m.start < e < m.end:
+                    m = Mention(e, m.end, m.kind, m.text[e - m.start:])
         if any(s <= m.start and m.end <= e for s, e in covering):
             continue
-        if m.kind == "enumeration" and any(m.start <= s and e <= m.end for s, e in covering):
-            continue  # an item holding a kept value (男歌手 for 歌手), as the enumeration rule reads it
+        if m.kind == "enumeration" and any(m.start <= s and e == m.end for s, e in covering):
+            continue  # an item ending with a kept value is a mention of it (男歌手 for 歌手; 陶瓷砖 is no 陶瓷)
         if any(s <= m.start and m.end <= e for s, e in names):
             continue
         out.append(m)

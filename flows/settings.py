@@ -73,7 +73,7 @@ class AlignSettings(_Section):
     enumerations_must_be_covered: bool = True
     cut: bool = Field(True, description="cut what a pair's text states beyond its kept triples (the smallest fluent "
                       "unit: a list item, a parenthetical, a clause, a sentence) instead of dropping the pair")
-    lexicon_min_pages: int = Field(2, ge=1, description="a value infobox rows give on at least this many pages of the "
+    lexicon_min_pages: int = Field(1, ge=1, description="a value infobox rows give on at least this many pages of the "
                                    "crawl is a fact wherever a text states it (what the cut looks for)")
     learn_cues: bool = Field(True, description="learn how texts say each relation from the crawl itself (the words "
                              "next to its values) and use them beside filters/relation_cues.tsv; written to the run's "

@@ -104,9 +104,14 @@ def covered(what: str, tails: Iterable[str], names: Iterable[str]) -> bool:
     what = what.strip("《》")
     for value in list(tails) + list(names):
         value = normalize(value).strip("《》")
-        if value and what in value:
+        if value and (what in value or _place(what) in _place(value)):
             return True
     return False
+
+
+def _place(value: str) -> str:
+    """A place name without its administrative words: 山西南鹿 is 山西省南鹿市."""
+    return re.sub("[省市县]", "", value)
 
 
 def uncovered(text: str, tails: list[str], names: list[str], values: Iterable[str] = (), links: Iterable[str] = (),

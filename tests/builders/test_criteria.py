@@ -130,6 +130,8 @@ def test_word_list_rejects_a_line_with_spaces(tmp_path):
     ("Association of Certified Fraud Examiners (ACFE)", "Association of Certified Fraud Examiners", 5),
     ("(Mg,Al)8(Al,Si)6O20", "86O20", 1),
     ("3.46", "3.46", 1),
+    ("€", "€", 1),  # a currency's sign is an answer of one unit (the release gate wants at least one)
+    ("¥", "¥", 1),
 ])
 def test_answer_length_is_measured_on_the_chinese_core(answer, core, length):
     assert answer_core(answer) == core
