@@ -366,7 +366,7 @@ def _enumerations(text: str) -> list[list[tuple[int, int]]]:
         last = text[last_start:last_end]
         for word in ENUM_LAST:
             if word in last:
-                head, _, rest = last.partition(word)
+                head, _, rest = last.rpartition(word)  # the last one: 和 may stand in a name (桃和牌)
                 if len(rest) <= 1 or not head:
                     break  # 和 inside a compound (健脾和胃), not between two items
                 parts[-1:] = [(last_start, last_start + len(head)), (last_start + len(head) + len(word), last_end)]

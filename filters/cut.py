@@ -669,11 +669,21 @@ def _list_items(at: "_Round", start: int, end: int) -> list[tuple[int, int, str]
     items[0] = (first_a, first_b, "")
     last_a, last_b, sep = items[-1]
     cut_at = min([last_a + i for i, ch in enumerate(text[last_a:last_b]) if ch in "等）)”"] + [last_b])
-    stated_end = [e for s, e in at.stated + at.protected + at.missing if s == last_a and e <= last_b]
-    items[-1] = (last_a, max(stated_end) if stated_end else cut_at, sep)
+    middle = sorted(b - a for a, b, _ in items[1:-1])
+    typical = middle[len(middle) // 2] if middle else 0
+    # as long as the others (黄章牌乳饮料, not 黄章), never over the verb after it (「…和崔善方主演」)
+    end = max([_item_end(text, last_a, cut_at, typical)]
+              + [e for s, e in at.stated + at.protected + at.missing if s == last_a and e <= cut_at])
+    items[-1] = (last_a, end, sep)
     if not any(a <= start and end <= b for a, b, _ in items):
         return []
     return [(a, b, s) for a, b, s in items if b > a]
+
+
+def _item_end(text: str, start: int, end: int, typical: int) -> int:
+    from filters.align import _item_end as item_end
+
+    return item_end(text, start, end, typical)
 
 
 def _first_word(text: str) -> tuple[str, str]:

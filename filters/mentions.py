@@ -143,6 +143,9 @@ def find_mentions(aligned, values: Iterable[str] = (), links: Iterable[str] = ()
     return sorted(found.values(), key=lambda m: (m.start, -m.end, m.kind))
 
 
+# At most this much may stand before a kept value at the end of a list item for the item to be the value
+# (男歌手 is a 歌手).
+HEAD_FINAL_PREFIX = 2
 # A supporting mention longer than its value by more than this holds words the value lacks (「设立了自1901年起每年
 # 颁发的诺贝尔奖」 for 设立诺贝尔奖): what stands inside it is not covered for that.
 SUPPORT_SLACK = 4
@@ -173,8 +176,10 @@ def uncovered(mentions: Iterable[Mention], covering: list[tuple[int, int]],
                     m = Mention(e, m.end, m.kind, m.text[e - m.start:])
         if any(s <= m.start and m.end <= e for s, e in covering):
             continue
-        if m.kind == "enumeration" and any(m.start <= s and e == m.end for s, e in covering):
-            continue  # an item ending with a kept value is a mention of it (男歌手 for 歌手; 陶瓷砖 is no 陶瓷)
+        if m.kind == "enumeration" and any(m.start <= s and e == m.end and s - m.start <= HEAD_FINAL_PREFIX
+                                           for s, e in covering):
+            continue  # an item ending with a kept value is a mention of it (男歌手 for 歌手; 陶瓷砖 is no 陶瓷,
+            # and 红银牌数控机床 is a product, no 数控机床)
         if any(s <= m.start and m.end <= e for s, e in names):
             continue
         out.append(m)
