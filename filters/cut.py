@@ -672,9 +672,9 @@ def _list_items(at: "_Round", start: int, end: int) -> list[tuple[int, int, str]
     middle = sorted(b - a for a, b, _ in items[1:-1])
     typical = middle[len(middle) // 2] if middle else 0
     # as long as the others (黄章牌乳饮料, not 黄章), never over the verb after it (「…和崔善方主演」)
-    end = max([_item_end(text, last_a, cut_at, typical)]
-              + [e for s, e in at.stated + at.protected + at.missing if s == last_a and e <= cut_at])
-    items[-1] = (last_a, end, sep)
+    last_end = max([_item_end(text, last_a, cut_at, typical)]
+                   + [e for s, e in at.stated + at.protected + at.missing if s == last_a and e <= cut_at])
+    items[-1] = (last_a, last_end, sep)
     if not any(a <= start and end <= b for a, b, _ in items):
         return []
     return [(a, b, s) for a, b, s in items if b > a]
