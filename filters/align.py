@@ -392,13 +392,15 @@ _STOP = frozenset("有是为的在于和与及了等之将把被由从向对以�
 
 def _in_item(word: str, flag: str, taken: int, typical: int) -> bool:
     """Whether a word joins a list item already ``taken`` characters long, the list's items being ``typical``
-    long: a word of one character only while the item is shorter than the others, a longer one unless it is a
-    verb or a function word."""
+    long: while the item is no longer than the others, any word but a function word of one character (有, 和,
+    了 …); one character more, a character or a noun."""
     if not word.strip() or not all(is_cjk(ch) or ch.isalnum() for ch in word):
         return False
     if len(word) == 1:
-        return word not in _STOP and taken + 1 <= typical
-    return taken + len(word) <= typical + 1 and not flag.startswith(_NOT_IN_ITEM)
+        return word not in _STOP and taken + 1 <= typical + 1
+    # within the others' length, whatever it is (推恩 of 推恩令, which the segmenter calls a verb); a little over
+    # it, a noun
+    return taken + len(word) <= typical or taken + len(word) <= typical + 1 and not flag.startswith(_NOT_IN_ITEM)
 
 
 def _words(text: str) -> list[tuple[str, str]]:

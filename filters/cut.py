@@ -5,33 +5,36 @@ rest whole, texts that state facts no triple has among them. Here, instead, ever
 (:mod:`filters.mentions`) that no kept triple covers is cut from the text with the smallest unit that
 holds it and leaves good Chinese:
 
-1. an item of a list (「A、B和C」 less B is 「A和C」), when the item is the mention;
+1. an item of a list (「A、B和C」 less B is 「A和C」), never every item (the clause goes then);
 2. a date said of the clause's verb (「1930年出生于宁波」, 「于1492年到达美洲」, 「1936年起连载」);
-3. a part of a parenthetical （…）, or the whole parenthetical (a lifespan only whole);
-4. the clause (between ，), or what follows the subject when the clause opens the sentence with the
-   entity's name (「屠呦呦出生于宁波，毕业于…」 less the birthplace is 「屠呦呦毕业于…」);
-5. the sentence.
+3. a qualifier of the noun after it (「中国药学家」, 「唐朝伟大的诗人」, 「东汉的蔡伦」);
+4. a value ending its clause with the word naming it (「最高峰托木尔峰海拔7443.8米」 less the height);
+5. a part of a parenthetical （…）, or the whole parenthetical (a lifespan only whole);
+6. the clause (between ，), or what follows its subject when the clause opens the sentence (「屠呦呦出生于
+   宁波，毕业于…」 less the birthplace is 「屠呦呦，毕业于…」; 「他七次出击匈奴，收复河套地区」 less the count is
+   「他收复河套地区」);
+7. the sentence.
 
-Sentences that support no kept triple are cut whole, and so are clauses that support none and mention
-nothing a kept triple states (「其诗想象奇特」: a claim no triple makes). What remains is tidied (no
-dangling ，、 or empty brackets), and the text always opens with the entity's name where the source did:
-when the opening sentence is cut, its name is kept and a pronoun opening what follows goes with the rest
-(「屠呦呦……。她于1955年毕业于…」 is 「屠呦呦于1955年毕业于…」). Then the kept triples are grounded again in the
-cut text (a triple whose only support was cut with its clause is dropped) and the cut repeats until the
-text states nothing uncovered; where no unit can be cut without the last supported triple, the pair
-cannot be cut fluently. The CDTP pair rules then judge the cut text.
+Where every unit holds a supported mention, the smallest takes that triple along. Sentences and clauses
+that support no kept triple are cut whole (「其诗想象奇特」: a claim no triple makes), and so is a predicate
+after the subject's copula that supports none (「X（简称Y）是一所理工类高等院校」). What remains is tidied
+(no dangling ，、, empty brackets, or a connective such as 此后 whose sentence before it went), and the
+text opens with the entity's name where the source did and what is left has no subject of its own: the
+name is kept and a pronoun opening what follows goes (「屠呦呦……。她于1955年毕业于…」 is 「屠呦呦于1955年毕业
+于…」). Then the kept triples are grounded again in the cut text (a triple whose only support was cut is
+dropped) and the cut repeats until the text states nothing uncovered; where that takes every supported
+triple, the pair cannot be cut fluently. The CDTP pair rules then judge the cut text.
 
-Every offset here is in the text as written (the source), except where a name says ``norm``; the
-normalised text is mapped back with :func:`filters.normalize.normalize_mapped`.
+Every offset here is in the text as written (the source); the normalised text the mentions and the
+grounding are found in is mapped back with :func:`filters.normalize.normalize_mapped`.
 """
-
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from filters.mentions import Lexicon, Mention, covering_spans, find_mentions, occurrences, uncovered
+from filters.mentions import Lexicon, Mention, RelationNames, covering_spans, find_mentions, occurrences, uncovered
 from filters.normalize import normalize, normalize_mapped
 from schemas import Pair, Triple
 
@@ -180,7 +183,6 @@ class _Round:
     names: list[tuple[int, int]]  # the entity's names (with their 《》)
     covered: list[tuple[int, int]]  # what kept triples state (their written values, their supports)
     missing: list[tuple[int, int]]  # the mentions to cut
-    links: list[tuple[int, int]]  # names the page links
 
     @property
     def stated(self) -> list[tuple[int, int]]:
@@ -251,8 +253,10 @@ class TextCutter:
     def __init__(self, grounding, lexicon: Lexicon | None = None, relations: Iterable[str] = ()):
         self.grounding = grounding
         self.lexicon = lexicon
-        # relation names and their other names: a text opening with one (「代表作有…」, 「首都为…」) needs its subject
+        # relation names and their other names: a text opening with one (「代表作有…」, 「首都为…」) needs its subject,
+        # and what one introduces is a fact (「父亲司马谈」)
         self.relations = tuple(sorted({normalize(r) for r in relations if len(r) >= 2}, key=len, reverse=True))
+        self.named = RelationNames(self.relations)
 
     def cut(self, pair: Pair) -> CutResult:
         """The pair's source text cut to its kept triples; raises NoFluentCut when it cannot be. The pair's
@@ -287,7 +291,7 @@ class TextCutter:
                 live.append(triple)
             if not live:
                 raise NoFluentCut("no_fluent_cut")
-            mentions = find_mentions(aligned, values, pair.linked, self.lexicon)
+            mentions = find_mentions(aligned, values, pair.linked, self.lexicon, relations=self.named)
             covering = covering_spans(aligned, [t.tail for t in live], supports)
             name_spans = [_with_title_marks(aligned.text, s) for name in {normalize(n) for n in names}
                           for s in occurrences(aligned, name, False)]
@@ -298,8 +302,7 @@ class TextCutter:
 
             at = _Round(current, _Structure.of(current), [back(*s) for s in supports],
                         [back(*s) for s in name_spans], [back(*s) for s in covering],
-                        [back(m.start, m.end) for m in missing],
-                        [back(m.start, m.end) for m in mentions if m.kind == "link"])
+                        [back(m.start, m.end) for m in missing])
             changed = False
             for mention in missing:
                 start, end = back(mention.start, mention.end)
@@ -324,9 +327,8 @@ class TextCutter:
     # -- units ----------------------------------------------------------------------------------------
 
     def _unit(self, at: "_Round", mention: Mention, start: int, end: int) -> tuple[int, int] | None:
-        """The smallest unit holding [start, end) that no supporting mention stands in. Where every unit holds
-        one, the smallest clause-level unit (the triples it supported are grounded again in what is left), or
-        nothing for a lexicon value that qualifies another entity named right after it (SOFT)."""
+        """The smallest unit holding [start, end) that no supporting mention stands in; where every unit holds
+        one, the smallest of them (the triples it supported are grounded again in what is left)."""
         candidates = [u for u in (self._list_item(at, start, end),
                                   self._date_adverbial(at, mention, start, end),
                                   self._modifier(at, start, end),
@@ -660,17 +662,17 @@ def _list_items(at: "_Round", start: int, end: int) -> list[tuple[int, int, str]
         a = bounds[k] + (len(seps[k - 1][1]) if k else 0)
         b = bounds[k + 1]
         items.append((a, b, seps[k - 1][1] if k else ""))
-    first_a, first_b, _ = items[0]
-    stops = [e for s, e in at.stated + at.protected if first_a <= e < first_b] + \
-        [first_a + m.end() for m in re.finditer("|".join(map(re.escape, MODIFIED_AFTER + ("（", "(", "“"))),
-                                                text[first_a:first_b])]
-    if stops:
-        first_a = max(stops)
-    items[0] = (first_a, first_b, "")
-    last_a, last_b, sep = items[-1]
-    cut_at = min([last_a + i for i, ch in enumerate(text[last_a:last_b]) if ch in "等）)”"] + [last_b])
     middle = sorted(b - a for a, b, _ in items[1:-1])
     typical = middle[len(middle) // 2] if middle else 0
+    first_a, first_b, _ = items[0]
+    # as long as the others, never over the verb before it (「推行推恩令、独尊儒术」 lists 推恩令), nor over what
+    # a kept triple states, a copula or a 的
+    stops = [e for s, e in at.stated + at.protected if first_a <= e < first_b] + \
+        [first_a + m.end() for m in re.finditer("|".join(map(re.escape, MODIFIED_AFTER + ("（", "(", "“"))),
+                                                text[first_a:first_b])] + [_item_start(text, first_a, first_b, typical)]
+    items[0] = (max(stops), first_b, "")
+    last_a, last_b, sep = items[-1]
+    cut_at = min([last_a + i for i, ch in enumerate(text[last_a:last_b]) if ch in "等）)”"] + [last_b])
     # as long as the others (黄章牌乳饮料, not 黄章), never over the verb after it (「…和崔善方主演」)
     last_end = max([_item_end(text, last_a, cut_at, typical)]
                    + [e for s, e in at.stated + at.protected + at.missing if s == last_a and e <= cut_at])
@@ -684,6 +686,12 @@ def _item_end(text: str, start: int, end: int, typical: int) -> int:
     from filters.align import _item_end as item_end
 
     return item_end(text, start, end, typical)
+
+
+def _item_start(text: str, start: int, end: int, typical: int) -> int:
+    from filters.align import _item_start as item_start
+
+    return item_start(text, start, end, typical)
 
 
 def _first_word(text: str) -> tuple[str, str]:

@@ -11,6 +11,7 @@ text states, in its normalised form (:class:`filters.align.AlignedText`), as spa
 * ``link``: a name the page links from its text;
 * ``lexicon``: a value that infobox rows of the crawl give on several pages (杜鹃花目, 萤科), the
   facts a text may state that its own infobox lacks;
+* ``named``: what follows a relation's name of the crawl (司马谈 of 「父亲司马谈」);
 * ``enumeration``: an item of an enumeration in the text (CDTP's rule: every item covered).
 
 Every mention is standalone: never inside a longer number, and a name never inside a longer word
@@ -26,7 +27,7 @@ from typing import Iterable
 
 from filters.normalize import is_cjk, normalize
 
-KINDS = ("value", "date", "number", "title", "latin", "place", "link", "lexicon", "enumeration")
+KINDS = ("value", "date", "number", "title", "latin", "place", "link", "lexicon", "named", "enumeration")
 # Shorter names and values are too often part of an ordinary word to be a fact on their own.
 MIN_NAME_CHARS = 2
 
@@ -92,8 +93,75 @@ def occurrences(aligned, needle: str, standalone: bool = True) -> Iterable[tuple
         start = text.find(needle, start + 1)
 
 
+class RelationNames:
+    """The crawl's relation names, found in a text in one pass: a name with a value right after it (「父亲
+    司马谈」, 「首都为北京」) states that relation whatever the infobox holds."""
+
+    def __init__(self, names: Iterable[str] = ()):
+        import ahocorasick_rs
+
+        self.names = sorted({n for n in (normalize(x) for x in names) if len(n) >= MIN_NAME_CHARS})
+        self._automaton = ahocorasick_rs.AhoCorasick(self.names) if self.names else None
+
+    def values(self, aligned) -> list[tuple[int, int]]:
+        """(start, end) of each value a relation name introduces: its first word after the name (and a 为, 是,
+        有 or colon), a name the segmenter cut into characters whole; a noun, a name, a title or a number."""
+        from filters.align import ORDINARY_WORDS, VALUE_STARTS
+
+        if self._automaton is None:
+            return []
+        text, out = aligned.text, []
+        words = _words_from(aligned)
+        for _, start, end in self._automaton.find_matches_as_indexes(text):
+            name = text[start:end]
+            if start not in aligned.bounds or end not in aligned.bounds:
+                continue  # inside a word (父亲节 names no father)
+            if name in ORDINARY_WORDS and text[end:end + 1] not in VALUE_STARTS:
+                continue
+            at = end
+            while at < len(text) and text[at] in "为是有:：" and at - end < 2:
+                at += 1
+            value = _value_at(text, at, words)
+            if value is not None:
+                out.append(value)
+        return out
+
+
+def _words_from(aligned) -> dict[int, tuple[int, str]]:
+    """start -> (end, part of speech) of each jieba word of the aligned text."""
+    import jieba.posseg
+
+    from filters.align import _jieba
+
+    _jieba()
+    out, at = {}, 0
+    for word in jieba.posseg.cut(aligned.text, HMM=False):
+        out[at] = (at + len(word.word), word.flag)
+        at += len(word.word)
+    return out
+
+
+def _value_at(text: str, at: int, words: dict[int, tuple[int, str]]) -> tuple[int, int] | None:
+    if at >= len(text):
+        return None
+    if text[at] == "《":
+        close = text.find("》", at)
+        return (at, close + 1) if close != -1 else None
+    if at not in words:
+        return None
+    end, flag = words[at]
+    if end - at >= 2:
+        return (at, end) if flag.startswith(("n", "x", "eng", "m")) or text[at].isdigit() else None
+    # one character at a time while they are a name the segmenter cut up (司/马/谈), at most four
+    stop = at
+    while stop in words and words[stop][0] - stop == 1 and stop - at < 4 and is_cjk(text[stop]) \
+            and text[stop] not in "的之和与及了在于是为有等也都":
+        stop += 1
+    return (at, stop) if stop - at >= 2 else None
+
+
 def find_mentions(aligned, values: Iterable[str] = (), links: Iterable[str] = (), lexicon: Lexicon | None = None,
-                  enumerations: bool = True) -> list[Mention]:
+                  enumerations: bool = True, relations: RelationNames | None = None) -> list[Mention]:
     """The factual mentions of a normalised text (see the module docstring), ordered by position; where two
     overlap, both are kept (the cut takes the larger)."""
     text = aligned.text
@@ -135,6 +203,9 @@ def find_mentions(aligned, values: Iterable[str] = (), links: Iterable[str] = ()
             start, end = match.span()
             if not aligned.inside_number(start, end, match.group(0)):
                 add(start, end, kind)
+    if relations is not None:
+        for start, end in relations.values(aligned):
+            add(start, end, "named")
     if enumerations:
         from filters.align import enumeration_spans
 

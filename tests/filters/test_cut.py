@@ -11,12 +11,14 @@ from filters.triples import relation_aliases
 from schemas import Pair, Triple
 
 
-def judged(entity: str, text: str, rows: list[tuple[str, str]], search_drops=(), linked=(), cut=True) -> Pair:
-    """The pair of ``text`` and ``rows`` through the alignment; then, like search validation, the rows of
-    ``search_drops`` dropped and the pair judged again."""
+def judged(entity: str, text: str, rows: list[tuple[str, str]], search_drops=(), linked=(), cut=True,
+           crawl_relations=()) -> Pair:
+    """The pair of ``text`` and ``rows`` through the alignment (``crawl_relations``: relations other pages of
+    the crawl have); then, like search validation, the rows of ``search_drops`` dropped and the pair judged
+    again."""
     aliases = relation_aliases()
     triples = [Triple(entity, aliases.get(r, r), v) for r, v in rows]
-    relations = sorted({t.relation for t in triples})
+    relations = sorted({t.relation for t in triples} | set(crawl_relations))
     triple_filters, pair_filters, cutter = AlignmentRules(dict.fromkeys(relations, 2), relations, cut=cut).judge()
     pair = Pair(pair_id=f"p-{entity}", entity=entity, text=text, triples=triples, linked=list(linked))
     (pair,) = apply_filters([pair], triple_filters, pair_filters, Funnel(), cutter)
@@ -107,3 +109,22 @@ def test_mentions_are_standalone_dates_numbers_titles_values_and_linked_names():
     assert ("value", "中国") not in found  # 中国 inside 中国人民银行 is no mention of 中国
     assert {("date", "1948年12月1日"), ("value", "北京"), ("link", "人民币"), ("number", "3万余名"),
             ("title", "《金融研究》")} <= found
+
+
+def test_a_policy_list_keeps_its_verb_when_its_first_item_goes():
+    text = "汉武帝，西汉皇帝。他推行推恩令、独尊儒术、盐铁官营等措施，北击匈奴。"
+    pair = judged("汉武帝", text, [("所处时代", "西汉"), ("主要成就", "独尊儒术"), ("主要成就", "北击匈奴"),
+                                   ("主要成就", "推恩令"), ("主要成就", "盐铁官营")],
+                  search_drops={("主要成就", "推恩令"), ("主要成就", "盐铁官营")})
+    assert (pair.decision, pair.text) == ("kept", "汉武帝，西汉皇帝。他推行独尊儒术等措施，北击匈奴。")
+
+
+def test_what_a_relation_names_is_a_fact_even_without_its_row():
+    text = "司马迁，西汉史学家。他继承父亲司马谈的遗志出任太史令，撰写了《史记》。"
+    rows = [("所处时代", "西汉"), ("职业", "史学家"), ("官职", "太史令"), ("代表作品", "《史记》")]
+    pair = judged("司马迁", text, rows + [("父亲", "司马谈")])
+    assert pair.text == text  # the father is a kept triple: the clause stays
+    pair = judged("司马迁", text, rows, crawl_relations=["父亲"])
+    # no triple says who his father was: the clause goes, and the post it names with it
+    assert (pair.decision, pair.text) == ("kept", "司马迁，西汉史学家。他撰写了《史记》。")
+    assert ("官职", "太史令") not in kept(pair)
