@@ -6,8 +6,8 @@ Entries of the realistic profile (crawlers.mirror.realistic) are rendered as Bai
 back (the parser and cleaner see their citation marks and stray spaces), so every record is what a
 crawl of the mirror would hold; each entry's labels say what its summary states. Reported:
 
-* grounding: precision and recall of "the text states this infobox value" against the labelled
-  rows (``supported``), by how the row was planted;
+* grounding (with the relation cues a run learns from these pages): precision and recall of "the text
+  states this infobox value" against the labelled rows (``supported``), by how the row was planted;
 * each pair rule on its own (position index, trailing relation, enumeration), applied to the triples
   the grounding kept, against the truth the labels give: the position index of the supported rows
   at most 0.75; a relation named, after the last supported mention, by an extra fact no supported
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import statistics
 import sys
 import time
 from collections import Counter
@@ -102,8 +103,15 @@ def rules(page_shards: list[Path], labels: dict[str, dict]) -> dict:
             pair = page_to_pair(page)
             pairs.append((pair, labels[page.url]))
             vocabulary.update({t.relation for t in pair.triples})
+    # the grounding with the cues a run learns from these pages (filters.cues_learned)
+    from filters.cues_learned import CueLearner, as_table
+    from filters.grounding import Grounder, RelationCues
+
+    learner = CueLearner()
+    for pair, _ in pairs:
+        learner.add(pair.text, [(t.relation, t.tail) for t in pair.triples], [pair.entity])
     cache = _PairTextCache()
-    grounding = GroundingFilter(cache)
+    grounding = GroundingFilter(cache, Grounder(RelationCues(learned=as_table(learner.cues()))))
     grounded_pair = GroundedPairFilter(cache)
     position = PositionIndexFilter(0.75)
     trailing = TrailingRelationFilter(vocabulary, cache, aliases=aliases)
@@ -184,6 +192,10 @@ def funnel(page_shards: list[Path], work: Path) -> dict:
                          counts["triples_in"] - counts["triples_dropped"].get("grounding:restates_head", 0), 1),
                      "triples_in_kept_pairs": sum(sizes[k] * k for k in sizes),
                      "pairs_le3": sum(v for k, v in sizes.items() if k <= 3) / max(len(kept), 1),
+                     "triples_per_pair": sum(sizes[k] * k for k in sizes) / max(len(kept), 1),
+                     "pairs_cut": sum(1 for p in kept if p.cuts) / max(len(kept), 1),
+                     "median_chars_kept": (statistics.median(len(p.text) / max(len(p.source_text), 1) for p in kept)
+                                           if kept else 0.0),
                      "pairs_dropped": counts["pairs_dropped"]}
     for name, shards in (("items", verified["shards"]), ("items without search validation", deduped["shards"])):
         report = items_stage(shards, ItemsSettings(), work / name.replace(" ", "-"), work / "cache",
@@ -228,7 +240,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"{CDTP['pairs_per_entry']:.0%}), triples kept {f['triples_kept']:.1%} "
                   f"({f['triples_kept_of_others']:.1%} of those not restating the title; CDTP about half), "
                   "pairs with at most 3 triples "
-                  f"{f['pairs_le3']:.1%} (CDTP 96%)")
+                  f"{f['pairs_le3']:.1%} (CDTP 96%), triples per pair {f['triples_per_pair']:.2f}, texts cut "
+                  f"{f['pairs_cut']:.1%} (median share of characters kept {f['median_chars_kept']:.1%})")
             print("    pairs dropped: " + ", ".join(f"{k} {v}" for k, v in sorted(f["pairs_dropped"].items(),
                                                                                       key=lambda x: -x[1])))
     if args.json:
