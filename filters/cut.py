@@ -50,6 +50,7 @@ DATE_BEFORE = ("于", "在", "自", "从")
 DATE_AFTER = ("年间", "以来", "起", "时", "后", "前", "间", "底", "初", "末")
 # What opens a sentence and stands for the entity (removed when the entity's name takes its place).
 PRONOUN = re.compile(r"^(?:他们|她们|它们|他|她|它|该[种属科书剧片词曲诗作]?|此[人书剧]?)")
+PRONOUN_AT = re.compile(PRONOUN.pattern.lstrip("^"))  # matched at a position (match() anchors there)
 MAX_ROUNDS = 4
 COPULA_ENDS = ("是", "为", "系", "乃", "属于", "成为", "作为")
 # What a qualifier may follow (「是中国药学家」, 「由隋朝工匠李春设计」, 「的著名诗人」).
@@ -189,17 +190,18 @@ class _Round:
         return self.covered + self.names
 
     def subject_end(self, clause: _Clause, following: _Clause) -> int | None:
-        """Where the subject opening a sentence's first clause ends: the entity's name, or a noun (学校, 该校)
-        when the next clause goes on without one of its own (it opens with a verb, an adverb, a copula)."""
+        """Where the subject opening a sentence's first clause ends: the entity's name, or a pronoun (他, 该校)
+        when the next clause goes on without one of its own (it opens with a verb, an adverb, a copula). A
+        noun is no subject here: 「海拔976米，位于…」 opens with the relation its value follows."""
         name = max((e for s, e in self.names if s == clause.start and e < clause.end), default=None)
         if name is not None:
             return name
-        word, flag = _first_word(self.text[clause.start:clause.end])
-        if not word or not (flag.startswith("n") or flag == "r") or clause.start + len(word) >= clause.end:
+        pronoun = PRONOUN_AT.match(self.text, clause.start, clause.end)
+        if pronoun is None or pronoun.end() >= clause.end:
             return None
         next_word, next_flag = _first_word(self.text[following.start:following.end])
         if next_word in COPULA_ENDS or next_flag.startswith(("v", "d", "p")):
-            return clause.start + len(word)
+            return pronoun.end()
         return None
 
 
@@ -295,7 +297,9 @@ class TextCutter:
             covering = covering_spans(aligned, [t.tail for t in live], supports)
             name_spans = [_with_title_marks(aligned.text, s) for name in {normalize(n) for n in names}
                           for s in occurrences(aligned, name, False)]
-            missing = uncovered(mentions, covering, name_spans)
+            # the entity's title is no fact about it; its other names are (「又称上元节、灯节」 states 别名)
+            title_spans = [_with_title_marks(aligned.text, s) for s in occurrences(aligned, normalize(pair.entity), False)]
+            missing = uncovered(mentions, covering, title_spans)
 
             def back(start: int, end: int) -> tuple[int, int]:
                 return (begins[start], ends[end - 1]) if end > start else (begins[start], begins[start])
@@ -315,7 +319,7 @@ class TextCutter:
             text.commit()
             changed |= self._tidy(text)
             if opening_name is not None:
-                changed |= self._keep_opening(text, opening_name, self.relations)
+                changed |= self._keep_opening(text, opening_name, self.relations, names)
             if not changed:
                 if any(any(text.keep[text.where[i]] for i in range(*back(m.start, m.end))) for m in missing):
                     raise NoFluentCut("no_fluent_cut")
@@ -600,17 +604,20 @@ class TextCutter:
         return best
 
     @staticmethod
-    def _keep_opening(text: _Text, name: tuple[int, int], relations: tuple[str, ...] = ()) -> bool:
+    def _keep_opening(text: _Text, name: tuple[int, int], relations: tuple[str, ...] = (),
+                      names: list[str] = ()) -> bool:
         """Keep the entity's name at the text's start when the cuts took the sentence it opened and what is
         left opens with no subject of its own: a pronoun (which then goes), 其, a verb, an adverb, a copula, a
-        date or number (「1946年出生」), a relation's name (「代表作有…」 is the entity's)."""
+        date or number (「1946年出生」), a relation's name (「代表作有…」 is the entity's), or names the entity
+        nowhere (「东端起点为长安」)."""
         if all(text.keep[i] for i in range(*name)):
             return False
         rest = text.text
         pronoun = PRONOUN.match(rest)
         word, flag = _first_word(rest)
         relation = any(normalize(rest[:len(r) + 2]).startswith(r) for r in relations)
-        if not (pronoun or relation or rest[:1] == "其" or word in COPULA_ENDS
+        unnamed = not any(normalize(n) in normalize(rest) for n in names if n)
+        if not (pronoun or relation or unnamed or rest[:1] == "其" or word in COPULA_ENDS
                 or flag.startswith(("v", "d", "p", "m", "t")) or word[:1].isdigit()):
             return False  # what is left has a subject of its own (「中华人民共和国成立于…」)
         text.restore(*name)

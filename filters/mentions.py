@@ -16,7 +16,8 @@ text states, in its normalised form (:class:`filters.align.AlignedText`), as spa
 
 Every mention is standalone: never inside a longer number, and a name never inside a longer word
 (中国 in 中国人民银行). A mention is covered when it lies inside a written value of a kept triple, or
-inside the text's mention that supports one; the entity's own names are no fact about it.
+inside the text's mention that supports one; the entity's title is no fact about it (its other names are:
+「又称上元节、灯节」 states 别名).
 """
 
 from __future__ import annotations

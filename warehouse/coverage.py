@@ -12,7 +12,8 @@ the code whose promise it checks. A mention here is
 
 Values and names count where the text writes them as words (jieba's segmentation has a boundary at both
 ends, and no digit runs on); dates, numbers and titles wherever they stand. A mention is covered when a
-shipped triple's value holds it, or when it is one of the entity's own names.
+shipped triple's value holds it, or when it is the entity's title (its other names are facts a triple must
+state).
 """
 
 from __future__ import annotations
