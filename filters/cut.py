@@ -199,8 +199,7 @@ class _Round:
         pronoun = PRONOUN_AT.match(self.text, clause.start, clause.end)
         if pronoun is None or pronoun.end() >= clause.end:
             return None
-        next_word, next_flag = _first_word(self.text[following.start:following.end])
-        if next_word in COPULA_ENDS or next_flag.startswith(("v", "d", "p")):
+        if _opens_predicate(*_first_word(self.text[following.start:following.end])):
             return pronoun.end()
         return None
 
@@ -617,8 +616,8 @@ class TextCutter:
         word, flag = _first_word(rest)
         relation = any(normalize(rest[:len(r) + 2]).startswith(r) for r in relations)
         unnamed = not any(normalize(n) in normalize(rest) for n in names if n)
-        if not (pronoun or relation or unnamed or rest[:1] == "其" or word in COPULA_ENDS
-                or flag.startswith(("v", "d", "p", "m", "t")) or word[:1].isdigit()):
+        if not (pronoun or relation or unnamed or rest[:1] == "其" or _opens_predicate(word, flag)
+                or flag.startswith(("m", "t")) or word[:1].isdigit()):
             return False  # what is left has a subject of its own (「中华人民共和国成立于…」)
         text.restore(*name)
         text.commit()
@@ -699,6 +698,12 @@ def _item_start(text: str, start: int, end: int, typical: int) -> int:
     from filters.align import _item_start as item_start
 
     return item_start(text, start, end, typical)
+
+
+def _opens_predicate(word: str, flag: str) -> bool:
+    """Whether a word opens a predicate (a verb, an adverb, a preposition, a copula, a passive: 被誉为, which
+    the segmenter calls a noun)."""
+    return word in COPULA_ENDS or flag.startswith(("v", "d", "p")) or word[:1] in "被由将把"
 
 
 def _first_word(text: str) -> tuple[str, str]:

@@ -128,3 +128,9 @@ def test_what_a_relation_names_is_a_fact_even_without_its_row():
     # no triple says who his father was: the clause goes, and the post it names with it
     assert (pair.decision, pair.text) == ("kept", "司马迁，西汉史学家。他撰写了《史记》。")
     assert ("官职", "太史令") not in kept(pair)
+
+
+def test_the_name_comes_back_before_a_passive_the_segmenter_calls_a_noun():
+    text = "王选（1937年2月5日－2006年2月13日），出生于上海，北京大学教授。他主持研制的汉字激光照排系统引发了中国印刷业的技术革命，被誉为“当代毕昇”。"
+    pair = judged("王选", text, [("别名", "当代毕昇")])
+    assert (pair.decision, pair.text) == ("kept", "王选被誉为“当代毕昇”。")
