@@ -574,12 +574,13 @@ class TextCutter:
                     connective = CONNECTIVE.match(current, i)
                     if connective:
                         remove.extend(range(i, connective.end()))
-            if not remove and current and current[-1] in "，,、；;：:":
+            if not remove and current and current[-1] not in "。！？!?”」』）)":
                 # the text ends where a sentence went on: its own end mark comes back (「…称为钻石。」)
                 end = next((at for at in range(text.where[-1] + 1, len(text.source))
                             if text.source[at] in "。！？!?"), None)
                 if end is not None:
-                    text.cut(len(current) - 1, len(current), "tidy")
+                    if current[-1] in "，,、；;：:":
+                        text.cut(len(current) - 1, len(current), "tidy")
                     text.restore(end, end + 1)
                     text.commit()
                     changed = True
