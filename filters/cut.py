@@ -318,7 +318,7 @@ class TextCutter:
             text.commit()
             changed |= self._tidy(text)
             if opening_name is not None:
-                changed |= self._keep_opening(text, opening_name, self.relations, names)
+                changed |= self._keep_opening(text, opening_name, self.relations)
             if not changed:
                 if any(any(text.keep[text.where[i]] for i in range(*back(m.start, m.end))) for m in missing):
                     raise NoFluentCut("no_fluent_cut")
@@ -604,20 +604,19 @@ class TextCutter:
         return best
 
     @staticmethod
-    def _keep_opening(text: _Text, name: tuple[int, int], relations: tuple[str, ...] = (),
-                      names: list[str] = ()) -> bool:
+    def _keep_opening(text: _Text, name: tuple[int, int], relations: tuple[str, ...] = ()) -> bool:
         """Keep the entity's name at the text's start when the cuts took the sentence it opened and what is
         left opens with no subject of its own: a pronoun (which then goes), 其, a verb, an adverb, a copula, a
-        date or number (「1946年出生」), a relation's name (「代表作有…」 is the entity's), or names the entity
-        nowhere (「东端起点为长安」)."""
+        date or number (「1946年出生」), a relation's name in its first words (「代表作有…」, 「东端起点为长安」
+        are the entity's); never before a subject of its own (「清军入关并定都北京」)."""
         if all(text.keep[i] for i in range(*name)):
             return False
         rest = text.text
         pronoun = PRONOUN.match(rest)
         word, flag = _first_word(rest)
-        relation = any(normalize(rest[:len(r) + 2]).startswith(r) for r in relations)
-        unnamed = not any(normalize(n) in normalize(rest) for n in names if n)
-        if not (pronoun or relation or unnamed or rest[:1] == "其" or _opens_predicate(word, flag)
+        # a relation's name opening it, or in its first words (「东端起点为长安」)
+        relation = any(r in normalize(rest[:6]) for r in relations)
+        if not (pronoun or relation or rest[:1] == "其" or _opens_predicate(word, flag)
                 or flag.startswith(("m", "t")) or word[:1].isdigit()):
             return False  # what is left has a subject of its own (「中华人民共和国成立于…」)
         text.restore(*name)
