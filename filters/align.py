@@ -28,6 +28,7 @@ from typing import Iterable
 
 from filters.base import PairFilter, TripleFilter, Verdict
 from filters.normalize import is_cjk, normalize
+from filters.grounding import CLAUSE_MARKS
 from schemas import Pair, Triple
 
 ENUM_SEPARATORS = "、"
@@ -269,15 +270,18 @@ class TrailingRelationFilter(PairFilter):
     (one character: 字, 号, 科 ...) occur inside ordinary words too often to count.
     A name inside the entity's own name does not count (条约 in the title of a treaty). A name that is
     also an ordinary word (ORDINARY_WORDS: 影响, 国家 ...) counts only where a value follows it
-    (「其国家为…」), not in 「造成了一定影响」 or 「与许多国家建立了外交关系」.
+    (「其国家为…」), not in 「造成了一定影响」 or 「与许多国家建立了外交关系」. Nor does a name that, in the
+    clause of the last mention, is how a kept triple's relation is said there (特产 in 「X，浙江省建德市特产。」
+    states the kept 产地名称; ``cues`` gives a relation's cues, filters.grounding.RelationCues).
     """
 
     name = "trailing_relation"
 
     def __init__(self, vocabulary: Iterable[str], cache: _PairTextCache | None = None, min_length: int = 2,
-                 aliases: dict[str, str] | None = None):
+                 aliases: dict[str, str] | None = None, cues=None):
         import ahocorasick_rs
 
+        self.cues = cues
         # Another name of a relation counts as that relation (出生时间 is 出生日期).
         self.canonical = {normalize(a): normalize(c) for a, c in (aliases or {}).items()}
         vocabulary = set(vocabulary) | set((aliases or {}))
@@ -294,8 +298,16 @@ class TrailingRelationFilter(PairFilter):
         start = max(t.span_end for t in kept)
         tail_text = _mask_names(text[start:], pair)
         covered = {normalize(t.relation) for t in kept}
+        # the rest of the last mention's clause, where a kept triple's own cue says its relation
+        clause_end = next((i for i, ch in enumerate(tail_text) if ch in CLAUSE_MARKS), len(tail_text))
+        said = set()
+        if self.cues is not None:
+            for t in kept:
+                cues = self.cues(t.relation)
+                said.update(normalize(w) for w in (*cues.words, *cues.after))
         mentioned = sorted({self.names[i] for i, begin, end in self.automaton.find_matches_as_indexes(tail_text)
-                            if self.names[i] not in ORDINARY_WORDS or tail_text[end:end + 1] in VALUE_STARTS})
+                            if (self.names[i] not in ORDINARY_WORDS or tail_text[end:end + 1] in VALUE_STARTS)
+                            and not (end <= clause_end and self.names[i] in said)})
         uncovered = [m for m in mentioned if self.canonical.get(m, m) not in covered]
         if uncovered:
             return Verdict.drop("uncovered_relation_after_last_triple", relations=uncovered)
@@ -531,16 +543,18 @@ def cdtp_filters(vocabulary: Iterable[str], threshold: float = 0.75, enumeration
     learned_cues: relation cues learned from the crawl (filters.cues_learned), used beside the table's.
     """
     cache = _PairTextCache()
-    pair_filters: list[PairFilter] = [GroundedPairFilter(cache), PositionIndexFilter(threshold),
-                                      TrailingRelationFilter(vocabulary, cache, aliases=aliases)]
-    if enumerations_must_be_covered:
-        pair_filters.append(EnumerationFilter(cache))
     grounder = None
     if learned_cues:
         from filters.grounding import Grounder, RelationCues
 
         grounder = Grounder(RelationCues(learned=learned_cues))
-    triple_filters: list[TripleFilter] = [GroundingFilter(cache, grounder)]
+    grounding = GroundingFilter(cache, grounder)
+    pair_filters: list[PairFilter] = [GroundedPairFilter(cache), PositionIndexFilter(threshold),
+                                      TrailingRelationFilter(vocabulary, cache, aliases=aliases,
+                                                             cues=grounding.grounder.cues)]
+    if enumerations_must_be_covered:
+        pair_filters.append(EnumerationFilter(cache))
+    triple_filters: list[TripleFilter] = [grounding]
     rejected_relations = list(rejected_relations)
     if keep_relations is not None or rejected_relations:
         keep = vocabulary if keep_relations is None else keep_relations

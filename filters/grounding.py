@@ -51,6 +51,8 @@ INSTITUTIONS = ("院", "会", "部", "局", "所", "馆", "厅", "校", "公司"
 ADMINISTRATIVE = "市省县区镇乡州"
 # What may stand between a cue and a value that follows it in a list (「故称益母果或益母子」).
 LIST_MARKS = "、或和及与跟"
+# What stands between the items of what a text says (「个大、果形正，外形美观」).
+ITEM_MARKS = "、，,；;。“”「」\"'"
 PATTERNS = ("lifespan_birth", "lifespan_death", "paren_after_head", "descriptor", "qualifier", "copula", "opening",
             "phrase")
 # Relations that say what kind of thing the entity is (名称 ending): their values are said as descriptions.
@@ -221,6 +223,19 @@ def _adjacent_after(text: str, end: int, words: tuple[str, ...]) -> bool:
     return any(text.startswith(w, end) or text.startswith(w, j) for w in words if w)
 
 
+def _whole_item(text: str, names: list[str], begin: int, stop: int, start: int, end: int) -> bool:
+    """Whether a mention is a whole item of what the text says: its clause, an item of a list, or what follows
+    the entity's name (「味腴、气香、微红」, 「乳山草莓果个大，」), not part of a longer phrase (「肉质细」 in
+    「肉质细脆」)."""
+    before = text[begin:start]
+    for name in names:
+        if name and before.endswith(name):
+            before = ""
+    opened = not before or before[-1] in ITEM_MARKS or before in ("因", "以", "其")
+    closed = end == stop or text[end] in ITEM_MARKS or text.startswith("等", end)
+    return opened and closed
+
+
 def _name_spans(text: str, names: list[str], needle: str) -> list[tuple[int, int]]:
     """Where the text writes the entity's names longer than needle (a name equal to the value is the value)."""
     spans = []
@@ -344,7 +359,8 @@ class Grounder:
         outside = text[begin:start] + "\x00" + text[end:stop]
         if any(w in outside for w in cues.words):
             return True
-        if "phrase" in cues.patterns and end - start >= PHRASE_MIN_CHARS:
+        if "phrase" in cues.patterns and (end - start >= PHRASE_MIN_CHARS
+                                          or end - start >= 2 and _whole_item(text, names, begin, stop, start, end)):
             return True
         return bool(cues.patterns) and self._pattern(text, clauses, names, start, end, begin, stop, cues.patterns)
 

@@ -141,6 +141,19 @@ def test_trailing_mention_by_another_name_of_a_covered_relation_is_fine():
         assert judged.decision == expected, (aliases, judged.reason)
 
 
+def test_a_relation_name_saying_the_last_triple_in_its_own_clause_is_no_trailing_relation():
+    """Real Baidu Baike (bench/data/real_baike, 建德草莓): 特产 is a relation of the corpus and, after the
+    value, how the kept 产地名称 is said; after the clause it is a relation no triple covers."""
+    vocabulary = ["产地名称", "特产", "品质特点"]
+    text = "建德草莓，浙江省建德市特产。"
+    pair = judge("建德草莓", text, ("产地名称", "浙江省建德市"), vocabulary=vocabulary)
+    assert (pair.decision, pair.triples[0].decision) == ("kept", "kept")
+    pair = judge("建德草莓", "建德草莓是一种草莓，产于浙江省建德市，属特产。", ("产地名称", "浙江省建德市"),
+                 vocabulary=vocabulary)
+    assert pair.position_index > 0.75
+    assert pair.reason == "trailing_relation:uncovered_relation_after_last_triple"
+
+
 @pytest.mark.parametrize("dirty, expected", [
     ("李白（701年－762年），字太白。".encode("utf-8").decode("latin-1"), "李白（701年－762年），字太白。"),
     ("李白<b>字太白</b>&nbsp;，号青莲居士。", "李白字太白，号青莲居士。"),

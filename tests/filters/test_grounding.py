@@ -50,6 +50,14 @@ def grounded(text: str, relation: str, value: str, entity: str = "曹雪芹", al
     ("长江干流全长6397公里，流域面积180万平方公里。", "长度", "6397公里", "kept"),
     ("周杰伦，中国台湾流行乐男歌手、音乐人、演员。", "职业", "歌手", "kept"),
     ("鲁迅，浙江绍兴人，唐朝伟大的诗人。", "所处时代", "唐朝", "kept"),
+    # a short quality standing as an item of what the text says, not inside a longer phrase (real Baidu Baike
+    # summaries, bench/data/real_baike: 丰南胭脂稻, 秦安苹果)
+    ("曹雪芹因味腴、气香、微红、粒长，煮熟后红如胭脂。", "品质特点", "气香", "kept"),
+    ("曹雪芹果皮薄，肉质细脆，汁液多。", "品质特点", "肉质细", "relation_not_expressed"),
+    # ingredients said by how the dish is made; a main ingredient is not what the text calls an auxiliary one
+    ("曹雪芹是用鸡蛋，松花蛋，咸鸭蛋制作而成。", "原料", "鸡蛋", "kept"),
+    ("曹雪芹以木耳作为主要食材，以胡萝卜、香菜作为辅料凉拌而成。", "主要食材", "胡萝卜", "relation_not_expressed"),
+    ("曹雪芹以木耳作为主要食材，以胡萝卜、香菜作为辅料凉拌而成。", "配料", "香菜", "kept"),
     # a value's start is no mention of it: 中国 inside 中国人民银行
     ("中国人民银行是中华人民共和国的中央银行。", "国家", "中国", "value_not_in_text"),
     # the infobox's citation mark is no part of the value
