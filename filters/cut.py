@@ -204,6 +204,27 @@ class _Round:
         return None
 
 
+def _topic(at: "_Round", clause: _Clause, siblings: list[_Clause]) -> bool:
+    """Whether a clause opening a sentence that goes on is its topic: the entity's name and a 的-phrase ending in
+    a noun (「嘉荫水稻所生产的大米，形状纵长」). Cutting what follows the name would say the rest of the
+    entity itself (嘉荫水稻 is not 形状纵长; its rice is)."""
+    if not siblings or siblings[0] is not clause or len(siblings) < 2:
+        return False
+    name = max((e for s, e in at.names if s == clause.start and e < clause.end), default=None)
+    if name is None:
+        return False
+    rest = at.text[name:clause.end]
+    if "的" not in rest or any(ch in rest for ch in "（）()“”"):
+        return False
+    import jieba.posseg
+
+    head = rest[rest.rindex("的") + 1:]
+    words = jieba.posseg.lcut(head, HMM=False)
+    # nouns (the segmenter may call 大米 a numeral): nothing that predicates
+    return bool(words) and not any(w.flag.startswith(("v", "p", "c", "u", "d", "a", "y", "e", "l", "i"))
+                                   for w in words)
+
+
 def _pairs(text: str) -> list[tuple[int, int]]:
     """(open, close) of every matched bracket or quote; one left open matches nothing."""
     stack: list[int] = []
@@ -356,8 +377,8 @@ class TextCutter:
 
     @staticmethod
     def _list_item(at: "_Round", start: int, end: int):
-        """「A、B和C」: the item holding the mention, with the separator before it (after it, for the first);
-        never every item of a list (the clause goes then)."""
+        """「A、B和C」: the item holding the mention, with the separator before it (after it, for the first and
+        for an item all of whose items before go too); never every item of a list (the clause goes then)."""
         items = _list_items(at, start, end)
         if len(items) < 2:
             return None
@@ -365,7 +386,10 @@ class TextCutter:
             return None  # every item goes: the clause does
         for k, (a, b, sep) in enumerate(items):
             if a <= start and end <= b:
-                return (a - len(sep), b) if k else (a, items[1][0])
+                # the first item goes with the separator after it, and so does every item whose items before
+                # all go too (「在云南、贵州、陕西」 less 云南 and 贵州 is 「在陕西」, not 「在、陕西」)
+                leading = all(any(x < e and s < y for s, e in at.missing) for x, y, _ in items[:k])
+                return (a, items[k + 1][0]) if leading and k + 1 < len(items) else (a - len(sep), b)
         return None
 
     @staticmethod
@@ -460,6 +484,8 @@ class TextCutter:
         subject (the entity's name, or a noun the next clause goes on from: 「学校以…为校训，是…」)."""
         units = []
         siblings = at.structure.sentence_clauses(clause.sentence)
+        if _topic(at, clause, siblings):
+            return units  # what the sentence is about: without it the rest says its facts of something else
         if siblings and siblings[0] is clause and len(siblings) > 1:
             subject = at.subject_end(clause, siblings[1])
             if subject is not None and subject < clause.end:

@@ -134,3 +134,21 @@ def test_the_name_comes_back_before_a_passive_the_segmenter_calls_a_noun():
     text = "王选（1937年2月5日－2006年2月13日），出生于上海，北京大学教授。他主持研制的汉字激光照排系统引发了中国印刷业的技术革命，被誉为“当代毕昇”。"
     pair = judged("王选", text, [("别名", "当代毕昇")])
     assert (pair.decision, pair.text) == ("kept", "王选被誉为“当代毕昇”。")
+
+
+def test_the_first_items_of_a_list_go_with_the_separators_after_them():
+    """Real Baidu Baike (bench/data/real_baike, 苦刺): 「分布在云南、贵州、四川、陕西…」 with rows for the last
+    provinces only; the preposition before the list stays."""
+    text = "苦刺是茄科植物，分布在云南、贵州、四川、陕西、甘肃及山西各省区。"
+    pair = judged("苦刺", text, [("科", "茄科"), ("分布区域", "陕西"), ("分布区域", "甘肃"), ("分布区域", "山西"),
+                                 ("分布区域", "云南"), ("分布区域", "贵州"), ("分布区域", "四川")],
+                  search_drops={("分布区域", "云南"), ("分布区域", "贵州"), ("分布区域", "四川")})
+    assert (pair.decision, pair.text) == ("kept", "苦刺是茄科植物，分布在陕西、甘肃及山西各省区。")
+
+
+def test_the_topic_of_a_sentence_is_not_cut_from_what_it_says():
+    """Real Baidu Baike (嘉荫水稻): 「嘉荫水稻所生产的大米，形状纵长」 less 「所生产的大米」 would say the rice plant is
+    long; the topic stays with the facts said of it, or the sentence goes."""
+    text = "嘉荫水稻，黑龙江省嘉荫县特产。嘉荫水稻所生产的大米，形状纵长，长度约为0.8毫米左右。"
+    pair = judged("嘉荫水稻", text, [("产地名称", "黑龙江省嘉荫县"), ("品质特点", "形状纵长")])
+    assert (pair.decision, pair.text) == ("kept", "嘉荫水稻，黑龙江省嘉荫县特产。嘉荫水稻所生产的大米，形状纵长。")
