@@ -316,7 +316,7 @@ class TrailingRelationFilter(PairFilter):
 
 # Relation names that are ordinary words too: alone they mention no relation (「造成了一定影响」,
 # 「一项条约」); after them a value must start (其影响为…, 国家：…). Reviewable; our choice.
-ORDINARY_WORDS = frozenset({"影响", "国家", "条约", "地区", "地点", "时间", "作用", "意义", "结果", "原因", "特点", "关系",
+ORDINARY_WORDS = frozenset({"影响", "国家", "条约", "和约", "地区", "地点", "时间", "作用", "意义", "结果", "原因", "特点", "关系",
                             "内容", "方式", "目的", "形式", "领域", "环境", "问题", "情况", "水平", "成就", "贡献",
                             "作品", "音乐", "文字", "语言", "历史", "文化", "地位", "荣誉", "称号"})
 VALUE_STARTS = frozenset("为是:：有达约在于共计“\"《(（0123456789")

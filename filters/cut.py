@@ -48,6 +48,8 @@ LIST_LAST = ("以及", "和", "及", "与", "或")
 # What a date said of the verb may be introduced by, and end with.
 DATE_BEFORE = ("于", "在", "自", "从")
 DATE_AFTER = ("年间", "以来", "起", "时", "后", "前", "间", "底", "初", "末")
+# What makes an event a time said of the verb after it (「第一次世界大战结束后，…」).
+EVENT_AFTER = ("结束后", "结束时", "爆发后", "爆发时", "胜利后", "期间", "之后", "以后", "之初", "前夕")
 # What opens a sentence and stands for the entity (removed when the entity's name takes its place).
 PRONOUN = re.compile(r"^(?:他们|她们|它们|他|她|它|该[种属科书剧片词曲诗作]?|此[人书剧]?)")
 PRONOUN_AT = re.compile(PRONOUN.pattern.lstrip("^"))  # matched at a position (match() anchors there)
@@ -214,8 +216,9 @@ def _topic(at: "_Round", clause: _Clause, siblings: list[_Clause]) -> bool:
     if name is None:
         return False
     rest = at.text[name:clause.end]
-    if "的" not in rest or any(ch in rest for ch in "（）()“”"):
-        return False
+    if "的" not in rest or any(ch in rest for ch in "（）()“”") or any(c in rest for c in COPULA_ENDS) \
+            or _opens_predicate(*_first_word(rest)):
+        return False  # 「交子是北宋时期…的纸币」 says something of 交子: no topic
     import jieba.posseg
 
     head = rest[rest.rindex("的") + 1:]
@@ -394,13 +397,24 @@ class TextCutter:
 
     @staticmethod
     def _date_adverbial(at: "_Round", mention: Mention, start: int, end: int):
-        """A date said of the verb after it: at the clause's start (after the subject), or after 于/在."""
-        if mention.kind != "date":
-            return None
+        """A date said of the verb after it: at the clause's start (after the subject), or after 于/在; or an event
+        that dates it (「第一次世界大战结束后」), there or after a copula."""
         text = at.text
+        event = next((w for w in EVENT_AFTER if text.startswith(w, end)), None) if mention.kind != "date" else None
+        if mention.kind != "date" and event is None:
+            return None
         clause = at.structure.clause_at(start)
         if clause is None:
             return None
+        if event is not None:
+            opening = text[clause.start:start]
+            if not (not opening or opening.endswith(COPULA_ENDS + DATE_BEFORE)
+                    or any(s == clause.start and e == start for s, e in at.names)
+                    or PRONOUN.fullmatch(opening) is not None):
+                return None
+            hi = end + len(event)
+            rest = text[hi:clause.end]
+            return (start, hi) if rest and rest[0] not in "的之，," else None
         lo, hi = start, end
         for word in DATE_BEFORE:
             if text[max(lo - len(word), 0):lo] == word:
@@ -429,11 +443,13 @@ class TextCutter:
         if clause is None:
             return None
         before = text[clause.start:start]
+        hi = end + 1 if text[end:end + 1] == "的" else end
+        # a place before a stated place, after 在/于 (「在法国凡尔赛宫签订」 less 法国 is 「在凡尔赛宫签订」)
+        placed = before.endswith(("在", "于")) and any(s == hi for s, e in at.stated)
         opens = not before or any(e == start for s, e in at.stated) or before.endswith(MODIFIED_AFTER) \
-            or PRONOUN.fullmatch(before) is not None
+            or PRONOUN.fullmatch(before) is not None or placed
         if not opens:
             return None
-        hi = end + 1 if text[end:end + 1] == "的" else end
         rest = text[hi:clause.end]
         if not rest:
             return None

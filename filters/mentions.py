@@ -237,11 +237,19 @@ def covering_spans(aligned, tails: Iterable[str], supports: Iterable[tuple[int, 
     return spans
 
 
+_ENCLOSING = {"《": "》", "“": "”", "「": "」", "『": "』", "\"": "\"", "(": ")"}
+
+
 def uncovered(mentions: Iterable[Mention], covering: list[tuple[int, int]],
               names: list[tuple[int, int]]) -> list[Mention]:
     """The mentions no covering span holds and that are not inside a mention of the entity's own names."""
     out = []
     for m in mentions:
+        inner = m
+        while len(inner.text) > 2 and _ENCLOSING.get(inner.text[0]) == inner.text[-1]:
+            inner = Mention(inner.start + 1, inner.end - 1, inner.kind, inner.text[1:-1])
+        if inner is not m and any(s <= inner.start and inner.end <= e for s, e in covering):
+            continue  # 「全称《…》」: the title inside the marks is the value
         if m.kind == "enumeration":  # an item opening with a covered value is the rest (战国时期|思想家)
             for s, e in covering:
                 if s <= m.start < e < m.end:

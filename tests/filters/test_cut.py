@@ -89,10 +89,26 @@ def test_a_claim_no_triple_makes_and_a_linked_name_go_with_their_clause():
 
 def test_a_pair_is_dropped_with_its_reason_when_no_fluent_cut_exists():
     # the year stands inside the phrase that states the birthplace: no unit holds it alone
-    pair = judged("张三", "张三出生于1900年的北京。", [("出生地", "北京"), ("出生日期", "1900年")],
+    pair = judged("张三", "张三出生于北京1900年的一场大雪中。", [("出生地", "北京"), ("出生日期", "1900年")],
                   search_drops={("出生日期", "1900年")})
     assert (pair.decision, pair.reason) == ("dropped", "search:cut:no_fluent_cut")
     assert "1900年" in pair.text  # a dropped pair keeps its text as it was; nothing ships
+
+
+def test_what_qualifies_a_stated_place_or_dates_the_verb_goes_alone():
+    """The demo's 凡尔赛和约: an event that dates the signing and the country of its place go, the pair stays."""
+    text = ("《凡尔赛和约》全称《协约国和参战各国对德和约》，是第一次世界大战结束后协约国与德国于1919年6月28日在法国"
+            "凡尔赛宫签订的和约，1920年1月10日正式生效。")
+    pair = judged("凡尔赛和约", text, [("全称", "协约国和参战各国对德和约"), ("签订时间", "1919年6月28日"),
+                                       ("签订地点", "凡尔赛宫"), ("签约双方", "协约国"), ("签约双方", "德国"),
+                                       ("参战", "第一次世界大战"), ("国家", "法国")],
+                  search_drops={("参战", "第一次世界大战"), ("所属国家", "法国")})
+    assert (pair.decision, pair.text) == ("kept", "《凡尔赛和约》全称《协约国和参战各国对德和约》，是协约国与德国于"
+                                                  "1919年6月28日在凡尔赛宫签订的和约。")
+    assert len(kept(pair)) == 5
+    pair = judged("张三", "张三出生于1900年的北京。", [("出生地", "北京"), ("出生日期", "1900年")],
+                  search_drops={("出生日期", "1900年")})
+    assert (pair.decision, pair.text) == ("kept", "张三出生于北京。")
 
 
 def test_without_the_cut_the_text_is_judged_whole():
