@@ -322,6 +322,11 @@ class TextCutter:
                           for s in occurrences(aligned, name, False)]
             # the entity's title is no fact about it; its other names are (「又称上元节、灯节」 states 别名)
             title_spans = [_with_title_marks(aligned.text, s) for s in occurrences(aligned, normalize(pair.entity), False)]
+            if opening_name is not None and text.keep[opening_name[0]:opening_name[1]].count(False) == 0:
+                # another name opening the text is its subject, no fact (「阿尔弗雷德·伯恩哈德·诺贝尔，瑞典化学家」)
+                written = normalize(source[opening_name[0]:opening_name[1]].strip("《》"))
+                title_spans += [_with_title_marks(aligned.text, s) for s in occurrences(aligned, written, False)
+                                if s[0] <= 1]
             missing = uncovered(mentions, covering, title_spans)
 
             def back(start: int, end: int) -> tuple[int, int]:

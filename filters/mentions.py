@@ -12,7 +12,9 @@ text states, in its normalised form (:class:`filters.align.AlignedText`), as spa
 * ``lexicon``: a value that infobox rows of the crawl give on several pages (杜鹃花目, 萤科), the
   facts a text may state that its own infobox lacks;
 * ``named``: what follows a relation's name of the crawl (司马谈 of 「父亲司马谈」);
-* ``enumeration``: an item of an enumeration in the text (CDTP's rule: every item covered).
+* ``enumeration``: an item of an enumeration in the text (CDTP's rule: every item covered);
+* ``story``: what a work tells (「讲述孙悟空……取回真经的故事」): its plot is a fact of its own, whichever
+  characters a triple names in it.
 
 Every mention is standalone: never inside a longer number, and a name never inside a longer word
 (中国 in 中国人民银行). A mention is covered when it lies inside a written value of a kept triple, or
@@ -28,9 +30,13 @@ from typing import Iterable
 
 from filters.normalize import is_cjk, normalize
 
-KINDS = ("value", "date", "number", "title", "latin", "place", "link", "lexicon", "named", "enumeration")
+KINDS = ("value", "date", "number", "title", "latin", "place", "link", "lexicon", "named", "enumeration", "story")
 # Shorter names and values are too often part of an ordinary word to be a fact on their own.
 MIN_NAME_CHARS = 2
+
+# What a work tells: a verb of telling, and what it tells up to 故事 (or 经历, 生活 …), within a clause.
+_STORY = re.compile(r"(?:讲述|讲的是|描写|描述|叙述|记述|记叙|反映|表现|写)了?[^,，。;；!！?？]{2,60}?的"
+                    r"(?:故事|经历|生活|历程|遭遇|爱情|传奇|命运)")
 
 # One date each: the two ends of a range (a lifespan) are two facts, each covered by its own triple.
 _DATE = re.compile(
@@ -199,7 +205,8 @@ def find_mentions(aligned, values: Iterable[str] = (), links: Iterable[str] = ()
             start = before[-1]  # the word before the direction: 湖南省 of 湖南省东部
             if match.start() - start >= 2:
                 add(start, match.end(), "place")
-    for pattern, kind in ((_DATE, "date"), (_NUMBER, "number"), (_TITLE, "title"), (_LATIN, "latin")):
+    for pattern, kind in ((_DATE, "date"), (_NUMBER, "number"), (_TITLE, "title"), (_LATIN, "latin"),
+                          (_STORY, "story")):
         for match in pattern.finditer(text):
             start, end = match.span()
             if not aligned.inside_number(start, end, match.group(0)):

@@ -390,11 +390,18 @@ def _audit_coverage(rows: list[dict], facts: dict[str, EntryFacts], out: ConfigR
     for row in rows:
         known = facts.get(row["pair_id"], EntryFacts())
         tails = [t["tail"] for t in row["triples"] or []]
-        names = [row["entity"]]  # its other names are facts too (别名, 外文名): a triple must state them
+        # its other names are facts too (别名, 外文名): a triple must state them, unless one opens the text as its
+        # subject (「阿尔弗雷德·伯恩哈德·诺贝尔，瑞典化学家」)
+        names = [row["entity"], *_opening_alias(row["text"], row.get("aliases") or [])]
         missing = uncovered(row["text"], tails, names, known.values + tails, known.links, known.planted)
         if missing:
             shown = "、".join(f"{what} ({kind})" for kind, what in missing[:4])
             out.add("pair.uncovered_mention", f"{row['entity']} ({row['pair_id']}): {shown} in 「{row['text'][:80]}」")
+
+
+def _opening_alias(text: str, aliases: list[str]) -> list[str]:
+    """The other name of the entity a text opens with, as its subject (in 《》 or not), if any."""
+    return [a for a in aliases if a and (text.startswith(a) or text.startswith(f"《{a}》"))][:1]
 
 
 def _audit_t2t_coverage(items: list[dict], by_pair: dict[str, dict], facts: dict[str, EntryFacts],
@@ -409,7 +416,7 @@ def _audit_t2t_coverage(items: list[dict], by_pair: dict[str, dict], facts: dict
         lines = [line.split("｜") for line in item["question"].splitlines()]
         tails = [parts[2] for parts in lines if len(parts) == 3]
         known = facts.get(pair_id, EntryFacts())
-        names = [pair["entity"]]
+        names = [pair["entity"], *_opening_alias(item["answer"], pair.get("aliases") or [])]
         missing = uncovered(item["answer"], tails, names, known.values + tails, known.links, known.planted)
         if missing:
             shown = "、".join(f"{what} ({kind})" for kind, what in missing[:4])

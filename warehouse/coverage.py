@@ -5,7 +5,7 @@ the code whose promise it checks. A mention here is
 
 * a value of the entry's infobox, any row (what the crawl's page gives, what the release ships, what it
   dropped);
-* a date or year, a number with a unit, a title in 《》;
+* a date or year, a number with a unit, a title in 《》; the plot a work's text tells (「写…的故事」);
 * a name the crawled page links that the text writes;
 * on a release of the realistic mirror, a fact the mirror planted in the entry (its labelled rows and
   extra facts), read from the mirror's own corpus.
@@ -32,6 +32,8 @@ _UNITS = ("平方千米", "平方米", "平方公里", "千米", "公里", "厘�
           "元", "岁", "层", "项", "家", "所", "倍", "%", "℃")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?(?:万|亿)?(?:" + "|".join(map(re.escape, _UNITS)) + ")")
 _TITLE = re.compile(r"《([^《》]+)》")
+# A plot: 讲述/描写/写 … 的故事 (or 经历, 爱情 …) inside one clause.
+_PLOT = re.compile(r"(?:讲述|描写|描述|叙述|记叙|记述|写)了?([^，,。；;！!？?]+?)的(?:故事|经历|爱情|遭遇|命运|生活)")
 
 
 @lru_cache(maxsize=1)
@@ -97,6 +99,8 @@ def mentions(text: str, values: Iterable[str], links: Iterable[str], planted: It
                 found.setdefault(match.group(0), kind)
     for match in _TITLE.finditer(written.text):
         found.setdefault(match.group(1), "title")
+    for match in _PLOT.finditer(written.text):
+        found.setdefault(match.group(0), "plot")
     return sorted((kind, what) for what, kind in found.items())
 
 

@@ -12,7 +12,7 @@ from schemas import Pair, Triple
 
 
 def judged(entity: str, text: str, rows: list[tuple[str, str]], search_drops=(), linked=(), cut=True,
-           crawl_relations=()) -> Pair:
+           crawl_relations=(), aliases_of_head=()) -> Pair:
     """The pair of ``text`` and ``rows`` through the alignment (``crawl_relations``: relations other pages of
     the crawl have); then, like search validation, the rows of ``search_drops`` dropped and the pair judged
     again."""
@@ -20,7 +20,8 @@ def judged(entity: str, text: str, rows: list[tuple[str, str]], search_drops=(),
     triples = [Triple(entity, aliases.get(r, r), v) for r, v in rows]
     relations = sorted({t.relation for t in triples} | set(crawl_relations))
     triple_filters, pair_filters, cutter = AlignmentRules(dict.fromkeys(relations, 2), relations, cut=cut).judge()
-    pair = Pair(pair_id=f"p-{entity}", entity=entity, text=text, triples=triples, linked=list(linked))
+    pair = Pair(pair_id=f"p-{entity}", entity=entity, text=text, triples=triples, linked=list(linked),
+                aliases=list(aliases_of_head))
     (pair,) = apply_filters([pair], triple_filters, pair_filters, Funnel(), cutter)
     if search_drops:
         for triple in pair.triples:
@@ -168,3 +169,27 @@ def test_the_topic_of_a_sentence_is_not_cut_from_what_it_says():
     text = "嘉荫水稻，黑龙江省嘉荫县特产。嘉荫水稻所生产的大米，形状纵长，长度约为0.8毫米左右。"
     pair = judged("嘉荫水稻", text, [("产地名称", "黑龙江省嘉荫县"), ("品质特点", "形状纵长")])
     assert (pair.decision, pair.text) == ("kept", "嘉荫水稻，黑龙江省嘉荫县特产。嘉荫水稻所生产的大米，形状纵长。")
+
+
+def test_a_plot_is_a_fact_of_its_own_and_its_clause_goes_with_the_characters_it_names():
+    """The demo's 西游记: 「讲述孙悟空……取回真经的故事」 tells more than 主要人物 (孙悟空) says."""
+    text = ("《西游记》是明代小说家吴承恩创作的长篇神魔小说，共100回，讲述孙悟空、猪八戒、沙僧保护唐僧历经九九八十一难"
+            "取回真经的故事，是中国古典四大名著之一。")
+    pair = judged("西游记", text, [("作者", "吴承恩"), ("创作年代", "明代"), ("篇幅", "100回"), ("主要人物", "孙悟空"),
+                                   ("主要人物", "唐僧"), ("主要人物", "猪八戒"), ("主要人物", "沙僧"),
+                                   ("地位", "中国古典四大名著之一")])
+    assert (pair.decision, pair.text) == ("kept", "《西游记》是明代小说家吴承恩创作的长篇神魔小说，共100回，"
+                                                  "是中国古典四大名著之一。")
+    assert [t.reason for t in pair.triples if t.relation == "主要人物"] == ["cut:stated_beside_uncovered_fact"] * 4
+
+
+def test_another_name_opening_the_text_is_its_subject_and_stays():
+    """The demo's 诺贝尔 with search validation: its 中文名 row dropped, the full name that opens the text still
+    names the subject (a text 「瑞典化学家。」 would name nobody)."""
+    text = "阿尔弗雷德·伯恩哈德·诺贝尔（1833年10月21日－1896年12月10日），瑞典化学家、发明家。"
+    full = "阿尔弗雷德·伯恩哈德·诺贝尔"
+    pair = judged("诺贝尔", text, [("中文名", full), ("国籍", "瑞典"), ("职业", "化学家"), ("职业", "发明家"),
+                                   ("出生日期", "1833年10月21日"), ("逝世日期", "1896年12月10日")],
+                  search_drops={("中文名", full), ("出生日期", "1833年10月21日"), ("逝世日期", "1896年12月10日")},
+                  aliases_of_head=[full])
+    assert (pair.decision, pair.text) == ("kept", "阿尔弗雷德·伯恩哈德·诺贝尔，瑞典化学家、发明家。")

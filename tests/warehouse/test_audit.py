@@ -128,3 +128,19 @@ def test_dropped_triples_are_read_a_batch_at_a_time_with_the_columns_a_file_has(
     assert read == [{"head": r["head"], "relation": "职业", "tail": "诗人"} for r in rows]
     truth = Truth.build([], [], _batched_rows([path], DROPPED_COLUMNS, batch_size=2))
     assert truth.true_heads("职业", "诗人") == {f"人物{i}" for i in range(5)} | {"诗人"}
+
+
+def test_a_text_stating_a_fact_no_shipped_triple_covers_is_a_violation(tmp_path):
+    """pair.uncovered_mention: 实体3's text dates something no triple ships; 实体4's opens with another name of
+    the entity, its subject, which needs no triple."""
+    bad_pairs = pairs()
+    bad_pairs[3].text = "实体3海拔1003米，1990年被列为自然保护区。"
+    bad_pairs[4].text, bad_pairs[4].aliases = "实体四号海拔1004米。", ["实体四号"]
+    bad_pairs[4].triples[0].span_end = len("实体四号海拔1004米")
+    bad_pairs[4].position_index = round(bad_pairs[4].triples[0].span_end / len(bad_pairs[4].text), 6)
+    release = publish_release(tmp_path, tmp_path / "data", pair_records=bad_pairs, item_records=items(), gate=False)
+    report = audit_release(release)
+    examples = report.configs["cdtp_pairs"].examples.get("pair.uncovered_mention", [])
+    assert report.configs["cdtp_pairs"].violations["pair.uncovered_mention"] == 1
+    assert "1990年 (date)" in examples[0] and "实体3" in examples[0]
+    assert not any("实体四号" in e for e in examples)
