@@ -48,6 +48,16 @@ LIST_LAST = ("以及", "和", "及", "与", "或")
 # What a date said of the verb may be introduced by, and end with.
 DATE_BEFORE = ("于", "在", "自", "从")
 DATE_AFTER = ("年间", "以来", "起", "时", "后", "前", "间", "底", "初", "末")
+# Words opening a clause that name what the clause before it says (「…，史称“光武中兴”」): where that clause
+# opened the sentence and went, they would name the entity.
+NAMES_WHAT_CAME_BEFORE = ("史称", "世称", "统称", "合称")
+# Nouns that only say the entity is a person or a thing (「清朝人物」): no fact of their own.
+GENERIC_NOUNS = frozenset({"人物", "人", "人士", "之一", "作品"})
+# Who plays a sport: after the sport a triple states, no fact of its own (篮球运动员).
+PLAYERS = frozenset({"运动员", "球员", "选手", "队员", "棋手", "车手"})
+# Words whose truth depends on what qualifies them (「地球唯一的天然卫星」, 「中国最大的淡水湖」): the qualifier never
+# goes alone.
+SCOPED = ("唯一", "最", "第一", "第二", "第三", "首个", "首位", "首座", "首部", "仅有", "独有", "特有", "面积最", "之最")
 # What makes an event a time said of the verb after it (「第一次世界大战结束后，…」).
 EVENT_AFTER = ("结束后", "结束时", "爆发后", "爆发时", "胜利后", "期间", "之后", "以后", "之初", "前夕")
 # What opens a sentence and stands for the entity (removed when the entity's name takes its place).
@@ -317,7 +327,7 @@ class TextCutter:
             if not live:
                 raise NoFluentCut("no_fluent_cut")
             mentions = find_mentions(aligned, values, pair.linked, self.lexicon, relations=self.named)
-            covering = covering_spans(aligned, [t.tail for t in live], supports)
+            covering = covering_spans(aligned, [t.tail for t in live], supports, [t.relation for t in live])
             name_spans = [_with_title_marks(aligned.text, s) for name in {normalize(n) for n in names}
                           for s in occurrences(aligned, name, False)]
             # the entity's title is no fact about it; its other names are (「又称上元节、灯节」 states 别名)
@@ -328,6 +338,8 @@ class TextCutter:
                 title_spans += [_with_title_marks(aligned.text, s) for s in occurrences(aligned, written, False)
                                 if s[0] <= 1]
             missing = uncovered(mentions, covering, title_spans)
+            missing += self._descriptions(aligned, live, supports, covering, missing)
+            missing.sort(key=lambda m: (m.start, -m.end, m.kind))
 
             def back(start: int, end: int) -> tuple[int, int]:
                 return (begins[start], ends[end - 1]) if end > start else (begins[start], begins[start])
@@ -458,6 +470,8 @@ class TextCutter:
         rest = text[hi:clause.end]
         if not rest:
             return None
+        if rest.startswith(SCOPED):
+            return None  # 「地球唯一的天然卫星」 less 地球 is no longer true: the clause goes
         following = _first_word(rest)
         if len(following[0]) < 2 or following[1].startswith(("v", "p", "c", "u", "d", "m", "q")):
             return None  # 「浙江绍兴人」, 「北京是首都」: the value is no qualifier there
@@ -621,6 +635,14 @@ class TextCutter:
                     connective = CONNECTIVE.match(current, i)
                     if connective:
                         remove.extend(range(i, connective.end()))
+                    elif (not prev or prev in SENTENCE_END) and current.startswith(NAMES_WHAT_CAME_BEFORE, i):
+                        # 「他在位期间恢复和发展社会经济，史称“光武中兴”」 less its first clause: 史称 would name the
+                        # entity; the clause goes
+                        stop = i
+                        while stop < len(current) and current[stop] not in CLAUSE_SEP \
+                                and current[stop] not in SENTENCE_END:
+                            stop += 1
+                        remove.extend(range(i, stop))
             if not remove and current and current[-1] not in "。！？!?”」』）)":
                 # the text ends where a sentence went on: its own end mark comes back (「…称为钻石。」)
                 end = next((at for at in range(text.where[-1] + 1, len(text.source))
@@ -639,6 +661,34 @@ class TextCutter:
             text.commit()
             changed = True
         return changed
+
+    def _descriptions(self, aligned, live: list[Triple], supports: list[tuple[int, int]],
+                      covering: list[tuple[int, int]], missing: list[Mention]) -> list[Mention]:
+        """The noun a kept value qualifies, where no kept triple states it: 宦官 of 「东汉宦官」 for 所处时代 东汉
+        says what 蔡伦 was, a fact of its own (开国皇帝, 宦官), unless a triple's value ends it (药学家 of
+        「中国药学家」 for 职业). Nouns that only say the entity is a person (人物) are no fact."""
+        from filters.grounding import qualified_noun
+
+        text, found = aligned.text, []
+        cues = self.grounding.grounder.cues
+        for triple, (start, end) in zip(live, supports):
+            if "qualifier" not in cues(triple.relation).patterns:
+                continue
+            stop = end
+            while stop < len(text) and text[stop] not in "，,。；;！!？?\n（(":
+                stop += 1
+            noun = qualified_noun(text, end, stop)
+            if noun is None or text[noun[0]:noun[1]] in GENERIC_NOUNS:
+                continue
+            a, b = noun
+            # 「美国职业篮球运动员」 for 运动项目 篮球: a player of the stated sport says no more
+            if any(a <= s and e < b and text[e:b] in PLAYERS for s, e in covering):
+                continue
+            if any(s <= a and b <= e or a <= s and e == b for s, e in covering) \
+                    or any(m.start <= a and b <= m.end for m in missing + found):
+                continue
+            found.append(Mention(a, b, "description", text[a:b]))
+        return found
 
     @staticmethod
     def _opening_name(source: str, names: list[str]) -> tuple[int, int] | None:

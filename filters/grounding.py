@@ -236,6 +236,23 @@ def _whole_item(text: str, names: list[str], begin: int, stop: int, start: int, 
     return opened and closed
 
 
+def qualified_noun(text: str, end: int, stop: int) -> tuple[int, int] | None:
+    """(start, end) of the noun a value ending at ``end`` qualifies, its clause ending at ``stop``: the noun, not
+    the whole list; short, naming the entity's kind, not an institution (中国 in 「中国科学院副院长」 qualifies the
+    academy) nor a 的-phrase (「中国近代革命的先行者」); an adjective and its 的 may stand before it
+    (「唐朝伟大的浪漫主义诗人」). None when the value qualifies no such noun."""
+    rest = re.split(f"[{LIST_MARKS}，,]", text[end:stop])[0]
+    adjective, _, noun = rest.partition("的") if rest.count("的") == 1 else ("", "", rest)
+    if adjective and not _is_adjective(adjective):
+        adjective, noun = "", rest
+    if noun and len(noun) <= QUALIFIED_MAX_CHARS and "的" not in noun \
+            and not any(w in noun for w in INSTITUTIONS) and any(noun.endswith(d) for d in DESCRIBED) \
+            and not _has_verb(noun):
+        start = end + len(rest) - len(noun)
+        return start, start + len(noun)
+    return None
+
+
 def _name_spans(text: str, names: list[str], needle: str) -> list[tuple[int, int]]:
     """Where the text writes the entity's names longer than needle (a name equal to the value is the value)."""
     spans = []
@@ -394,18 +411,8 @@ class Grounder:
                     before = before.replace(name, "")
             if not before.strip() or not _has_verb(before):
                 return True
-        if "qualifier" in patterns and opening:
-            # the noun it qualifies, not the whole list: short, naming the entity's kind, not an institution
-            # (中国 in 「中国科学院副院长」 qualifies the academy) nor a 的-phrase (「中国近代革命的先行者」)
-            rest = re.split(f"[{LIST_MARKS}，,]", text[end:stop])[0]
-            # 「唐朝伟大的浪漫主义诗人」: an adjective and its 的 may stand before the noun
-            adjective, _, noun = rest.partition("的") if rest.count("的") == 1 else ("", "", rest)
-            if adjective and not _is_adjective(adjective):
-                adjective, noun = "", rest
-            if noun and len(noun) <= QUALIFIED_MAX_CHARS and "的" not in noun \
-                    and not any(w in noun for w in INSTITUTIONS) and any(noun.endswith(d) for d in DESCRIBED) \
-                    and not _has_verb(noun):
-                return True
+        if "qualifier" in patterns and opening and qualified_noun(text, end, stop) is not None:
+            return True
         return False
 
     def _in_pieces(self, aligned, clauses: Clauses, names: list[str], needle: str,

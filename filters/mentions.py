@@ -222,6 +222,8 @@ def find_mentions(aligned, values: Iterable[str] = (), links: Iterable[str] = ()
     return sorted(found.values(), key=lambda m: (m.start, -m.end, m.kind))
 
 
+# How far before a supporting mention the words of its relation's name may stand.
+RELATION_WINDOW = 12
 # At most this much may stand before a kept value at the end of a list item for the item to be the value
 # (男歌手 is a 歌手).
 HEAD_FINAL_PREFIX = 2
@@ -230,12 +232,23 @@ HEAD_FINAL_PREFIX = 2
 SUPPORT_SLACK = 4
 
 
-def covering_spans(aligned, tails: Iterable[str], supports: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+def covering_spans(aligned, tails: Iterable[str], supports: Iterable[tuple[int, int]] = (),
+                   relations: Iterable[str] = ()) -> list[tuple[int, int]]:
     """Where the text writes what kept triples state: every occurrence of a kept value (standalone or not:
     a mention inside one is part of it) and each supporting mention the grounding found, where it writes the
-    value with no more than a few other characters (another date form, a word inserted)."""
-    tails = list(tails)
+    value with no more than a few other characters (another date form, a word inserted); and, right before a
+    supporting mention, the relation's own name said in words (地球 of 「与地球的平均距离约38.44万千米」 for
+    与地球平均距离)."""
+    tails, supports = list(tails), list(supports)
     spans = [(s, e) for (s, e), tail in zip(supports, tails) if e - s <= len(normalize(tail)) + SUPPORT_SLACK]
+    text = aligned.text
+    for (s, e), relation in zip(supports, relations):
+        name = normalize(relation)
+        window = max(s - RELATION_WINDOW, 0)
+        for word in {name[i:j] for i in range(len(name)) for j in range(i + 2, len(name) + 1)}:
+            at = text.find(word, window)
+            if at != -1 and at + len(word) <= s and not any(ch in "。；;!！?？" for ch in text[at:s]):
+                spans.append((at, at + len(word)))
     for tail in {normalize(t) for t in tails if t}:
         spans.extend(occurrences(aligned, tail, standalone=False))
         bare = tail.strip("《》")

@@ -393,7 +393,8 @@ def _audit_coverage(rows: list[dict], facts: dict[str, EntryFacts], out: ConfigR
         # its other names are facts too (别名, 外文名): a triple must state them, unless one opens the text as its
         # subject (「阿尔弗雷德·伯恩哈德·诺贝尔，瑞典化学家」)
         names = [row["entity"], *_opening_alias(row["text"], row.get("aliases") or [])]
-        missing = uncovered(row["text"], tails, names, known.values + tails, known.links, known.planted)
+        missing = uncovered(row["text"], tails, names, known.values + tails, known.links, known.planted,
+                            [t["relation"] for t in row["triples"] or []])
         if missing:
             shown = "、".join(f"{what} ({kind})" for kind, what in missing[:4])
             out.add("pair.uncovered_mention", f"{row['entity']} ({row['pair_id']}): {shown} in 「{row['text'][:80]}」")
@@ -415,9 +416,10 @@ def _audit_t2t_coverage(items: list[dict], by_pair: dict[str, dict], facts: dict
             continue
         lines = [line.split("｜") for line in item["question"].splitlines()]
         tails = [parts[2] for parts in lines if len(parts) == 3]
+        relations = [parts[1] for parts in lines if len(parts) == 3]
         known = facts.get(pair_id, EntryFacts())
         names = [pair["entity"], *_opening_alias(item["answer"], pair.get("aliases") or [])]
-        missing = uncovered(item["answer"], tails, names, known.values + tails, known.links, known.planted)
+        missing = uncovered(item["answer"], tails, names, known.values + tails, known.links, known.planted, relations)
         if missing:
             shown = "、".join(f"{what} ({kind})" for kind, what in missing[:4])
             out.add("t2t.uncovered_mention", f"{item['item_id']} ({pair['entity']}): {shown}")

@@ -104,9 +104,12 @@ def mentions(text: str, values: Iterable[str], links: Iterable[str], planted: It
     return sorted((kind, what) for what, kind in found.items())
 
 
-def covered(what: str, tails: Iterable[str], names: Iterable[str]) -> bool:
-    """Whether a shipped value holds the mention, or it is one of the entity's names."""
+def covered(what: str, tails: Iterable[str], names: Iterable[str], relations: Iterable[str] = ()) -> bool:
+    """Whether a shipped value holds the mention, or it is one of the entity's names, or a word of a shipped
+    triple's relation name (地球 of 与地球平均距离)."""
     what = what.strip("《》")
+    if len(what) >= 2 and any(what in normalize(r) for r in relations):
+        return True
     for value in list(tails) + list(names):
         value = normalize(value).strip("《》")
         if value and (what in value or _place(what) in _place(value)):
@@ -120,8 +123,10 @@ def _place(value: str) -> str:
 
 
 def uncovered(text: str, tails: list[str], names: list[str], values: Iterable[str] = (), links: Iterable[str] = (),
-              planted: Iterable[str] = ()) -> list[tuple[str, str]]:
-    return [(kind, what) for kind, what in mentions(text, values, links, planted) if not covered(what, tails, names)]
+              planted: Iterable[str] = (), relations: Iterable[str] = ()) -> list[tuple[str, str]]:
+    relations = list(relations)
+    return [(kind, what) for kind, what in mentions(text, values, links, planted)
+            if not covered(what, tails, names, relations)]
 
 
 # --- the realistic mirror's planted facts -----------------------------------------------------------

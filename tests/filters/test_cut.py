@@ -130,7 +130,7 @@ def test_mentions_are_standalone_dates_numbers_titles_values_and_linked_names():
 
 def test_a_policy_list_keeps_its_verb_when_its_first_item_goes():
     text = "汉武帝，西汉皇帝。他推行推恩令、独尊儒术、盐铁官营等措施，北击匈奴。"
-    pair = judged("汉武帝", text, [("所处时代", "西汉"), ("主要成就", "独尊儒术"), ("主要成就", "北击匈奴"),
+    pair = judged("汉武帝", text, [("所处时代", "西汉"), ("职业", "皇帝"), ("主要成就", "独尊儒术"), ("主要成就", "北击匈奴"),
                                    ("主要成就", "推恩令"), ("主要成就", "盐铁官营")],
                   search_drops={("主要成就", "推恩令"), ("主要成就", "盐铁官营")})
     assert (pair.decision, pair.text) == ("kept", "汉武帝，西汉皇帝。他推行独尊儒术等措施，北击匈奴。")
@@ -193,3 +193,24 @@ def test_another_name_opening_the_text_is_its_subject_and_stays():
                   search_drops={("中文名", full), ("出生日期", "1833年10月21日"), ("逝世日期", "1896年12月10日")},
                   aliases_of_head=[full])
     assert (pair.decision, pair.text) == ("kept", "阿尔弗雷德·伯恩哈德·诺贝尔，瑞典化学家、发明家。")
+
+
+def test_the_noun_a_kept_value_qualifies_is_a_fact_unless_a_triple_states_it():
+    """The demo's 蔡伦: 「东汉宦官」 for 所处时代 东汉 also says he was a eunuch, which no triple states; 「东晋著名书法家」
+    with 职业 书法家 says nothing more."""
+    pair = judged("蔡伦", "蔡伦，东汉宦官。他改进了造纸术。", [("所处时代", "东汉"), ("主要成就", "改进造纸术")])
+    assert (pair.decision, kept(pair)) == ("kept", [("主要成就", "改进造纸术")])
+    assert "宦官" not in pair.text and "东汉" not in pair.text
+    pair = judged("王羲之", "王羲之，东晋著名书法家。", [("所处时代", "东晋"), ("职业", "书法家")])
+    assert (pair.decision, pair.text) == ("kept", "王羲之，东晋著名书法家。")
+    # real Baidu Baike (bench/data/real_baike): a player of the sport a triple states says no more
+    text = "勒布朗·詹姆斯（LeBron James），美国职业篮球运动员。"
+    pair = judged("勒布朗·詹姆斯", text, [("外文名", "LeBron James"), ("国籍", "美国"), ("运动项目", "篮球")])
+    assert (pair.decision, pair.text) == ("kept", text)
+
+
+def test_a_naming_clause_goes_with_the_clause_it_names():
+    """The demo's 刘秀: 「他在位期间恢复和发展社会经济，史称“光武中兴”」 less its first clause would call 刘秀 光武中兴."""
+    text = "刘秀，东汉开国皇帝，史称汉光武帝。他在位期间恢复和发展社会经济，史称“光武中兴”。"
+    pair = judged("刘秀", text, [("别名", "汉光武帝"), ("主要成就", "光武中兴")])
+    assert (pair.decision, pair.text) == ("kept", "刘秀，史称汉光武帝。")
