@@ -51,6 +51,8 @@ DATE_AFTER = ("年间", "以来", "起", "时", "后", "前", "间", "底", "初
 # Words opening a clause that name what the clause before it says (「…，史称“光武中兴”」): where that clause
 # opened the sentence and went, they would name the entity.
 NAMES_WHAT_CAME_BEFORE = ("史称", "世称", "统称", "合称")
+# A date opening a clause, before its verb.
+_LEADING_DATE = re.compile(r"^(?:公元前|公元|约)?\d{1,4}年(?:\d{1,2}月(?:\d{1,2}日)?)?[，,]?")
 # Nouns that only say the entity is a person or a thing (「清朝人物」): no fact of their own.
 GENERIC_NOUNS = frozenset({"人物", "人", "人士", "之一", "作品"})
 # Who plays a sport: after the sport a triple states, no fact of its own (篮球运动员).
@@ -211,7 +213,8 @@ class _Round:
         pronoun = PRONOUN_AT.match(self.text, clause.start, clause.end)
         if pronoun is None or pronoun.end() >= clause.end:
             return None
-        if _opens_predicate(*_first_word(self.text[following.start:following.end])):
+        rest = _LEADING_DATE.sub("", self.text[following.start:following.end], count=1)
+        if _opens_predicate(*_first_word(rest)):  # 「她发现了青蒿素，2015年获得…」: the date is no subject
             return pronoun.end()
         return None
 

@@ -11,10 +11,11 @@ text states, in its normalised form (:class:`filters.align.AlignedText`), as spa
 * ``link``: a name the page links from its text;
 * ``lexicon``: a value that infobox rows of the crawl give on several pages (杜鹃花目, 萤科), the
   facts a text may state that its own infobox lacks;
-* ``named``: what follows a relation's name of the crawl (司马谈 of 「父亲司马谈」);
+* ``named``: what follows a relation's name of the crawl (司马谈 of 「父亲司马谈」), and a name in quotes that a verb
+  of naming gives (临川四梦 of 「合称“临川四梦”」);
 * ``enumeration``: an item of an enumeration in the text (CDTP's rule: every item covered);
-* ``story``: what a work tells (「讲述孙悟空……取回真经的故事」): its plot is a fact of its own, whichever
-  characters a triple names in it.
+* ``story``: what a work tells (「讲述孙悟空……取回真经的故事」, 「塑造了……农民阿Q的形象」): its plot is a fact of
+  its own, whichever characters a triple names in it.
 
 Every mention is standalone: never inside a longer number, and a name never inside a longer word
 (中国 in 中国人民银行). A mention is covered when it lies inside a written value of a kept triple, or
@@ -36,7 +37,11 @@ MIN_NAME_CHARS = 2
 
 # What a work tells: a verb of telling, and what it tells up to 故事 (or 经历, 生活 …), within a clause.
 _STORY = re.compile(r"(?:讲述|讲的是|描写|描述|叙述|记述|记叙|反映|表现|写)了?[^,，。;；!！?？]{2,60}?的"
-                    r"(?:故事|经历|生活|历程|遭遇|爱情|传奇|命运)")
+                    r"(?:故事|经历|生活|历程|遭遇|爱情|传奇|命运)"
+                    r"|塑造了?[^,，。;；!！?？]{2,60}?的形象")
+# A name given after a verb of naming (「合称“临川四梦”」, 「被誉为“东方的莎士比亚”」): a fact, unless a triple gives it.
+_GIVEN_NAME = re.compile(r"(?:合称|并称|统称|誉为|称为|称作|号称|史称|世称|人称|尊称|美称|俗称|又称|简称|古称|旧称|别称|"
+                         r"又名|别名)(?:为|是)?[“\"「『]([^”\"」』]{2,16})[”\"」』]")
 
 # One date each: the two ends of a range (a lifespan) are two facts, each covered by its own triple.
 _DATE = re.compile(
@@ -214,6 +219,8 @@ def find_mentions(aligned, values: Iterable[str] = (), links: Iterable[str] = ()
     if relations is not None:
         for start, end in relations.values(aligned):
             add(start, end, "named")
+    for match in _GIVEN_NAME.finditer(text):
+        add(match.start(1), match.end(1), "named")
     if enumerations:
         from filters.align import enumeration_spans
 

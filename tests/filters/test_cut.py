@@ -214,3 +214,25 @@ def test_a_naming_clause_goes_with_the_clause_it_names():
     text = "刘秀，东汉开国皇帝，史称汉光武帝。他在位期间恢复和发展社会经济，史称“光武中兴”。"
     pair = judged("刘秀", text, [("别名", "汉光武帝"), ("主要成就", "光武中兴")])
     assert (pair.decision, pair.text) == ("kept", "刘秀，史称汉光武帝。")
+
+
+def test_a_name_given_by_a_verb_of_naming_is_a_fact_and_a_portrait_is_a_plot():
+    """The demo's 汤显祖 and 阿Q正传: 「合称“临川四梦”」 names the four plays, a fact no triple gives;
+    「塑造了……农民阿Q的形象」 says more of 阿Q than that he is a character."""
+    text = "汤显祖，明朝著名戏曲家。其代表作《牡丹亭》与《紫钗记》合称“临川四梦”。"
+    pair = judged("汤显祖", text, [("所处时代", "明朝"), ("职业", "戏曲家"), ("代表作品", "《牡丹亭》"),
+                                   ("代表作品", "《紫钗记》")])
+    assert (pair.decision, pair.text) == ("kept", "汤显祖，明朝著名戏曲家。")
+    text = "《阿Q正传》是鲁迅创作的中篇小说，塑造了以“精神胜利法”自我安慰的农民阿Q的形象。"
+    pair = judged("阿Q正传", text, [("作者", "鲁迅"), ("文学体裁", "中篇小说"), ("主要人物", "阿Q")])
+    assert (pair.decision, pair.text) == ("kept", "《阿Q正传》是鲁迅创作的中篇小说。")
+
+
+def test_a_pronoun_stays_before_a_dated_verb_when_its_own_clause_goes():
+    """The demo's 屠呦呦: 「她发现并提取了抗疟药物青蒿素，2015年获得诺贝尔生理学或医学奖」 less its first clause
+    keeps 她 (a sentence 「获得诺贝尔生理学或医学奖。」 would name nobody)."""
+    text = "屠呦呦，药学家。她发现并提取了抗疟药物青蒿素，2015年获得诺贝尔生理学或医学奖。"
+    pair = judged("屠呦呦", text, [("职业", "药学家"), ("主要成就", "诺贝尔生理学或医学奖"), ("主要成就", "青蒿素")],
+                  search_drops={("主要成就", "青蒿素")})
+    assert pair.decision == "kept" and pair.text.startswith("屠呦呦，药学家。她")
+    assert "青蒿素" not in pair.text
