@@ -55,6 +55,8 @@ NAMES_WHAT_CAME_BEFORE = ("史称", "世称", "统称", "合称")
 _LEADING_DATE = re.compile(r"^(?:公元前|公元|约)?\d{1,4}年(?:\d{1,2}月(?:\d{1,2}日)?)?[，,]?")
 # Nouns that only say the entity is a person or a thing (「清朝人物」): no fact of their own.
 GENERIC_NOUNS = frozenset({"人物", "人", "人士", "之一", "作品"})
+# Eras a description may hold (「中国现代著名文学家」), longest first.
+ERAS = ("近现代", "古代", "近代", "现代", "当代", "上古", "中古")
 # Who plays a sport: after the sport a triple states, no fact of its own (篮球运动员).
 PLAYERS = frozenset({"运动员", "球员", "选手", "队员", "棋手", "车手"})
 # Words whose truth depends on what qualifies them (「地球唯一的天然卫星」, 「中国最大的淡水湖」): the qualifier never
@@ -684,6 +686,11 @@ class TextCutter:
             if noun is None or text[noun[0]:noun[1]] in GENERIC_NOUNS:
                 continue
             a, b = noun
+            for era in ERAS:  # 「中国现代著名文学家」: an era inside the description is a fact of its own
+                at = text.find(era, a, b)
+                if at != -1 and not any(s <= at and at + len(era) <= e for s, e in covering):
+                    found.append(Mention(at, at + len(era), "description", era))
+                    break
             # 「美国职业篮球运动员」 for 运动项目 篮球: a player of the stated sport says no more
             if any(a <= s and e < b and text[e:b] in PLAYERS for s, e in covering):
                 continue

@@ -203,6 +203,8 @@ def test_the_noun_a_kept_value_qualifies_is_a_fact_unless_a_triple_states_it():
     assert "宦官" not in pair.text and "东汉" not in pair.text
     pair = judged("王羲之", "王羲之，东晋著名书法家。", [("所处时代", "东晋"), ("职业", "书法家")])
     assert (pair.decision, pair.text) == ("kept", "王羲之，东晋著名书法家。")
+    pair = judged("鲁迅", "鲁迅，中国现代著名文学家。", [("国籍", "中国"), ("职业", "文学家")])  # an era is a fact
+    assert (pair.decision, pair.text) == ("kept", "鲁迅，中国著名文学家。")
     # real Baidu Baike (bench/data/real_baike): a player of the sport a triple states says no more
     text = "勒布朗·詹姆斯（LeBron James），美国职业篮球运动员。"
     pair = judged("勒布朗·詹姆斯", text, [("外文名", "LeBron James"), ("国籍", "美国"), ("运动项目", "篮球")])
