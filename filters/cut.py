@@ -566,6 +566,9 @@ class TextCutter:
         changed = False
         for number, (s_start, s_end) in enumerate(at.structure.sentences):
             if not _overlaps(s_start, s_end, at.protected):
+                body = at.text[s_start:s_end].rstrip("。；;！!？?\n ")
+                if number == 0 and any(s == s_start and e == s_start + len(body) for s, e in at.names):
+                    continue  # 「秦寧鴻；中国近代书法家…」: the name alone opens the text, the subject of what follows
                 changed |= text.cut(s_start, s_end, "supports no triple")
                 continue
             for clause in at.structure.sentence_clauses(number):

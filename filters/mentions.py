@@ -43,6 +43,9 @@ _STORY = re.compile(r"(?:讲述|讲的是|描写|描述|叙述|记述|记叙|反
 _GIVEN_NAME = re.compile(r"(?:合称|并称|统称|誉为|称为|称作|号称|史称|世称|人称|尊称|美称|俗称|又称|简称|古称|旧称|别称|"
                          r"又名|别名)(?:为|是)?[“\"「『]([^”\"」』]{2,16})[”\"」』]")
 
+# The ranks a taxon's name ends with.
+TAXON_RANKS = "界门纲目科属种"
+
 # One date each: the two ends of a range (a lifespan) are two facts, each covered by its own triple.
 _DATE = re.compile(
     r"(?:公元前|公元)?\d{1,2}世纪(?:\d0年代)?(?:初|中叶|中期|末|末期|上半叶|下半叶)?|\d{1,4}0年代"
@@ -100,9 +103,18 @@ def occurrences(aligned, needle: str, standalone: bool = True) -> Iterable[tuple
     start = text.find(needle) if needle else -1
     while start != -1:
         end = start + len(needle)
-        if not aligned.inside_number(start, end, needle) and (not standalone or aligned.standalone(start, end, needle)):
+        if not aligned.inside_number(start, end, needle) and (not standalone or aligned.standalone(start, end, needle)
+                                                              or _taxon(aligned, start, end, needle)):
             yield start, end
         start = text.find(needle, start + 1)
+
+
+def _taxon(aligned, start: int, end: int, needle: str) -> bool:
+    """A taxon written before another (蛙科 of 「是蛙科蛙属的动物」, which the segmenter cuts 蛙|科蛙|属): its rank
+    ends it, whatever the words."""
+    return len(needle) >= 2 and needle[-1] in TAXON_RANKS and start in aligned.bounds and (
+        end == len(aligned.text) or not is_cjk(aligned.text[end]) or aligned.text[end] in "的、和与及"
+        or any(aligned.text.find(ch, end, end + 8) != -1 for ch in TAXON_RANKS))
 
 
 class RelationNames:

@@ -238,3 +238,16 @@ def test_a_pronoun_stays_before_a_dated_verb_when_its_own_clause_goes():
                   search_drops={("主要成就", "青蒿素")})
     assert pair.decision == "kept" and pair.text.startswith("屠呦呦，药学家。她")
     assert "青蒿素" not in pair.text
+
+
+def test_a_taxon_before_another_is_a_mention_whatever_the_segmenter_says():
+    """The realistic mirror's 大永林蛙: 「蛙科蛙属」 is cut 蛙|科蛙|属 by the segmenter; 蛙科 is still a fact."""
+    pair = judged("大永林蛙", "大永林蛙是蛙科蛙属的动物。属于无尾目。", [("科", "蛙科"), ("属", "蛙属"), ("目", "无尾目")],
+                  search_drops={("科", "蛙科")})
+    assert pair.decision == "kept" and "蛙科" not in pair.text and ("目", "无尾目") in kept(pair)
+
+
+def test_a_name_that_is_a_sentence_of_its_own_stays_as_the_subject():
+    """The realistic mirror's 秦寧鴻: 「秦寧鴻；中国近代书法家。」 must not lose its name."""
+    pair = judged("秦宁鸿", "秦宁鸿；中国近代书法家。", [("国籍", "中国"), ("职业", "书法家")])
+    assert (pair.decision, pair.text) == ("kept", "秦宁鸿；中国书法家。")
