@@ -73,6 +73,7 @@ COPULA_ENDS = ("是", "为", "系", "乃", "属于", "成为", "作为")
 MODIFIED_AFTER = COPULA_ENDS + ("由", "被", "的")
 # Words opening a sentence or clause that refer to what came before it: where that was cut, they go too.
 CONNECTIVE = re.compile(r"^(?:此后|之后|随后|其后|后来|此外|同时|同年|次年|翌年|当年|因此|因而|所以|但是|但|然而|并且|而且|另外|其中|并|而|也|还|亦)[，,]?")
+CONNECTIVE_AT = re.compile(CONNECTIVE.pattern.lstrip("^"))  # matched at a position (match() anchors there)
 
 
 class NoFluentCut(Exception):
@@ -639,8 +640,13 @@ class TextCutter:
                     while begin > 0 and current[begin - 1] not in CLAUSE_SEP and current[begin - 1] not in SENTENCE_END:
                         begin -= 1
                     remove.extend(range(begin, i + 1))
-                if (not prev or prev in SENTENCE_END or prev in CLAUSE_SEP) and text.cut_before(i):
-                    connective = CONNECTIVE.match(current, i)
+                opening = current[:i].rsplit("。", 1)[-1]  # 「他[…，]并提出了…」: after the pronoun alone too
+                if (not prev or prev in SENTENCE_END or prev in CLAUSE_SEP
+                        or PRONOUN.fullmatch(opening) is not None) and text.cut_before(i):
+                    connective = CONNECTIVE_AT.match(current, i)
+                    if connective and len(connective.group(0).rstrip("，,")) == 1 \
+                            and _first_word(current[i:])[0] != connective.group(0).rstrip("，,"):
+                        connective = None  # 也门, 并非: a word of its own, no connective
                     if connective:
                         remove.extend(range(i, connective.end()))
                     elif (not prev or prev in SENTENCE_END) and current.startswith(NAMES_WHAT_CAME_BEFORE, i):

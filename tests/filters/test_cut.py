@@ -251,3 +251,12 @@ def test_a_name_that_is_a_sentence_of_its_own_stays_as_the_subject():
     """The realistic mirror's 秦寧鴻: 「秦寧鴻；中国近代书法家。」 must not lose its name."""
     pair = judged("秦宁鸿", "秦宁鸿；中国近代书法家。", [("国籍", "中国"), ("职业", "书法家")])
     assert (pair.decision, pair.text) == ("kept", "秦宁鸿；中国书法家。")
+
+
+def test_a_connective_after_a_pronoun_goes_with_the_clause_it_joined():
+    """The demo's 帕斯卡: 「他在少年时代……，1642年设计制造了……，并提出了帕斯卡定律」 less its first clauses is
+    「他提出了帕斯卡定律」, not 「他并提出了…」."""
+    text = "布莱士·帕斯卡，法国数学家。他在少年时代就表现出非凡的数学才能，1642年设计制造了机械计算器，并提出了帕斯卡定律。"
+    pair = judged("帕斯卡", text, [("国籍", "法国"), ("职业", "数学家"), ("主要成就", "提出帕斯卡定律")],
+                  aliases_of_head=["布莱士·帕斯卡"])
+    assert (pair.decision, pair.text) == ("kept", "布莱士·帕斯卡，法国数学家。他提出了帕斯卡定律。")
