@@ -17,7 +17,9 @@ frequency filter, the lexicon, the cues learned from it), every CDTP rule, the c
   share a released pair ships;
 * triples per pair (and the share of pairs with at most three), the share of pairs whose text was cut, the
   median share of characters kept;
-* the drops by reason; ``--show N`` prints N pairs, source and cut text side by side.
+* the drops by reason, and where the values written out went (shipped, cut with a unit that states a fact
+  no row gives, not grounded, in a dropped pair); ``--show N`` prints N pairs, source and cut text side by
+  side.
 """
 
 from __future__ import annotations
@@ -101,11 +103,13 @@ def measure(entries: list[dict]) -> dict:
     rules = rules_of(pairs)
     triple_filters, pair_filters, cutter = rules.judge()
     grounded = {}  # (pair id, triple index) -> kept by the triple filters alone, before pair rules and the cut
+    why = {}  # ... and the reason when not
     for p in pairs:
         for n, t in enumerate(p.triples):
             probe = type(t)(t.head, t.relation, t.tail)
             _judge_triple(probe, p, triple_filters)
             grounded[(p.pair_id, n)] = probe.decision == "kept"
+            why[(p.pair_id, n)] = probe.reason
     funnel = Funnel()
     judged = list(apply_filters(pairs, triple_filters, pair_filters, funnel, cutter))
     kept = [p for p in judged if p.decision == "kept"]
@@ -114,6 +118,19 @@ def measure(entries: list[dict]) -> dict:
     written_grounded = [(p, t) for p in judged for n, t in enumerate(p.triples)
                         if t.relation != "中文名" and verbatim(p, t.tail) and grounded[(p.pair_id, n)]]
     cut = [p for p in kept if p.cuts]
+    fate = Counter()  # where each value written out went
+    for p in judged:
+        for n, t in enumerate(p.triples):
+            if t.relation == "中文名" or not verbatim(p, t.tail):
+                continue
+            if not grounded[(p.pair_id, n)]:
+                fate[f"not grounded ({why[(p.pair_id, n)]})"] += 1
+            elif p.decision != "kept":
+                fate[f"pair dropped ({p.reason})"] += 1
+            elif t.decision != "kept":
+                fate[f"cut with its unit ({t.reason})"] += 1
+            else:
+                fate["shipped"] += 1
     return {
         "entries": len(judged), "pairs": len(kept), "pairs_per_entry": len(kept) / max(len(judged), 1),
         "values_written": len(written), "values_written_kept": len(written_kept),
@@ -128,6 +145,7 @@ def measure(entries: list[dict]) -> dict:
         "pairs_dropped": dict(Counter(p.reason for p in judged if p.decision != "kept").most_common()),
         "triples_dropped": dict(funnel.triples_dropped.most_common()),
         "learned_cues": sum(len(v) for v in rules.learned_cues.values()),
+        "values_written_fate": dict(fate.most_common()),
         "_pairs": judged,
     }
 
@@ -158,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  learned cues         {result['learned_cues']}")
     print("  pairs dropped        " + ", ".join(f"{k} {v}" for k, v in result["pairs_dropped"].items()))
     print("  triples dropped      " + ", ".join(f"{k} {v}" for k, v in result["triples_dropped"].items()))
+    total = max(sum(result["values_written_fate"].values()), 1)
+    print("  values written out   " + ", ".join(f"{k} {v / total:.1%}" for k, v in result["values_written_fate"].items()))
     kept = [p for p in judged if p.decision == "kept"]
     for pair in random.Random(args.seed).sample(kept, min(args.show, len(kept))):
         print(f"\n== {pair.entity}\n  source: {pair.source_text}\n  cut:    {pair.text}")
