@@ -65,7 +65,8 @@ SCOPED = ("唯一", "最", "第一", "第二", "第三", "首个", "首位", "�
 # What makes an event a time said of the verb after it (「第一次世界大战结束后，…」).
 EVENT_AFTER = ("结束后", "结束时", "爆发后", "爆发时", "胜利后", "期间", "之后", "以后", "之初", "前夕")
 # What opens a sentence and stands for the entity (removed when the entity's name takes its place).
-PRONOUN = re.compile(r"^(?:他们|她们|它们|他|她|它|该[种属科书剧片词曲诗作]?|此[人书剧]?)")
+PRONOUN = re.compile(r"^(?:他们|她们|它们|他|她|它|该(?:作品|公司|企业|学校|大学|机构|组织|事件|战役|条约|物种|植物|动物|化合物|"
+                     r"元素|城市|地区|河流|[种属科书剧片词曲诗作校河山湖市县])?|此[人书剧]?)")
 PRONOUN_AT = re.compile(PRONOUN.pattern.lstrip("^"))  # matched at a position (match() anchors there)
 MAX_ROUNDS = 4
 COPULA_ENDS = ("是", "为", "系", "乃", "属于", "成为", "作为")
@@ -213,7 +214,8 @@ class _Round:
         name = max((e for s, e in self.names if s == clause.start and e < clause.end), default=None)
         if name is not None:
             return name
-        pronoun = PRONOUN_AT.match(self.text, clause.start, clause.end)
+        lead = _LEADING_DATE.match(self.text[clause.start:clause.end])  # 「960年他发动陈桥兵变」
+        pronoun = PRONOUN_AT.match(self.text, clause.start + (lead.end() if lead else 0), clause.end)
         if pronoun is None or pronoun.end() >= clause.end:
             return None
         rest = _LEADING_DATE.sub("", self.text[following.start:following.end], count=1)
@@ -366,6 +368,7 @@ class TextCutter:
             changed |= self._tidy(text)
             if opening_name is not None:
                 changed |= self._keep_opening(text, opening_name, self.relations)
+                changed |= self._join_name(text, opening_name)
             if not changed:
                 if any(any(text.keep[text.where[i]] for i in range(*back(m.start, m.end))) for m in missing):
                     raise NoFluentCut("no_fluent_cut")
@@ -718,6 +721,23 @@ class TextCutter:
                 if source.startswith(written) and (best is None or len(written) > best[1]):
                     best = (0, len(written))
         return best
+
+    @staticmethod
+    def _join_name(text: _Text, name: tuple[int, int]) -> bool:
+        """Where the cuts left the name a sentence of its own before a pronoun (「成吉思汗。他统一蒙古各部。」),
+        the name takes the pronoun's place (「成吉思汗统一蒙古各部。」)."""
+        if name[0] != 0 or not all(text.keep[i] for i in range(*name)):
+            return False
+        current, length = text.text, name[1] - name[0]
+        if current[:length] != text.source[name[0]:name[1]] or current[length:length + 1] not in ("。", "；", ";"):
+            return False
+        pronoun = PRONOUN.match(current[length + 1:])
+        if pronoun is None or not text.cut_before(length) \
+                or not _opens_predicate(*_first_word(current[length + 1 + pronoun.end():])):
+            return False  # 「该作品由…」: 该作 is no pronoun there
+        text.cut(length, length + 1 + pronoun.end(), "the name takes the pronoun's place")
+        text.commit()
+        return True
 
     @staticmethod
     def _keep_opening(text: _Text, name: tuple[int, int], relations: tuple[str, ...] = ()) -> bool:

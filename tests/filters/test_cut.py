@@ -260,3 +260,14 @@ def test_a_connective_after_a_pronoun_goes_with_the_clause_it_joined():
     pair = judged("帕斯卡", text, [("国籍", "法国"), ("职业", "数学家"), ("主要成就", "提出帕斯卡定律")],
                   aliases_of_head=["布莱士·帕斯卡"])
     assert (pair.decision, pair.text) == ("kept", "布莱士·帕斯卡，法国数学家。他提出了帕斯卡定律。")
+
+
+def test_a_pronoun_after_a_date_is_a_subject_and_a_lone_name_takes_its_place():
+    """The demo's 赵匡胤 and 成吉思汗: 「960年他发动陈桥兵变，建立宋朝」 keeps 他; 「成吉思汗。他统一蒙古各部。」 is
+    「成吉思汗统一蒙古各部。」."""
+    text = "赵匡胤，北宋开国皇帝，庙号太祖。960年他发动陈桥兵变，建立宋朝，定都东京开封府。"
+    pair = judged("赵匡胤", text, [("庙号", "太祖"), ("主要成就", "建立宋朝")])
+    assert (pair.decision, pair.text) == ("kept", "赵匡胤，庙号太祖。他建立宋朝。")
+    text = "成吉思汗，蒙古族，大蒙古国的建立者。1206年他统一蒙古各部，被推举为“成吉思汗”。"
+    pair = judged("成吉思汗", text, [("主要成就", "统一蒙古各部"), ("民族", "蒙古族")], search_drops={("民族", "蒙古族")})
+    assert (pair.decision, pair.text) == ("kept", "成吉思汗统一蒙古各部。")
