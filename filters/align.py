@@ -387,8 +387,8 @@ def _enumerations(text: str) -> list[list[tuple[int, int]]]:
             continue
         middle = sorted(b - a for a, b in parts[1:-1])
         typical = middle[len(middle) // 2] if middle else 0
-        items = [(_item_start(text, *parts[0], typical), parts[0][1]), *parts[1:-1],
-                 (parts[-1][0], _item_end(text, *parts[-1], typical))]
+        first = (_item_start(text, *parts[0], typical), parts[0][1])
+        items = [first, *parts[1:-1], (parts[-1][0], _item_end(text, *parts[-1], typical or _two(text, first, parts[-1])))]
         items = [_strip_title(text, a, b) for a, b in items]
         items = [(a, b) for a, b in items if a < b]
         if len(items) >= 2:
@@ -400,6 +400,15 @@ def _enumerations(text: str) -> list[list[tuple[int, int]]]:
 # segmenter cut into characters gets any tag on them, so one character counts only when it is one of _STOP).
 _NOT_IN_ITEM = ("v", "p", "u", "c", "r", "d", "y", "e", "f", "m", "t")
 _STOP = frozenset("有是为的在于和与及了等之将把被由从向对以及或也都")
+
+
+def _two(text: str, first: tuple[int, int], last: tuple[int, int]) -> int:
+    """How long the last of two items may be: a verb of one character takes its object, as long as the first item
+    (赛龙舟、吃粽子, not 吃); otherwise its first word alone (刘文治、张燕主演 lists 张燕)."""
+    words = _words(text[last[0]:last[1]])
+    if words and len(words[0][0]) == 1 and words[0][1].startswith("v"):
+        return first[1] - first[0]
+    return 0
 
 
 def _in_item(word: str, flag: str, taken: int, typical: int) -> bool:

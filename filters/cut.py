@@ -816,7 +816,7 @@ def _list_items(at: "_Round", start: int, end: int) -> list[tuple[int, int, str]
     last_a, last_b, sep = items[-1]
     cut_at = min([last_a + i for i, ch in enumerate(text[last_a:last_b]) if ch in "等）)”"] + [last_b])
     # as long as the others (黄章牌乳饮料, not 黄章), never over the verb after it (「…和崔善方主演」)
-    last_end = max([_item_end(text, last_a, cut_at, typical)]
+    last_end = max([_item_end(text, last_a, cut_at, typical or _two_items(text, items[0][:2], (last_a, cut_at)))]
                    + [e for s, e in at.stated + at.protected + at.missing if s == last_a and e <= cut_at])
     items[-1] = (last_a, last_end, sep)
     if not any(a <= start and end <= b for a, b, _ in items):
@@ -828,6 +828,12 @@ def _item_end(text: str, start: int, end: int, typical: int) -> int:
     from filters.align import _item_end as item_end
 
     return item_end(text, start, end, typical)
+
+
+def _two_items(text: str, first: tuple[int, int], last: tuple[int, int]) -> int:
+    from filters.align import _two
+
+    return _two(text, first, last)
 
 
 def _item_start(text: str, start: int, end: int, typical: int) -> int:

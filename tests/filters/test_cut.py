@@ -271,3 +271,13 @@ def test_a_pronoun_after_a_date_is_a_subject_and_a_lone_name_takes_its_place():
     text = "成吉思汗，蒙古族，大蒙古国的建立者。1206年他统一蒙古各部，被推举为“成吉思汗”。"
     pair = judged("成吉思汗", text, [("主要成就", "统一蒙古各部"), ("民族", "蒙古族")], search_drops={("民族", "蒙古族")})
     assert (pair.decision, pair.text) == ("kept", "成吉思汗统一蒙古各部。")
+
+
+def test_the_last_of_two_items_keeps_the_object_of_its_verb():
+    """The demo's 端午节 with search validation: 「有赛龙舟、吃粽子、挂艾草、饮雄黄酒等习俗」 less the last two is
+    「有赛龙舟、吃粽子等习俗」, not 「有赛龙舟粽子等习俗」."""
+    text = "端午节是中国民间的传统节日。节日期间有赛龙舟、吃粽子、挂艾草、饮雄黄酒等习俗。"
+    pair = judged("端午节", text, [("节日类型", "传统节日"), ("节日饮食", "粽子"), ("节日活动", "赛龙舟"),
+                                   ("节日活动", "挂艾草"), ("节日饮食", "雄黄酒")],
+                  search_drops={("节日活动", "挂艾草"), ("节日饮食", "雄黄酒")})
+    assert pair.decision == "kept" and pair.text.endswith("节日期间有赛龙舟、吃粽子等习俗。")
