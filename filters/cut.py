@@ -368,7 +368,7 @@ class TextCutter:
             changed |= self._tidy(text)
             if opening_name is not None:
                 changed |= self._keep_opening(text, opening_name, self.relations)
-                changed |= self._join_name(text, opening_name)
+                changed |= self._join_name(text, opening_name, self.relations)
             if not changed:
                 if any(any(text.keep[text.where[i]] for i in range(*back(m.start, m.end))) for m in missing):
                     raise NoFluentCut("no_fluent_cut")
@@ -571,8 +571,10 @@ class TextCutter:
         for number, (s_start, s_end) in enumerate(at.structure.sentences):
             if not _overlaps(s_start, s_end, at.protected):
                 body = at.text[s_start:s_end].rstrip("。；;！!？?\n ")
-                if number == 0 and any(s == s_start and e == s_start + len(body) for s, e in at.names):
-                    continue  # 「秦寧鴻；中国近代书法家…」: the name alone opens the text, the subject of what follows
+                after = text.where[s_start + len(body) - 1] + 1 if body else -1
+                if number == 0 and any(s == s_start and e == s_start + len(body) for s, e in at.names) \
+                        and 0 <= after < len(text.source) and text.source[after] in SENTENCE_END:
+                    continue  # 「秦寧鴻；中国近代书法家…」: the name alone opens the source, the subject of what follows
                 changed |= text.cut(s_start, s_end, "supports no triple")
                 continue
             for clause in at.structure.sentence_clauses(number):
@@ -723,17 +725,24 @@ class TextCutter:
         return best
 
     @staticmethod
-    def _join_name(text: _Text, name: tuple[int, int]) -> bool:
-        """Where the cuts left the name a sentence of its own before a pronoun (「成吉思汗。他统一蒙古各部。」),
-        the name takes the pronoun's place (「成吉思汗统一蒙古各部。」)."""
+    def _join_name(text: _Text, name: tuple[int, int], relations: tuple[str, ...] = ()) -> bool:
+        """Where the name is a sentence of its own before a pronoun the cuts left (「成吉思汗。他统一蒙古各部。」), the
+        name takes the pronoun's place (「成吉思汗统一蒙古各部。」); before a relation's name, the end mark goes
+        (「桃延市英文名Taoyan City」)."""
         if name[0] != 0 or not all(text.keep[i] for i in range(*name)):
             return False
         current, length = text.text, name[1] - name[0]
         if current[:length] != text.source[name[0]:name[1]] or current[length:length + 1] not in ("。", "；", ";"):
             return False
-        pronoun = PRONOUN.match(current[length + 1:])
+        rest = current[length + 1:]
+        if relations and any(normalize(rest[:len(r) + 1]).startswith(r) for r in relations):
+            # 「桃延市。英文名Taoyan City」: the relation's name is said of the name before it
+            text.cut(length, length + 1, "the name opens what is said of it")
+            text.commit()
+            return True
+        pronoun = PRONOUN.match(rest)
         if pronoun is None or not text.cut_before(length) \
-                or not _opens_predicate(*_first_word(current[length + 1 + pronoun.end():])):
+                or not _opens_predicate(*_first_word(rest[pronoun.end():])):
             return False  # 「该作品由…」: 该作 is no pronoun there
         text.cut(length, length + 1 + pronoun.end(), "the name takes the pronoun's place")
         text.commit()
