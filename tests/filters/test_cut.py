@@ -281,3 +281,11 @@ def test_the_last_of_two_items_keeps_the_object_of_its_verb():
                                    ("节日活动", "挂艾草"), ("节日饮食", "雄黄酒")],
                   search_drops={("节日活动", "挂艾草"), ("节日饮食", "雄黄酒")})
     assert pair.decision == "kept" and pair.text.endswith("节日期间有赛龙舟、吃粽子等习俗。")
+
+
+def test_the_name_comes_back_before_a_verb_the_segmenter_calls_a_noun():
+    """The realistic mirror's 陵松江: 「陵松江是一条河流。…发源于潭灵岭。」 less its first sentence opens with 发源于
+    (发源 a noun to the segmenter); the name comes back."""
+    text = "陵松江是一条河流。与嘉谷溪相距不远。发源于潭灵岭。流入华嘉溪。全长153千米。"
+    pair = judged("陵松江", text, [("发源地", "潭灵岭"), ("注入", "华嘉溪")])
+    assert (pair.decision, pair.text) == ("kept", "陵松江发源于潭灵岭。流入华嘉溪。")
