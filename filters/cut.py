@@ -762,7 +762,8 @@ class TextCutter:
         # a relation's name opening it, or in its first words (「东端起点为长安」)
         relation = any(r in normalize(rest[:6]) for r in relations)
         # a word the segmenter calls a noun that 于 follows is a verb there (「发源于潭灵岭」)
-        verb = rest[len(word):len(word) + 1] in ("于", "自") and len(word) == 2
+        verb = rest[len(word):len(word) + 1] in ("于", "自") and len(word) == 2 \
+            or len(word) >= 3 and word.endswith(("于", "自"))  # 隶属于, one word to the segmenter
         if not (pronoun or relation or verb or rest[:1] == "其" or _opens_predicate(word, flag)
                 or flag.startswith(("m", "t")) or word[:1].isdigit()):
             return False  # what is left has a subject of its own (「中华人民共和国成立于…」)

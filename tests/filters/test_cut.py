@@ -289,3 +289,11 @@ def test_the_name_comes_back_before_a_verb_the_segmenter_calls_a_noun():
     text = "陵松江是一条河流。与嘉谷溪相距不远。发源于潭灵岭。流入华嘉溪。全长153千米。"
     pair = judged("陵松江", text, [("发源地", "潭灵岭"), ("注入", "华嘉溪")])
     assert (pair.decision, pair.text) == ("kept", "陵松江发源于潭灵岭。流入华嘉溪。")
+
+
+def test_the_name_comes_back_before_a_verb_ending_in_yu():
+    """The realistic mirror's 凤沙柳: 「隶属于」 is one word, a noun to the segmenter."""
+    text = "凤沙柳是杨柳科的植物，民间对其有多种称呼。隶属于双子叶植物纲。该种属于杨柳目。"
+    pair = judged("凤沙柳", text, [("纲", "双子叶植物纲"), ("目", "杨柳目"), ("科", "杨柳科")],
+                  search_drops={("科", "杨柳科")})
+    assert pair.decision == "kept" and pair.text.startswith("凤沙柳隶属于双子叶植物纲。")
