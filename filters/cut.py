@@ -237,13 +237,12 @@ def _topic(at: "_Round", clause: _Clause, siblings: list[_Clause]) -> bool:
     if "的" not in rest or any(ch in rest for ch in "（）()“”") or any(c in rest for c in COPULA_ENDS) \
             or _opens_predicate(*_first_word(rest)):
         return False  # 「交子是北宋时期…的纸币」 says something of 交子: no topic
-    import jieba.posseg
+    from filters.align import _words
 
-    head = rest[rest.rindex("的") + 1:]
-    words = jieba.posseg.lcut(head, HMM=False)
+    words = _words(rest[rest.rindex("的") + 1:])
     # nouns (the segmenter may call 大米 a numeral): nothing that predicates
-    return bool(words) and not any(w.flag.startswith(("v", "p", "c", "u", "d", "a", "y", "e", "l", "i"))
-                                   for w in words)
+    return bool(words) and not any(flag.startswith(("v", "p", "c", "u", "d", "a", "y", "e", "l", "i"))
+                                   for _, flag in words)
 
 
 def _pairs(text: str) -> list[tuple[int, int]]:
@@ -645,9 +644,9 @@ class TextCutter:
                     while begin > 0 and current[begin - 1] not in CLAUSE_SEP and current[begin - 1] not in SENTENCE_END:
                         begin -= 1
                     remove.extend(range(begin, i + 1))
-                opening = current[:i].rsplit("。", 1)[-1]  # 「他[…，]并提出了…」: after the pronoun alone too
-                if (not prev or prev in SENTENCE_END or prev in CLAUSE_SEP
-                        or PRONOUN.fullmatch(opening) is not None) and text.cut_before(i):
+                # 「他[…，]并提出了…」: after the pronoun alone too (looked for only where something was cut)
+                if text.cut_before(i) and (not prev or prev in SENTENCE_END or prev in CLAUSE_SEP
+                                           or PRONOUN.fullmatch(current[:i].rsplit("。", 1)[-1]) is not None):
                     connective = CONNECTIVE_AT.match(current, i)
                     if connective and len(connective.group(0).rstrip("，,")) == 1 \
                             and _first_word(current[i:])[0] != connective.group(0).rstrip("，,"):
