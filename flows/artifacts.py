@@ -1,8 +1,10 @@
 """A run's report as Prefect artifacts, so the Prefect UI and API show the funnel beside the flow run.
 
 ``publish_artifacts`` makes three, in the current flow run: a table (``zhbench-funnel``), a markdown summary
-(``zhbench-report``) and, when the run published, a link to the release (``zhbench-release``). The report
-itself (``runs/<run>/report.json``, ``zhbench report``) stays the record; the artifacts are a view of it.
+(``zhbench-report``) and the release (``zhbench-release``): its path as text and a table of its files with
+their rows and checksums, or, when the run published nothing, why. (A ``file://`` link would be refused by
+the browser showing the Prefect UI, and points at a machine the reader may not be on.) The report itself
+(``runs/<run>/report.json``, ``zhbench report``) stays the record; the artifacts are a view of it.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ def publish_artifacts(report: dict, release_dir: Path | None, previous: dict | N
 
     if FlowRunContext.get() is None and TaskRunContext.get() is None:
         return []
-    from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
+    from prefect.artifacts import create_markdown_artifact, create_table_artifact
     from prefect.logging import get_run_logger
 
     run = report.get("run", "?")
@@ -43,9 +45,12 @@ def publish_artifacts(report: dict, release_dir: Path | None, previous: dict | N
     ]
     if release_dir is not None:
         name, version = release_name(Path(release_dir))
-        makers.append((RELEASE_KEY, lambda: create_link_artifact(
-            Path(release_dir).resolve().as_uri(), link_text=f"{name} {version}", key=RELEASE_KEY,
-            description=f"the release zhbench run {run} published")))
+        makers.append((RELEASE_KEY, lambda: create_markdown_artifact(
+            release_markdown(Path(release_dir)), key=RELEASE_KEY,
+            description=f"the release zhbench run {run} published: {name} {version}")))
+    else:
+        makers.append((RELEASE_KEY, lambda: create_markdown_artifact(
+            no_release_markdown(report), key=RELEASE_KEY, description=f"zhbench run {run} published no release")))
     keys = []
     for key, make in makers:
         try:
@@ -54,6 +59,36 @@ def publish_artifacts(report: dict, release_dir: Path | None, previous: dict | N
         except Exception as exc:  # the API refused or is gone; the run's own files are complete
             get_run_logger().warning("artifact %s not created: %s", key, exc)
     return keys
+
+
+def release_markdown(release_dir: Path) -> str:
+    """The release as a reader of the Prefect UI needs it: name, version, where it is (as text, to copy),
+    and each file with its config, split, rows, size and SHA-256 from the manifest."""
+    name, version = release_name(release_dir)
+    lines = [f"# Release {name} {version}", "", f"Path: `{release_dir.resolve()}`", ""]
+    try:
+        manifest = json.loads((release_dir / "manifest.json").read_text(encoding="utf-8"))
+        files = list(manifest["files"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return "\n".join(lines + ["No readable `manifest.json`: `zhbench release verify` says what is wrong."]) + "\n"
+    lines += [f"{len(files)} files, {sum(int(f.get('rows') or 0) for f in files)} rows. Check them with "
+              f"`zhbench release verify {version} --name {name}`.", "",
+              "| file | config | split | rows | bytes | sha256 |", "|---|---|---|---:|---:|---|"]
+    for f in files:
+        lines.append(f"| `{_cell(f.get('path', '?'))}` | {_cell(f.get('config', ''))} | {_cell(f.get('split', ''))} | "
+                     f"{f.get('rows', '')} | {f.get('bytes', '')} | `{f.get('sha256', '')}` |")
+    return "\n".join(lines) + "\n"
+
+
+def no_release_markdown(report: dict) -> str:
+    """Why the run published nothing, in its report's own words."""
+    funnel = report.get("funnel") or {}
+    lines = ["# No release", "", f"zhbench run {report.get('run', '?')} published no release: "
+             f"{report.get('note') or 'it stopped before publishing'}."]
+    if funnel:
+        lines += ["", f"Pairs kept {funnel.get('pairs_kept', 0)} of {funnel.get('pairs_in', 0)}; "
+                      "the run's funnel and summary are the artifacts `zhbench-funnel` and `zhbench-report`."]
+    return "\n".join(lines) + "\n"
 
 
 def release_name(release_dir: Path) -> tuple[str, str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextvars
 import hashlib
 import json
+import logging
 import os
 import shutil
 from array import array
@@ -706,7 +707,7 @@ def _run(settings: Settings) -> RunSummary:
     catalog = Catalog(data_dir / "catalog.duckdb")
     catalog.start_run({"run_id": run_dir.name, "flow_run_id": flow_run_id, "started_at": started_at,
                        "release_name": settings.release.name, "settings": run_config})
-    token = _clock.set(StageClock())
+    token = _clock.set(StageClock(_flow_run_logger()))
     try:
         return _stages(settings, data_dir, run_dir, flow_run_id, started, started_at, run_config, repaired)
     except BaseException as exc:
@@ -722,13 +723,16 @@ class StageClock:
     as it goes and written to the report. As each stage ends, the value caches are emptied and the memory
     malloc holds free is given back (filters.normalize.clear_value_caches, warehouse.shards.release_freed)."""
 
-    def __init__(self) -> None:
+    def __init__(self, log: logging.LoggerAdapter | None = None) -> None:
         self.stages: list[dict] = []
         self._started: dict[str, tuple[float, float]] = {}
+        self._log = log  # the top flow run's logger: the stages of its subflows are logged there too
 
     def start(self, stage: str, total: int | None = None, unit: str = "") -> None:
         self._started[stage] = (time.monotonic(), time.time())
         progress.started(stage, total, unit)
+        if self._log is not None:
+            self._log.info("stage %s started%s", stage, f": {total} {unit} in" if total is not None else "")
 
     def finish(self, stage: str, records_in: int | None, records_out: int | None, unit: str,
                cached: bool = False) -> None:
@@ -738,8 +742,24 @@ class StageClock:
         self.stages.append({"stage": stage, "seconds": seconds, "started_at": round(began_at, 3), "cached": cached,
                             "in": records_in, "out": records_out, "unit": unit})
         progress.finished(stage, seconds, records_in, records_out, unit, cached)
+        counts = " → ".join(str(n) for n in (records_in, records_out) if n is not None)
+        if self._log is not None:
+            self._log.info("stage %s finished in %.1f s%s%s", stage, seconds,
+                           f": {counts} {unit}".rstrip() if counts else "", " (from the cache)" if cached else "")
         clear_value_caches()  # the stage's values: the next stage's are others
         release_freed()
+
+
+def _flow_run_logger() -> logging.LoggerAdapter | None:
+    """The current flow run's logger: its lines go to the run's log (the Prefect UI's Logs tab). The terminal
+    shows the live table instead: its console handler is quiet below WARNING (flows.engine.configure_prefect)."""
+    from prefect.exceptions import MissingContextError
+    from prefect.logging import get_run_logger
+
+    try:
+        return get_run_logger()
+    except MissingContextError:
+        return None
 
 
 def releases_state(data_dir: Path, name: str) -> list:

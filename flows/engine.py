@@ -47,12 +47,17 @@ def configure_prefect(verbose: bool = False) -> None:
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         # The temporary local server needs a few seconds, more on a first run that migrates its database.
         "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "120",
-        # Quiet by default: the CLI prints its own summary and turns errors into one line;
-        # --verbose shows Prefect's run log, tracebacks included.
-        "PREFECT_LOGGING_LEVEL": "INFO" if verbose else "CRITICAL",
+        "DO_NOT_TRACK": "1",  # nor the client's, whose first-run notice would print above the live table
+        # The terminal is quiet by default: the CLI prints its own live table and summary and turns errors into
+        # one line, and no library's DEBUG or INFO line (bm25s reports each index it builds) breaks into the
+        # table; --verbose shows Prefect's run log, tracebacks included.
+        "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "INFO" if verbose else "WARNING",
         "PREFECT_UI_ENABLED": "false",
     }
     temporary = not os.environ.get("PREFECT_API_URL")
+    # The run's log (each stage's start, end and counts) goes to a server that keeps it; the temporary one
+    # is gone with the command, so nothing is sent there unless asked (--verbose).
+    defaults["PREFECT_LOGGING_LEVEL"] = "INFO" if verbose or not temporary else "CRITICAL"
     if temporary:
         # Only the temporary server: when it stops at the end of a run, its task-run recorder is
         # cancelled mid-flight and logs CancelledError tracebacks. Raising the *server's* log level

@@ -63,11 +63,12 @@ def engine_for_run(engine: EngineSettings) -> Iterator[EngineSettings]:
 
 def quiet_dask() -> None:
     """Dask's scheduler and workers log every connection at INFO; a run shows them with --verbose only
-    (``configure_prefect`` sets Prefect's level: CRITICAL unless verbose). Set for this process and, by the
+    (``configure_prefect`` keeps the terminal at WARNING unless verbose). Set for this process and, by the
     environment, for the local cluster's worker processes."""
     import logging
 
-    if os.environ.get("PREFECT_LOGGING_LEVEL", "INFO") == "CRITICAL":
+    if (os.environ.get("PREFECT_LOGGING_LEVEL", "INFO") == "CRITICAL"
+            or os.environ.get("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "INFO") in ("WARNING", "ERROR", "CRITICAL")):
         os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
         for name in ("distributed", "distributed.scheduler", "distributed.nanny", "distributed.worker",
                      "distributed.core", "distributed.http.proxy"):

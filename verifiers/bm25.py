@@ -41,14 +41,21 @@ _ROUNDING = 1e-4
 INDEX_FORMAT = 1  # of the files BM25Index.save writes
 
 
-@functools.cache
-def _stopwords() -> frozenset[str]:
-    """bm25s's English stop words. (bm25s sets its logger to DEBUG when imported and reports each index
-    build there; inside a flow, Prefect's root handler would print that line on the user's terminal.)"""
+def quiet_bm25s() -> None:
+    """bm25s sets its logger to DEBUG when imported and reports each index it builds there; inside a flow,
+    Prefect's root handler would print those lines on the user's terminal. Call after importing bm25s (or
+    llama-index's BM25 retriever, which imports it)."""
     import bm25s
-    from bm25s.stopwords import STOPWORDS_EN
 
     logging.getLogger(bm25s.__name__).setLevel(logging.WARNING)
+
+
+@functools.cache
+def _stopwords() -> frozenset[str]:
+    """bm25s's English stop words."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    quiet_bm25s()
     return frozenset(STOPWORDS_EN)
 
 

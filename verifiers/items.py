@@ -160,7 +160,10 @@ class EvidenceVerifier:
         from llama_index.core.schema import TextNode
         from llama_index.retrievers.bm25 import BM25Retriever
 
+        from verifiers.bm25 import quiet_bm25s
         from verifiers.search import _segment
+
+        quiet_bm25s()
 
         nodes = [TextNode(id_=str(n), text=_segment(h.title + "。" + h.text)) for n, h in enumerate(hits)]
         retriever = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=min(self.k, len(nodes)),

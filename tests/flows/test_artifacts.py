@@ -47,13 +47,18 @@ def artifacts_of(flow_run_id) -> dict:
     return {a.key: a for a in found}
 
 
-def test_a_flow_run_gets_the_funnel_table_the_summary_and_the_release_link(prefect_server, tmp_path):
+def test_a_flow_run_gets_the_funnel_table_the_summary_and_the_release_table(prefect_server, tmp_path):
     from prefect import flow
     from prefect.runtime import flow_run
 
     release = tmp_path / "releases" / "cdtp" / "0.1.0"
     release.mkdir(parents=True)
-    (release / "manifest.json").write_text(json.dumps({"name": "cdtp", "version": "0.1.0"}), encoding="utf-8")
+    files = [{"path": "kgc/train.parquet", "config": "kgc", "split": "train", "rows": 125, "bytes": 30191,
+              "sha256": "71f00c06" * 8},
+             {"path": "kgc/eval.parquet", "config": "kgc", "split": "eval", "rows": 32, "bytes": 17560,
+              "sha256": "9bff05f7" * 8}]
+    (release / "manifest.json").write_text(json.dumps({"name": "cdtp", "version": "0.1.0", "files": files}),
+                                           encoding="utf-8")
 
     @flow(name="artifacts-test")
     def publishing():
@@ -63,7 +68,6 @@ def test_a_flow_run_gets_the_funnel_table_the_summary_and_the_release_link(prefe
 
     assert keys == [FUNNEL_KEY, REPORT_KEY, RELEASE_KEY]
     found = artifacts_of(run_id)
-    # Prefect stores a link artifact as markdown: "[text](link)".
     assert {k: a.type for k, a in found.items()} == {FUNNEL_KEY: "table", REPORT_KEY: "markdown",
                                                      RELEASE_KEY: "markdown"}
     table = json.loads(found[FUNNEL_KEY].data)
@@ -77,17 +81,30 @@ def test_a_flow_run_gets_the_funnel_table_the_summary_and_the_release_link(prefe
     assert "pages fetched" in markdown and "█" in markdown
     assert "| crawl | 22.0 | 50% | – → 382 pages |  |" in markdown
     assert "| align | 11.0 | 25% | 378 → 74 pairs | cached |" in markdown
-    assert found[RELEASE_KEY].data == f"[cdtp 0.1.0]({release.resolve().as_uri()})"
+    shown = found[RELEASE_KEY].data
+    # No file:// link (a browser showing the UI refuses it): the path as text, the files as a table.
+    assert "file://" not in shown and "](" not in shown
+    assert f"Path: `{release.resolve()}`" in shown
+    assert "2 files, 157 rows" in shown
+    assert f"| `kgc/train.parquet` | kgc | train | 125 | 30191 | `{'71f00c06' * 8}` |" in shown
+    assert f"| `kgc/eval.parquet` | kgc | eval | 32 | 17560 | `{'9bff05f7' * 8}` |" in shown
 
 
-def test_a_run_without_a_release_gets_no_link(prefect_server):
+def test_a_run_without_a_release_says_why_in_the_release_artifact(prefect_server):
     from prefect import flow
+    from prefect.runtime import flow_run
+
+    report = sample_report() | {"release": None, "note": "no pair passed the filters"}
 
     @flow(name="artifacts-test-no-release")
     def publishing():
-        return publish_artifacts(sample_report(), None)
+        return publish_artifacts(report, None), flow_run.id
 
-    assert publishing() == [FUNNEL_KEY, REPORT_KEY]
+    keys, run_id = publishing()
+    assert keys == [FUNNEL_KEY, REPORT_KEY, RELEASE_KEY]
+    shown = artifacts_of(run_id)[RELEASE_KEY].data
+    assert shown.startswith("# No release\n")
+    assert "published no release: no pair passed the filters." in shown
 
 
 def test_outside_a_flow_run_nothing_is_created():

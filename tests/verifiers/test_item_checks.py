@@ -183,3 +183,26 @@ def test_the_kinds_dropped_without_a_verdict_are_a_setting(kept_pair_shards, pag
     items = items_of(result)
     assert {i.decision for i in items if i.kind == "simpleqa" and i.unverified_by} == {"kept"}
     assert {i.reason for i in items if i.kind == "qa" and i.unverified_by} == {"unverified:safety_llm:http_429"}
+
+
+def test_the_evidence_index_writes_no_debug_line_to_the_terminal():
+    """llama-index's BM25 retriever imports bm25s, which sets its own logger to DEBUG and reports each index it
+    builds; in a flow, Prefect's console handler would print those lines into the live table."""
+    import subprocess
+    import sys
+
+    program = """
+import logging, sys
+logging.basicConfig(level=logging.DEBUG, stream=sys.stdout, format="%(name)s %(message)s")
+from verifiers.items import EvidenceVerifier
+from verifiers.search import Hit
+class Search:
+    def search(self, query, k):
+        return [Hit("https://example.org/a", "苏轼", "苏轼是北宋文学家。", 1.0),
+                Hit("https://example.org/b", "眉山", "眉山市位于四川。", 0.5)]
+print(len(EvidenceVerifier(Search(), None, k=1)._evidence(type("I", (), {"question": "苏轼是哪个朝代的人？",
+                                                                        "answer": "北宋"})())))
+"""
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.splitlines()[-1] == "1"
+    assert "bm25s" not in out.stdout + out.stderr
