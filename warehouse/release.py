@@ -540,16 +540,34 @@ def _review_lines(review: dict | None) -> list[str]:
             f"pairs rejected: {review.get('pairs_dropped_rejected', 0)}."]
 
 
+def card_split(split: str) -> str:
+    """A split's name in the card's YAML, which ``datasets.load_dataset`` reads. ``all`` (a config that is not
+    split: pairs, relations, dropped triples) is a reserved word there, so it loads as ``train``, the name the
+    Hub gives a dataset's only split."""
+    return "train" if split == "all" else split
+
+
 def default_card(manifest: ReleaseManifest, categories: dict | None = None) -> str:
-    configs = by_config(manifest.files)
+    # datasets refuses a split of no rows ("corresponds to no data"): an empty file stays in the manifest and
+    # the table below, not in the YAML that load_dataset reads.
+    configs = {c: [f for f in items if f.rows] for c, items in by_config(manifest.files).items()}
+    configs = {c: items for c, items in configs.items() if items}
     lines = ["---", "configs:"]
-    for config, items in configs.items():
+    for n, (config, items) in enumerate(configs.items()):
         lines.append(f"- config_name: {config}")
+        if n == 0:  # load_dataset(release_dir) with no name loads the first: the release's own records
+            lines.append("  default: true")
         lines.append("  data_files:")
         for item in items:
-            lines.append(f"  - split: {item.split}")
+            lines.append(f"  - split: {card_split(item.split)}")
             lines.append(f"    path: {item.path}")
     lines += ["language:", "- zh", "---", "", f"# {manifest.name} {manifest.version}", ""]
+    first = next(iter(configs), None)
+    if first is not None:
+        lines += [f"Load a config by name: `datasets.load_dataset(\"<release directory>\", \"{first}\")` (the "
+                  "default); each config below loads the same way. A config that is not split (`all`) loads as the "
+                  "split `train`, since `datasets` reserves `all`; a split of 0 rows is not offered to `datasets`, "
+                  "which refuses an empty split.", ""]
     lines.append("| config | split | rows | sha256 |")
     lines.append("|---|---|---|---|")
     for item in manifest.files:

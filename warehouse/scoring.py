@@ -281,21 +281,45 @@ def score_release(directory: Path, predictions_path: Path, split: str = "eval", 
     known = {i["item_id"] for items in items_by_config.values() for i in items}
     unknown = sorted(set(predictions) - known)
     base = _dataset_scores(items_by_config, read_predictions(baseline), grader) if baseline else None
+    _name_categories(datasets, manifest)
+    if base is not None:
+        _name_categories(base, manifest)
     return {"release": f"{manifest.name} {manifest.version}", "split": split,
             "predictions": str(predictions_path), "unknown_ids": len(unknown), "unknown_examples": unknown[:3],
             "datasets": datasets, "cuge": cuge(datasets, manifest.hierarchy, base)}
 
 
+def _name_categories(datasets: dict[str, dict], manifest) -> None:
+    """Categories by the names the export writes (the taxonomy's Chinese names), not the ids items store."""
+    from warehouse.export import _category_names
+
+    topics = None
+    for metrics in datasets.values():
+        if "by_primary_category" in metrics:
+            topics = topics if topics is not None else _category_names(manifest)[0]
+            metrics["by_primary_category"] = {topics.get(k, k): v for k, v in metrics["by_primary_category"].items()}
+
+
 def cuge(datasets: dict[str, dict], hierarchy: dict[str, dict], baseline: dict[str, dict] | None) -> dict:
-    """Dataset → task → capability → overall, means at each level (CUGE's multi-level score)."""
+    """Dataset → task → capability → overall, means at each level (CUGE's multi-level score). With a baseline,
+    ``normalisation`` says for each dataset whether its score was divided by the baseline's, and why not."""
     normalised: dict[str, float] = {}
+    normalisation: dict[str, dict] = {}
     notes = []
     for config, metrics in datasets.items():
         value = metrics[metrics["main_metric"]]
         if baseline is not None:
-            reference = (baseline.get(config) or {}).get(metrics["main_metric"])
+            base = baseline.get(config) or {}
+            reference = base.get(metrics["main_metric"])
+            row = {"normalised": bool(reference), "main_metric": metrics["main_metric"], "raw": value,
+                   "baseline": reference}
             if not reference:
-                notes.append(f"{config}: the baseline scores 0, so its dataset score is left unnormalised")
+                why = ("the baseline predicts none of its items" if not base.get("predicted")
+                       else "the baseline scores 0 on it")
+                row["why_raw"] = why
+                notes.append(f"{config}: {why}, so its score is its raw {metrics['main_metric']}, not normalised")
+            normalisation[config] = row
+            if not reference:
                 normalised[config] = value
                 continue
             value = value / reference
@@ -312,8 +336,8 @@ def cuge(datasets: dict[str, dict], hierarchy: dict[str, dict], baseline: dict[s
         capabilities.setdefault(c, []).append(mean(v))
     capability_scores = {c: mean(v) for c, v in sorted(capabilities.items())}
     overall = mean(capability_scores.values()) if capability_scores else math.nan
-    return {"normalised_by_baseline": baseline is not None, "datasets": normalised, "tasks": task_scores,
-            "capabilities": capability_scores, "overall": overall, "notes": notes}
+    return {"normalised_by_baseline": baseline is not None, "datasets": normalised, "normalisation": normalisation,
+            "tasks": task_scores, "capabilities": capability_scores, "overall": overall, "notes": notes}
 
 
 def format_scores(result: dict) -> str:
@@ -327,6 +351,10 @@ def format_scores(result: dict) -> str:
     c = result["cuge"]
     kind = "normalised by the baseline" if c["normalised_by_baseline"] else "raw main metrics (no --baseline)"
     lines.append(f"  CUGE-style scores ({kind}):")
+    for config, row in c.get("normalisation", {}).items():
+        lines.append(f"    dataset {config}: {c['datasets'][config]:.4f} "
+                     + (f"({row['main_metric']} {row['raw']:.4f} / baseline {row['baseline']:.4f})" if row["normalised"]
+                        else f"(raw {row['main_metric']}: {row['why_raw']})"))
     for name, value in c["capabilities"].items():
         lines.append(f"    capability {name}: {value:.4f}")
     for name, value in c["tasks"].items():

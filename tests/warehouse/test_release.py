@@ -171,3 +171,22 @@ def test_a_publish_while_another_process_holds_the_data_directory_is_refused(sha
         child.kill()
         child.wait()
     assert list_versions(tmp_path / "data", "cdtp") == []
+
+
+def test_every_config_of_a_release_loads_by_name_with_datasets(release, tmp_path):
+    """As a harness loads it: ``load_dataset(release_dir, name)``, for each config the manifest lists, and the
+    default config with no name."""
+    datasets = pytest.importorskip("datasets")
+    manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
+    expected: dict[str, dict[str, int]] = {}
+    for f in manifest["files"]:
+        if f["rows"]:  # datasets refuses an empty split; the card leaves it out
+            expected.setdefault(f["config"], {})["train" if f["split"] == "all" else f["split"]] = f["rows"]
+    assert {"cdtp_pairs", "kgc", "qa", "t2t", "cloze", "simpleqa"} <= set(expected)
+    assert "dropped_triples" not in expected  # no rows in this release: in the table, not in the YAML
+    assert "| dropped_triples | all | 0 |" in (release / "README.md").read_text(encoding="utf-8")
+    for config, splits in expected.items():
+        loaded = datasets.load_dataset(str(release), config, cache_dir=str(tmp_path / "hf"))
+        assert {name: len(part) for name, part in loaded.items()} == splits, config
+    default = datasets.load_dataset(str(release), cache_dir=str(tmp_path / "hf"))
+    assert {name: len(part) for name, part in default.items()} == expected[manifest["files"][0]["config"]]

@@ -117,3 +117,33 @@ def test_scoring_a_release_end_to_end_and_bad_predictions(release, tmp_path, cap
     assert code == 1 and capsys.readouterr().err.startswith("zhbench: error: ")
     assert main(["score", str(release), "--predictions", str(predictions), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["cuge"]["overall"] == pytest.approx(1.0)
+
+
+def test_scores_name_categories_as_the_export_does_and_say_per_dataset_whether_normalised(release, tmp_path,
+                                                                                          capsys):
+    import pyarrow.parquet as pq
+
+    gold, partial = [], []
+    for path in sorted(release.glob("*/eval.parquet")):
+        for row in pq.read_table(path).to_pylist():
+            line = ({"id": row["item_id"], "ranking": [row["answer_index"]]} if row["options"]
+                    else {"id": row["item_id"], "prediction": row["answer"]})
+            gold.append(line)
+            if path.parent.name != "t2t":  # the baseline predicts no triple-to-text item
+                partial.append(line)
+    predictions, baseline = tmp_path / "gold.jsonl", tmp_path / "baseline.jsonl"
+    predictions.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in gold), encoding="utf-8")
+    baseline.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in partial), encoding="utf-8")
+    assert main(["score", str(release), "--predictions", str(predictions), "--baseline", str(baseline),
+                 "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    # The export's language: the taxonomy's Chinese name, not the id items store (natural_science).
+    assert list(result["datasets"]["simpleqa"]["by_primary_category"]) == ["自然与自然科学"]
+    normalisation = result["cuge"]["normalisation"]
+    assert normalisation["kgc"]["normalised"] and normalisation["kgc"]["baseline"] == pytest.approx(1.0)
+    assert normalisation["t2t"] == {"normalised": False, "main_metric": "rouge-l", "raw": pytest.approx(1.0),
+                                    "baseline": 0.0, "why_raw": "the baseline predicts none of its items"}
+    assert main(["score", str(release), "--predictions", str(predictions), "--baseline", str(baseline)]) == 0
+    shown = capsys.readouterr().out
+    assert "dataset t2t: 1.0000 (raw rouge-l: the baseline predicts none of its items)" in shown
+    assert "dataset kgc: 1.0000 (accuracy 1.0000 / baseline 1.0000)" in shown
