@@ -10,8 +10,9 @@
 * **simpleqa**: template short-answer questions, with the pair's SimpleQA topic and subtopic, only
   where one answer is right: the crawl gives one value for (title, relation) on every page and in
   every sense, no row lists several (``several_values``); the relation names a fact, not a selection
-  or a judgement (``not_one_fact``, ``builders/open_relations.txt``); the answer is not what most
-  titles with the relation have, nor one of its few values (``guessable``: 国籍 中国, 界 植物界); a
+  or a judgement (``not_one_fact``, ``builders/open_relations.txt``); the answer is not the relation's
+  usual value (half its titles, or its most common value at 30%), nor one of its few values
+  (``guessable``: 国籍 中国, 界 植物界); a
   shared title or a work with versions is named with the context its sense gives
   (``ambiguous_title``, ``needs_version``), and that context does not hold the answer
   (``context_gives_answer``); and the criteria rules pass (:mod:`builders.criteria`).
@@ -158,7 +159,9 @@ class ItemBuilder:
             self.writer = SimpleQAWriter(llm, self.settings.max_answer_chars)
 
     def _provenance(self, generator: str, **extra) -> str:
-        record = {"generator": generator, "embedder": self.settings.embedder_name, "verified_by": [], **extra}
+        # Which checks verified the item is its verified_by column (set by the verifiers and by review), not a
+        # copy here that would go stale.
+        record = {"generator": generator, "embedder": self.settings.embedder_name, **extra}
         return json.dumps(record, ensure_ascii=False, sort_keys=True)
 
     @staticmethod

@@ -12,7 +12,7 @@ import json
 import re
 import secrets
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import pyarrow.parquet as pq
 from fastapi import FastAPI, Request
@@ -64,9 +64,12 @@ def create_app(data_dir: Path, lease_minutes: float = 30, secure_cookies: bool =
     env.filters["pct"] = lambda x: "–" if x is None else f"{100 * x:.0f}%"
     env.tests["http"] = lambda u: isinstance(u, str) and u.startswith(("http://", "https://"))
     env.policies["json.dumps_kwargs"] = {"sort_keys": True, "ensure_ascii": False}  # Chinese stays readable
+    env.filters["decoded"] = _decoded_url
+    env.filters["zh"] = _chinese_names()
     env.globals.update(CRITERIA=CRITERIA, REASONS=REASONS, MIN_URLS=MIN_URLS, QUESTION_CONFIGS=QUESTION_CONFIGS,
                        MCQ_CONFIGS=MCQ_CONFIGS, PAIR_CONFIGS=PAIR_CONFIGS, highlight=highlight,
-                       needles_of=needles_of, with_cuts=with_cuts, quote=quote)
+                       needles_of=needles_of, with_cuts=with_cuts, quote=quote, sources_of=sources_of,
+                       URL_KEYS=URL_KEYS)
     app = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
 
@@ -178,6 +181,11 @@ def create_app(data_dir: Path, lease_minutes: float = 30, secure_cookies: bool =
     async def annotate_form(request: Request, name: str, version: str):
         session = need(request)
         known(name, version)
+        if session.user.role == "admin":
+            # An admin looks without taking an item from the annotators: no lease, no form.
+            at = max(0, _int(request.query_params.get("at"), 0))
+            item, total = store.browse(name, version, at)
+            return page(request, "browse.html", name=name, version=version, item=item, at=at, total=total)
         item = store.next_item(name, version, session.user.name)
         if item is None:
             return page(request, "empty.html", name=name, version=version, what="annotate",
@@ -216,7 +224,7 @@ def create_app(data_dir: Path, lease_minutes: float = 30, secure_cookies: bool =
 
     def adjudicate_page(request, name, version, item, status=200, error="", value=None):
         labels = [l for l in store.labels(name, version, item["item_id"]) if l["role"] == "annotator"]
-        value = value or {"answer": item["payload"].get("item", {}).get("answer", "")}
+        value = value or {}  # the answer starts empty: typing never appends to a candidate (1, 2, t fill it)
         return page(request, "adjudicate.html", status, name=name, version=version, item=item, labels=labels,
                     error=error, value=value, request_id=secrets.token_urlsafe(16))
 
@@ -346,7 +354,8 @@ def annotation_of(form) -> tuple[Annotation, dict]:
 
     criteria = {c: yes(f"crit_{c}") for c in CRITERIA if yes(f"crit_{c}") is not None}
     options = {k: yes(k) for k in ("gold_right", "distractors_wrong") if yes(k) is not None}
-    urls = str(form.get("urls", "")).splitlines()
+    # the URLs the annotator marked as checked among those shown, then any they typed
+    urls = [str(u) for u in form.getlist("checked_url")] + str(form.get("urls", "")).splitlines()
     annotation = Annotation(verdict=str(form.get("verdict", "")), reason=str(form.get("reason", "")),
                             answer=str(form.get("answer", "")), criteria=criteria, urls=urls, options=options,
                             covered=yes("covered"), note=str(form.get("note", "")).strip())
@@ -354,6 +363,45 @@ def annotation_of(form) -> tuple[Annotation, dict]:
              "criteria": criteria, "urls": "\n".join(urls), "options": options, "covered": annotation.covered,
              "note": annotation.note}
     return annotation, value
+
+
+URL_KEYS = "6789"  # keys that mark the first shown sources as checked (1-5 are the criteria)
+
+
+def sources_of(item: dict) -> list[str]:
+    """The web addresses the page shows for an item, in order, once each: the item's URLs, the source pairs'
+    pages and the triples' support URLs, then what the verifiers cite. An annotator marks those they checked."""
+    it = item["payload"].get("item", {})
+    found = list(it.get("urls") or [])
+    for pair in item["payload"].get("pairs") or []:
+        found.append(pair.get("url") or "")
+        for t in pair.get("triples") or []:
+            found += t.get("support_urls") or []
+    for check in item["payload"].get("checks") or []:
+        evidence = check.get("evidence")
+        if isinstance(evidence, dict) and isinstance(evidence.get("urls"), list):
+            found += [u for u in evidence["urls"] if isinstance(u, str)]
+    return [u for u in dict.fromkeys(found) if u.startswith(("http://", "https://"))]
+
+
+def _decoded_url(url) -> str:
+    """An address as a reader writes it: 屠呦呦, not %E5%B1%A0%E5%91%A6%E5%91%A6 (the link keeps the encoded one)."""
+    text = str(url)
+    try:
+        return unquote(text, errors="strict")
+    except UnicodeDecodeError:
+        return text
+
+
+def _chinese_names():
+    """A filter from a domain, topic or subtopic id to its Chinese name in the bundled taxonomy; anything
+    else as it is."""
+    from filters.domains import load_taxonomy
+
+    taxonomy = load_taxonomy(None)
+    names = {d.id: d.name for d in taxonomy.domains}
+    names |= {t.id: t.name for t in taxonomy.topics} | {s.id: s.name for t in taxonomy.topics for s in t.subtopics}
+    return lambda value: names.get(value, value) if isinstance(value, str) else value
 
 
 def _item(store: ReviewStore, name: str, version: str, item_id: str) -> dict:

@@ -327,8 +327,13 @@ class ReviewStore:
         return Session(User(row["name"], row["role"]), row["csrf"]) if row else None
 
     def logout(self, token: str) -> None:
+        """End the session and give back every item its person holds: logged out, they label nothing."""
         with self._write() as con:
+            row = con.execute("SELECT user FROM sessions WHERE token_hash = ?", [_token_hash(token)]).fetchone()
             con.execute("DELETE FROM sessions WHERE token_hash = ?", [_token_hash(token)])
+            if row is not None and not con.execute("SELECT 1 FROM sessions WHERE user = ? AND expires_at > ?",
+                                                   [row[0], time.time()]).fetchone():
+                con.execute("DELETE FROM leases WHERE person = ?", [row[0]])
 
     # -- the queue --------------------------------------------------------------------------------
 
@@ -397,6 +402,17 @@ class ReviewStore:
             con.execute("INSERT INTO leases VALUES (?, ?, ?, ?, 'annotator', ?, ?)",
                         [name, version, row[0], person, now, now + self.lease_s])
             return self._item(con, name, version, row[0])
+
+    def browse(self, name: str, version: str, offset: int = 0) -> tuple[dict | None, int]:
+        """The open item at ``offset`` (in id order) and how many are open, leasing nothing: what an admin
+        looks at without taking an item from the annotators."""
+        with self._read() as con:
+            total = con.execute("SELECT count(*) FROM queue WHERE release_name = ? AND release_version = ? AND "
+                                "status = 'open'", [name, version]).fetchone()[0]
+            row = con.execute("SELECT item_id FROM queue WHERE release_name = ? AND release_version = ? AND "
+                              "status = 'open' ORDER BY item_id LIMIT 1 OFFSET ?",
+                              [name, version, max(0, offset)]).fetchone()
+            return (self._item(con, name, version, row[0]) if row else None), total
 
     def next_dispute(self, name: str, version: str, person: str) -> dict | None:
         """A disputed item this adjudicator did not annotate, leased to them; None when none is left."""
@@ -511,8 +527,11 @@ class ReviewStore:
             if row is None:
                 return None
             item_id, status = row
-            if status == "adjudicated":
-                raise ReviewError(f"item {item_id} has been adjudicated; its decision is final")
+            if status != "open":
+                # Both annotations are in (agreed, disputed or adjudicated): the verdict may be released already.
+                # The message is the same whatever the other said: undo must not tell whether they agreed.
+                raise ReviewError(f"item {item_id} has both its annotations now; an annotation can be undone only "
+                                  "while the item waits for the second")
             con.execute("DELETE FROM labels WHERE release_name = ? AND release_version = ? AND item_id = ? AND "
                         "person = ?", [name, version, item_id, person])
             con.execute("DELETE FROM leases WHERE release_name = ? AND release_version = ? AND person = ? AND "

@@ -24,6 +24,23 @@
     if (form.requestSubmit) { form.requestSubmit(); } else { form.submit(); }
   }
 
+  // Buttons that fill the form: every criterion holds (data-all-yes), or an answer shown on the page
+  // taken into the answer box (data-fill names the box, data-value holds the answer).
+  document.addEventListener("click", function (event) {
+    var button = event.target && event.target.closest && event.target.closest("button[data-all-yes], button[data-fill]");
+    if (!button) { return; }
+    event.preventDefault();
+    if (button.hasAttribute("data-all-yes")) {
+      var prefix = button.getAttribute("data-all-yes");
+      document.querySelectorAll('input[type="radio"][value="yes"]').forEach(function (input) {
+        if (input.name.indexOf(prefix) === 0) { input.checked = true; }
+      });
+    } else {
+      var box = document.getElementById(button.getAttribute("data-fill"));
+      if (box) { box.value = button.getAttribute("data-value") || ""; }
+    }
+  });
+
   document.addEventListener("keydown", function (event) {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
       event.preventDefault();

@@ -166,7 +166,7 @@ def write_relations(data_dir: Path, name: str = NAME, version: str = VERSION, co
     (release / "cdtp_pairs").mkdir()
     relations = ["国籍", "职业", "出生地", "封爵"] + [f"关系{i}" for i in range(count)]
     pq.write_table(pa.table({"relation": relations, "pages": [50 - i for i in range(len(relations))],
-                             "kept": [40 - i for i in range(len(relations))],
+                             "kept": [i < len(relations) - 1 for i in range(len(relations))],
                              "aliases": [["国家"]] + [[] for _ in relations[1:]]}), release / "relations" / "all.parquet")
     pairs = [TU_PAIR, WEI_PAIR, {**WEI_PAIR, "pair_id": "p-evil", "text": "卫青<script>alert(1)</script>是军事家。"}]
     pq.write_table(pa.Table.from_pylist([{k: p[k] for k in ("pair_id", "entity", "text")} |

@@ -355,7 +355,11 @@ def test_adjudicator_sees_both_annotations_and_the_decision_settles_the_item(cli
     client = client_as("judge")
     page = client.get(ADJUDICATE).text
     assert all(s in page for s in ("ann1的备注", "ann2的备注", "双氢青蒿素", 'data-person="ann1"', 'data-person="ann2"'))
-    assert 'name="answer" value="青蒿素"' in page  # prefilled with the pipeline's answer
+    # The answer starts empty (typing never appends to a prefilled one); each candidate is one key away.
+    assert 'name="answer" id="answer" value=""' in page
+    assert 'data-key="1" data-fill="answer" data-value="青蒿素"' in page
+    assert 'data-key="2" data-fill="answer" data-value="双氢青蒿素"' in page
+    assert 'data-key="t" data-fill="answer" data-value="青蒿素"' in page
     response = post(client, f"{ADJUDICATE}/sqa-tu", {"verdict": "accept", "answer": "青蒿素", "note": "以诺奖公告为准"},
                     page)
     assert response.status_code == 303
@@ -472,3 +476,86 @@ def test_admin_downloads_the_queue_for_label_studio_and_imports_an_export(client
         assert bad.status_code == 422 and "not a Label Studio JSON export" in bad.text
         forged = other.post(f"{ADMIN}/import", data={"csrf": "nope"}, files=files)
         assert forged.status_code == 403
+
+
+# -- reading speed: what the page offers so an annotator types little ----------------------------------
+
+
+def test_checked_sources_count_as_supporting_urls_and_the_pipeline_answer_is_one_key(client_as, store):
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    client = client_as("ann1")
+    page = client.get(ANNOTATE).text
+    # every address the page shows, decoded for reading, each a checkbox; the first ones have keys 6, 7, ...
+    assert 'value="https://baike.example.cn/item/屠呦呦" data-key="6"' in page
+    assert 'value="https://zh.wikipedia.org/wiki/屠呦呦" data-key="7"' in page
+    assert 'value="https://www.nobelprize.org/prizes/medicine/2015/tu/facts/" data-key="8"' in page
+    assert 'data-key="t" data-fill="answer" data-value="青蒿素"' in page and 'data-key="y" data-all-yes="crit_"' in page
+    form = accept_form("simpleqa", urls="", checked_url=["https://baike.example.cn/item/屠呦呦",
+                                                         "https://www.nobelprize.org/prizes/medicine/2015/tu/facts/"])
+    assert post(client, f"{ANNOTATE}/sqa-tu", form, page).status_code == 303
+    [label] = store.labels(NAME, VERSION, "sqa-tu")
+    assert label["urls"] == ["https://baike.example.cn/item/屠呦呦",
+                             "https://www.nobelprize.org/prizes/medicine/2015/tu/facts/"]
+
+
+def test_addresses_read_decoded_and_ids_read_as_chinese_names(client_as, store):
+    item = simpleqa()
+    item["payload"]["item"].update(domain="technology_economics", primary_category="natural_science",
+                                   secondary_category="geography",
+                                   urls=["https://baike.example.cn/item/%E5%B1%8F%E5%91%A6%E5%91%A6"])
+    store.enqueue(NAME, VERSION, [item])
+    page = client_as("ann1").get(ANNOTATE).text
+    assert ">https://baike.example.cn/item/屏呦呦</a>" in page  # the link text; the href keeps the encoded form
+    assert 'href="https://baike.example.cn/item/%E5%B1%8F%E5%91%A6%E5%91%A6"' in page
+    assert "<dt>domain</dt><dd>科技与经济</dd>" in page and "<dt>topic</dt><dd>自然与自然科学</dd>" in page
+    assert "technology_economics" not in page and "natural_science" not in page and "primary_category" not in page
+
+
+def test_a_pair_item_asks_for_no_answer(client_as, store):
+    store.enqueue(NAME, VERSION, [cdtp_pair()])
+    page = client_as("ann1").get(ANNOTATE).text
+    assert 'name="answer"' not in page and "edited answer" not in page
+    assert 'data-key="c"' in page
+
+
+def test_an_admin_browses_without_taking_an_item_from_the_annotators(client_as, store):
+    store.enqueue(NAME, VERSION, [simpleqa(), mcq()])
+    boss = client_as("boss")
+    first = boss.get(ANNOTATE).text
+    assert "open item 1 of 2" in first and 'id="decision"' not in first and "without taking one" in first
+    assert "卫青的职业是什么？" in first and "屠呦呦因发现哪种药物" in boss.get(f"{ANNOTATE}?at=1").text
+    with store._read() as con:
+        assert con.execute("SELECT count(*) FROM leases").fetchone()[0] == 0
+    for person in ("ann1", "ann2"):  # both slots of the first item are still free
+        assert store.next_item(NAME, VERSION, person)["item_id"] == "qa-wei"
+
+
+def test_logging_out_gives_the_held_item_back(client_as, store):
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    for person in ("ann1", "ann2"):
+        client = client_as(person)
+        assert "屠呦呦因发现哪种药物" in client.get(ANNOTATE).text  # both hold a lease on the one item
+    assert "queue empty" in client_as("ann3").get(ANNOTATE).text
+    response = post(client, "/logout", {})
+    assert response.status_code == 303
+    assert "屠呦呦因发现哪种药物" in client_as("ann3").get(ANNOTATE).text
+
+
+def test_undo_on_the_empty_page_cannot_reopen_an_agreed_item(client_as, store):
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    for person in ("ann1", "ann2"):
+        client = client_as(person)
+        page = client.get(ANNOTATE).text
+        assert post(client, f"{ANNOTATE}/sqa-tu", accept_form("simpleqa"), page).status_code == 303
+    assert store.item(NAME, VERSION, "sqa-tu")["status"] == "agreed"
+    empty = client.get(ANNOTATE).text
+    assert "queue empty" in empty
+    refused = post(client, f"{ANNOTATE}/undo", {}, empty)
+    assert refused.status_code == 409 and "has both its annotations now" in refused.text
+    assert store.item(NAME, VERSION, "sqa-tu")["status"] == "agreed"
+
+
+def test_the_relations_page_says_kept_in_words(client_as, store):
+    write_relations(store.path.parent)
+    page = client_as("judge").get(RELATIONS).text
+    assert "True kept" not in page and "False kept" not in page and "kept in the release" in page

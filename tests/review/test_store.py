@@ -66,7 +66,7 @@ def test_two_annotators_agree_blind_and_a_third_person_adjudicates_a_different_a
                                               "release": "cdtp 0.1.0"}}
     with pytest.raises(ReviewError, match="only disputed"):
         store.adjudicate("cdtp", "0.1.0", a["item_id"], "lead3", Annotation("reject", "wrong_answer"))
-    with pytest.raises(ReviewError, match="decision is final"):
+    with pytest.raises(ReviewError, match="has both its annotations now"):
         store.undo("cdtp", "0.1.0", "ann2")
 
 
@@ -155,14 +155,52 @@ def test_racing_annotators_never_share_a_slot(tmp_path):
 
 def test_undo_reopens_the_item_and_leases_it_back(store):
     item = store.next_item("cdtp", "0.1.0", "ann1")["item_id"]
+    store.annotate("cdtp", "0.1.0", item, "ann1", said("美国"))
+    assert store.undo("cdtp", "0.1.0", "ann1") == item
+    assert store.item("cdtp", "0.1.0", item)["status"] == "open" and store.labels("cdtp", "0.1.0", item) == []
+    assert store.next_item("cdtp", "0.1.0", "ann1")["item_id"] == item  # back to the one who undid it
+    store.annotate("cdtp", "0.1.0", item, "ann1", said("中国"))
     store.next_item("cdtp", "0.1.0", "ann2")
-    store.annotate("cdtp", "0.1.0", item, "ann1", said())
-    assert store.annotate("cdtp", "0.1.0", item, "ann2", said("美国")) == "disputed"
-    assert store.undo("cdtp", "0.1.0", "ann2") == item
-    assert store.item("cdtp", "0.1.0", item)["status"] == "open"
-    assert store.next_item("cdtp", "0.1.0", "ann2")["item_id"] == item  # back to the one who undid it
     assert store.annotate("cdtp", "0.1.0", item, "ann2", said("中国")) == "agreed"
     assert store.undo("cdtp", "0.1.0", "nobody") is None
+
+
+@pytest.mark.parametrize("second", ["中国", "美国"])
+def test_undo_is_refused_once_both_annotations_are_in_and_says_nothing_of_the_other(store, second):
+    """An agreed item may be in a release already; a disputed one is the adjudicator's. Either way the message
+    is the same, so undo cannot tell the annotator whether the other agreed."""
+    item = store.next_item("cdtp", "0.1.0", "ann1")["item_id"]
+    store.next_item("cdtp", "0.1.0", "ann2")
+    store.annotate("cdtp", "0.1.0", item, "ann1", said())
+    status = store.annotate("cdtp", "0.1.0", item, "ann2", said(second))
+    for person in ("ann1", "ann2"):
+        with pytest.raises(ReviewError) as refused:
+            store.undo("cdtp", "0.1.0", person)
+        assert str(refused.value) == (f"item {item} has both its annotations now; an annotation can be undone only "
+                                      "while the item waits for the second")
+    assert store.item("cdtp", "0.1.0", item)["status"] == status and len(store.labels("cdtp", "0.1.0", item)) == 2
+
+
+def test_logout_gives_back_the_items_its_person_held(store):
+    store.add_user("ann9", "annotator", "long enough")
+    token, _ = store.login("ann9", "long enough")
+    held = store.next_item("cdtp", "0.1.0", "ann9")["item_id"]
+    store.logout(token)
+    assert store.session(token) is None
+    with store._read() as con:
+        assert con.execute("SELECT count(*) FROM leases WHERE person = 'ann9'").fetchone()[0] == 0
+    # another annotator pair can take the item at once
+    assert store.next_item("cdtp", "0.1.0", "ann1")["item_id"] == held
+
+
+def test_browsing_leases_nothing(store):
+    first, total = store.browse("cdtp", "0.1.0")
+    assert first is not None and total == len(store.item_ids("cdtp", "0.1.0"))
+    second, _ = store.browse("cdtp", "0.1.0", 1)
+    assert second["item_id"] > first["item_id"]
+    assert store.browse("cdtp", "0.1.0", total)[0] is None
+    with store._read() as con:
+        assert con.execute("SELECT count(*) FROM leases").fetchone()[0] == 0
 
 
 def test_accounts_sessions_and_slow_hashes(tmp_path):
