@@ -174,3 +174,48 @@ def test_script_in_a_pair_text_renders_as_visible_text(driver, live, store):
     with pytest.raises(NoAlertPresentException):
         driver.switch_to.alert.text
 
+
+
+# What an annotator presses to accept a sound item of each kind, outside any text box.
+ACCEPT_KEYS = {
+    "simpleqa": ["y", "t", "6", "7", "a", Keys.ENTER],  # criteria, the pipeline's answer, two sources checked
+    "cdtp_pairs": ["c", "a", Keys.ENTER],  # the triples cover the text
+    "qa": ["g", "d", "a", Keys.ENTER],  # gold right, distractors wrong
+}
+
+
+def test_a_scripted_annotator_accepts_twenty_items_in_few_keystrokes(driver, live, store, capsys):
+    """Chinese SimpleQA asks each annotator for an answer and two supporting sources; the page offers the
+    pipeline's answer and the sources it shows, so a sound item takes a few keys, not 120-190."""
+    import time
+
+    queued = ([simpleqa(f"sqa-{i:02d}") for i in range(10)] + [cdtp_pair(f"p-{i:02d}") for i in range(5)]
+              + [mcq(f"qa-{i:02d}") for i in range(5)])
+    store.enqueue(NAME, VERSION, queued)
+    log_in(driver, live, "ann1")
+    driver.get(f"{live}{ANNOTATE}")
+    pressed: dict[str, list[int]] = {}
+    started = time.perf_counter()
+    for done in range(1, len(queued) + 1):
+        config = driver.find_element(By.CSS_SELECTOR, "#item .config").text
+        sequence = ACCEPT_KEYS[config]
+        keys(driver, *sequence)
+        # the last page is the empty queue's, which has no progress line of its own
+        wait_for(driver, lambda d: "queue empty" in d.page_source or d.find_elements(By.CSS_SELECTOR, "p.error")
+                 or progress(d).startswith(f"done {done} "))
+        errors = driver.find_elements(By.CSS_SELECTOR, "p.error")
+        assert not errors, (config, errors[0].text)
+        pressed.setdefault(config, []).append(len(sequence))
+    seconds = time.perf_counter() - started
+    assert "queue empty" in driver.page_source
+    labels = {i["item_id"]: store.labels(NAME, VERSION, i["item_id"]) for i in queued}
+    assert all(len(v) == 1 and v[0]["verdict"] == "accept" for v in labels.values())
+    sqa = labels["sqa-00"][0]
+    assert sqa["answer"] == "青蒿素" and sqa["criteria"] == dict.fromkeys(sqa["criteria"], True)
+    assert sqa["urls"] == ["https://baike.example.cn/item/屠呦呦", "https://zh.wikipedia.org/wiki/屠呦呦"]
+    assert labels["p-00"][0]["covered"] is True
+    assert {k: len(v) for k, v in pressed.items()} == {"simpleqa": 10, "cdtp_pairs": 5, "qa": 5}
+    assert max(pressed["simpleqa"]) <= 10 and max(pressed["cdtp_pairs"]) <= 3
+    with capsys.disabled():
+        print(f"\n  scripted annotator: 20 items in {seconds:.1f} s; keystrokes per accepted item: "
+              + ", ".join(f"{k} {v[0]}" for k, v in pressed.items()))
