@@ -144,6 +144,11 @@ def cmd_import(args: argparse.Namespace) -> int:
     for problem in result.get("problems", [])[:10]:
         print(f"    task {problem.get('task')} item {problem.get('item_id')} by {problem.get('person')}: "
               f"{problem.get('message') or problem.get('reason')}")
+    refused = {reason: n for reason, n in result["skipped"].items() if reason != "cancelled"}
+    if refused:  # a script or a scheduler sees that the file was not recorded whole
+        print(f"zhbench: error: {sum(refused.values())} annotations not recorded ({', '.join(refused)}); "
+              "the reasons are above", file=sys.stderr)
+        return 1
     return 0
 
 

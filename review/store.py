@@ -466,11 +466,15 @@ class ReviewStore:
             lease = con.execute("SELECT leased_at FROM leases WHERE release_name = ? AND release_version = ? AND "
                                 "item_id = ? AND person = ?", [name, version, item_id, person]).fetchone()
             if lease is None:
-                others = con.execute("SELECT count(*) FROM leases WHERE release_name = ? AND release_version = ? "
-                                     "AND item_id = ? AND role = 'annotator'", [name, version, item_id]).fetchone()[0]
-                if len(labels) + others >= 2:
-                    raise ReviewError(f"your lease on item {item_id} expired and two other annotators hold it now; "
-                                      "open the next item")
+                holders = con.execute("SELECT person, expires_at FROM leases WHERE release_name = ? AND "
+                                      "release_version = ? AND item_id = ? AND role = 'annotator' ORDER BY person",
+                                      [name, version, item_id]).fetchall()
+                if len(labels) + len(holders) >= 2:
+                    taken = [f"{len(labels)} annotated it"] if labels else []
+                    taken += [f"{h[0]} holds it until {datetime.fromtimestamp(h[1], timezone.utc):%H:%M} UTC"
+                              for h in holders]
+                    raise ReviewError(f"item {item_id} has its two annotators without {person} ({'; '.join(taken)}): "
+                                      "it takes no third; open the next item")
             _insert_label(con, name, version, item_id, person, "annotator", annotation, request_id, now,
                           now - lease[0] if lease else None)
             con.execute("DELETE FROM leases WHERE release_name = ? AND release_version = ? AND item_id = ? AND "

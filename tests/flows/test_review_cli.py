@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import subprocess
 import sys
 
@@ -72,6 +74,15 @@ def test_export_to_label_studio_and_import_back(release, tmp_path, capsys):  # n
         assert main(["review", "import", str(release), str(out), "--data-dir", str(target)]) == 0
         assert expected in capsys.readouterr().out
     assert ReviewStore.at(target).status(name, version)["agreed"] == 1
+    # A file the queue refuses in part: the command says why and exits 1, so a script sees it.
+    tasks = json.loads(out.read_text(encoding="utf-8"))
+    tasks[0]["data"]["item_id"] = "no-such-item"
+    refused = tmp_path / "refused.json"
+    refused.write_text(json.dumps(tasks, ensure_ascii=False), encoding="utf-8")
+    assert main(["review", "import", str(release), str(refused), "--data-dir", str(target)]) == 1
+    shown = capsys.readouterr()
+    assert "skipped 2: not_queued" in shown.out and "item no-such-item is not queued" in shown.out
+    assert "2 annotations not recorded (not_queued)" in shown.err
     out.write_text('{"tasks": []}', encoding="utf-8")
     assert main(["review", "import", str(release), str(out), "--data-dir", str(target)]) == 1
     assert "not a Label Studio JSON export" in capsys.readouterr().err

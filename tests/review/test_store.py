@@ -125,7 +125,8 @@ def test_leases_expire_and_the_item_returns_to_the_queue(tmp_path):
     assert store.next_item("cdtp", "0.1.0", "ann3")["item_id"] == "q1"
     # ann1's lease expired and two others hold the item now: ann1's late answer is refused, not a third label.
     store.next_item("cdtp", "0.1.0", "ann4")
-    with pytest.raises(ReviewError, match="lease on item q1 expired"):
+    with pytest.raises(ReviewError, match=r"^item q1 has its two annotators without ann1 \(ann3 holds it until "
+                                          r"\d\d:\d\d UTC; ann4 holds it until \d\d:\d\d UTC\): it takes no third"):
         store.annotate("cdtp", "0.1.0", "q1", "ann1", said())
 
 
