@@ -35,6 +35,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
+from packaging.version import InvalidVersion, Version
+
 ROLES = ("annotator", "adjudicator", "admin")
 VERDICTS = ("accept", "reject")
 STATUSES = ("open", "agreed", "disputed", "adjudicated")
@@ -692,17 +694,13 @@ class ReviewStore:
 
 
 def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
-    """Cohen's kappa of (first label, second label) pairs; None when chance agreement is total
+    """Cohen's kappa of (first label, second label) pairs (scikit-learn's); None when chance agreement is total
     (every label the same) or there are no pairs."""
-    if not pairs:
-        return None
-    n = len(pairs)
-    observed = sum(a == b for a, b in pairs) / n
-    expected = sum((sum(a == label for a, _ in pairs) / n) * (sum(b == label for _, b in pairs) / n)
-                   for label in VERDICTS)
-    if expected >= 1:
-        return None
-    return (observed - expected) / (1 - expected)
+    if not pairs or len({label for pair in pairs for label in pair}) < 2:
+        return None  # scikit-learn answers nan, with a warning, where kappa is undefined
+    from sklearn.metrics import cohen_kappa_score
+
+    return float(cohen_kappa_score([a for a, _ in pairs], [b for _, b in pairs], labels=list(VERDICTS)))
 
 
 @lru_cache(maxsize=1)
@@ -716,10 +714,11 @@ def _token_hash(token: str) -> str:
 
 
 def _semver(version: str) -> tuple:
+    """Versions in number order (0.10.0 after 0.9.0); anything that is not a version after, by its text."""
     try:
-        return tuple(int(p) for p in version.split("."))
-    except ValueError:
-        return (version,)
+        return (0, Version(version), "")
+    except InvalidVersion:
+        return (1, None, version)
 
 
 def _state(con, name: str, version: str, item_id: str) -> tuple[str, str]:

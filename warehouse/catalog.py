@@ -20,6 +20,7 @@ from typing import Iterable
 
 import duckdb
 import pyarrow as pa
+from packaging.version import InvalidVersion, Version
 
 from warehouse.shards import duck
 
@@ -364,9 +365,11 @@ def process_alive(pid: int) -> bool:
 
 
 def _version_key(version: str) -> tuple:
-    """MAJOR.MINOR.PATCH in number order (0.10.0 after 0.9.0); anything else after, by its text."""
-    parts = version.split(".")
-    return (0, *map(int, parts)) if all(p.isdigit() for p in parts) else (1, version)
+    """Versions in number order (0.10.0 after 0.9.0); anything that is not a version after, by its text."""
+    try:
+        return (0, Version(version), "")
+    except InvalidVersion:
+        return (1, None, version)
 
 
 def _relative(path: Path, data_dir: Path) -> str:

@@ -29,6 +29,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from packaging.version import Version
 
 from schemas import ReleaseFile, ReleaseManifest, schema_name, schema_version
 from warehouse.catalog import Catalog
@@ -67,12 +68,7 @@ def list_versions(data_dir: Path, name: str) -> list[str]:
     if not root.is_dir():
         return []
     found = [p.name for p in root.iterdir() if SEMVER.match(p.name) and (p / "manifest.json").is_file()]
-    return sorted(found, key=lambda v: tuple(int(x) for x in v.split(".")))
-
-
-def _semver(version: str) -> tuple[int, int, int]:
-    major, minor, patch = (int(x) for x in version.split("."))
-    return major, minor, patch
+    return sorted(found, key=Version)
 
 
 def schema_changes(data_dir: Path, name: str, schemas: dict[str, str]) -> list[str]:
@@ -99,10 +95,10 @@ def next_version(data_dir: Path, name: str, schemas: dict[str, str] | None = Non
     versions = list_versions(data_dir, name)
     if not versions:
         return "0.1.0"
-    major, minor, _ = _semver(versions[-1])
+    latest = Version(versions[-1])
     if schemas is not None and schema_changes(data_dir, name, schemas):
-        return f"{major + 1}.0.0"
-    return f"{major}.{minor + 1}.0"
+        return f"{latest.major + 1}.0.0"
+    return f"{latest.major}.{latest.minor + 1}.0"
 
 
 def check_version(data_dir: Path, name: str, version: str, schemas: dict[str, str]) -> None:
@@ -114,16 +110,16 @@ def check_version(data_dir: Path, name: str, version: str, schemas: dict[str, st
     if not versions:
         return
     latest = versions[-1]
-    if _semver(version) <= _semver(latest):
+    if Version(version) <= Version(latest):
         if version in versions:
             raise ReleaseError(f"release {name} {version} already exists at {releases_root(data_dir, name) / version}; "
                                "releases are immutable, choose another version")
         raise ReleaseError(f"version {version} is not newer than the latest release of {name}, {latest}; "
                            f"use {next_version(data_dir, name, schemas)} or leave the version unset")
     changes = schema_changes(data_dir, name, schemas)
-    if changes and _semver(version)[0] == _semver(latest)[0]:
+    if changes and Version(version).major == Version(latest).major:
         raise ReleaseError(f"the schema changed since {name} {latest} ({'; '.join(changes)}), so the major number "
-                           f"must rise: use {_semver(latest)[0] + 1}.0.0 or leave the version unset")
+                           f"must rise: use {Version(latest).major + 1}.0.0 or leave the version unset")
 
 
 def _batches(spec: TableSpec) -> Iterator[pa.RecordBatch]:
