@@ -27,8 +27,9 @@ Query parameters. Those that name an entry become the entry's path above: Sogou 
 parameter of an entry URL is dropped, as none of them names another entry: ``fr``, ``fromModule``,
 Baidu's ``fromtitle``/``fromid`` (the redirect a visit came through), Sogou's ``fromTitle``, MediaWiki
 ``variant``/``uselang``/``oldformat``, and ``oldid`` beside a title (a revision of that same entry).
-A URL that is no entry keeps its query, less tracking parameters, so two searches stay two URLs.
-The fragment (``#3``, ``#:~:text=…``) is always dropped.
+A URL that is no entry is w3lib's canonical URL (escapes normalised, query parameters sorted) less
+tracking parameters, so two searches stay two URLs. The fragment (``#3``, ``#:~:text=…``) is always
+dropped.
 
 Hosts. The public hosts above become ``https://`` and the site's desktop host; the other hosts of
 their domains (zhidao.baidu.com, en.wikipedia.org) get ``https://`` and keep their host. Any other
@@ -42,6 +43,8 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 from urllib.parse import parse_qsl, quote, unquote_to_bytes, urlsplit
+
+from w3lib.url import canonicalize_url, url_query_cleaner
 
 # Every host that serves a site's entries, and the site; then each site's public host.
 _SITE_HOSTS = {
@@ -59,8 +62,6 @@ _PUBLIC_DOMAINS = ("baidu.com", "baidu.hk", "sogou.com", "wikipedia.org")
 # already store). MediaWiki titles: as wfUrlencode writes the site's own links.
 _BAIDU_SAFE = ""
 _WIKI_SAFE = ";@$!*(),/~:"
-_PATH_SAFE = "/:@!$&'()*+,;=%"
-_QUERY_SAFE = "/:@!$'()*+,;=?%"
 
 _WIKI_VARIANTS = frozenset({"zh", "zh-hans", "zh-hant", "zh-cn", "zh-tw", "zh-hk", "zh-mo", "zh-sg", "zh-my"})
 _WIKI_SPACES = re.compile(rb"[ _]+")
@@ -69,7 +70,6 @@ _SOGOU_ID = re.compile(r"(?:^|&)(?:lid|lemmaId)=([0-9]+)(?:&|$)")
 _SOGOU_ID_PATHS = frozenset({"/m/fullLemma", "/lemma/ShowInnerLink.htm"})
 _BAIDU_VIEW = re.compile(r"/view/([0-9]+)\.htm/?")
 _BAIDU_SUBVIEW = re.compile(r"/subview/([0-9]+)/([0-9]+)\.htm/?")
-_PERCENT = re.compile(r"%[0-9a-fA-F]{2}")
 _MAX_ID_DIGITS = 4300  # sys.int_info.default_max_str_digits
 
 # Parameters that say where a visit came from or how to show the page, on any URL of these sites.
@@ -284,7 +284,7 @@ def _path(path: str, query: str, rules: str) -> tuple[str, str]:
         found = _wikipedia(path, query)
     if found is not None:
         return found
-    return _requote(path, _PATH_SAFE) or "/", _clean_query(query)
+    return _generic(path or "/", query)
 
 
 def _baidu_item(rest: str) -> tuple[str, str] | None:
@@ -373,21 +373,20 @@ def _wiki_namespace(title: bytes | str) -> str:
     return prefix.replace("_", " ").strip().lower() if colon else ""
 
 
-def _requote(text: str, safe: str) -> str:
-    """Encode what must be encoded, leave existing escapes as they are, in upper case."""
-    text = quote(text, safe=safe)
-    return _PERCENT.sub(lambda m: m.group().upper(), text) if "%" in text else text
+def _generic(path: str, query: str) -> tuple[str, str]:
+    """The (path, query) of a page that is no entry: w3lib's canonical URL, less tracking parameters."""
+    url = canonicalize_url(f"http://h{path}?{query}" if query else f"http://h{path}")
+    if query:
+        keys = {k for k, _ in parse_qsl(urlsplit(url).query, keep_blank_values=True)}
+        tracking = [k for k in keys if k in _TRACKING or k.startswith(_TRACKING_PREFIXES)]
+        if tracking:
+            url = url_query_cleaner(url, tracking, remove=True, unique=False)
+    parts = urlsplit(url)
+    return parts.path, parts.query
 
 
 def _clean_query(query: str) -> str:
-    if not query:
-        return ""
-    kept = []
-    for pair in query.split("&"):
-        key = pair.partition("=")[0]
-        if pair and key not in _TRACKING and not key.startswith(_TRACKING_PREFIXES):
-            kept.append(_requote(pair, _QUERY_SAFE))
-    return "&".join(kept)
+    return _generic("/", query)[1]
 
 
 # --- entries --------------------------------------------------------------------------------------
