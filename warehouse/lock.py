@@ -1,4 +1,4 @@
-"""One writer per data directory: an exclusive ``flock`` on ``<data-dir>/.zhbench.lock``.
+"""One writer per data directory: an exclusive lock (filelock's, a ``flock``) on ``<data-dir>/.zhbench.lock``.
 
 ``zhbench run`` holds it from start to end, so two runs in one data directory never publish
 over each other or release the same pairs twice: the second refuses at once, naming the
@@ -13,7 +13,6 @@ subprocess that outlives a killed run does not keep the directory locked.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import socket
@@ -24,6 +23,8 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
+
+from filelock import FileLock, Timeout
 
 from warehouse.catalog import CatalogError
 
@@ -39,7 +40,7 @@ class DataDirLocked(CatalogError):
         self.holder = holder
 
 
-# Locks this process holds: resolved lock path -> [open file, depth, owner pid].
+# Locks this process holds: resolved lock path -> [FileLock, depth, owner pid].
 _held: dict[Path, list] = {}
 _guard = threading.Lock()
 
@@ -88,41 +89,38 @@ def data_dir_lock(data_dir: Path, wait: bool = False, command: str | None = None
                 entry[1] -= 1
         return
 
-    handle = open(path, "a+", encoding="utf-8")
+    holder = json.dumps({
+        "pid": os.getpid(), "host": socket.gethostname(),
+        "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "command": command or " ".join(["zhbench", *sys.argv[1:]]),
+    }, ensure_ascii=False) + "\n"
+
+    def write_holder(fd: int) -> None:  # filelock calls it with the locked file's descriptor
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, holder.encode("utf-8"), 0)
+
+    # The file stays after release (preserve_lock_file): it names the last holder for the message.
+    lock = FileLock(path, thread_local=False, preserve_lock_file=True, on_acquired=write_holder)
     try:
-        told = False
-        while True:
-            try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                info = _read_holder(path)
-                if not wait:
-                    raise DataDirLocked(
-                        f"the data directory {data_dir} is in use by {describe(info)}; wait for it to finish, "
-                        "rerun with --wait to run after it, or use another --data-dir", info) from None
-                if not told and waiting is not None:
-                    waiting(info)
-                    told = True
-                # Polling rather than a blocking flock: a Ctrl-C while waiting is handled at once.
-                time.sleep(poll_s)
-        handle.seek(0)
-        handle.truncate()
-        handle.write(json.dumps({
-            "pid": os.getpid(), "host": socket.gethostname(),
-            "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "command": command or " ".join(["zhbench", *sys.argv[1:]]),
-        }, ensure_ascii=False) + "\n")
-        handle.flush()
-        with _guard:
-            _held[path] = [handle, 1, os.getpid()]
-        try:
-            yield
-        finally:
-            with _guard:
-                _held.pop(path, None)
+        lock.acquire(timeout=0)
+    except Timeout:
+        info = _read_holder(path)
+        if not wait:
+            raise DataDirLocked(
+                f"the data directory {data_dir} is in use by {describe(info)}; wait for it to finish, "
+                "rerun with --wait to run after it, or use another --data-dir", info) from None
+        if waiting is not None:
+            waiting(info)
+        # filelock polls rather than blocking in flock: a Ctrl-C while waiting is handled at once.
+        lock.acquire(timeout=-1, poll_interval=poll_s)
+    with _guard:
+        _held[path] = [lock, 1, os.getpid()]
+    try:
+        yield
     finally:
-        handle.close()  # closing the last descriptor releases the flock
+        with _guard:
+            _held.pop(path, None)
+        lock.release()  # closes the descriptor, which releases the flock
 
 
 def _read_holder(path: Path, tries: int = 5) -> dict:
