@@ -146,7 +146,7 @@ def create_app(data_dir: Path, lease_minutes: float = 30, secure_cookies: bool =
         cookie, field = request.cookies.get(LOGIN_COOKIE, ""), str(form.get("login_token", ""))
         if not cookie or not hmac.compare_digest(cookie.encode(), field.encode()):
             raise Problem(403, "form expired or forged", "form expired or forged; reload the page")
-        # scrypt takes a tenth of a second: off the event loop, so other annotators' pages are not held up
+        # a password hash is slow on purpose: off the event loop, so other annotators' pages are not held up
         found = await run_in_threadpool(store.login, str(form.get("name", "")).strip(), str(form.get("password", "")))
         if found is None:
             return login_page(request, 401, error="wrong name or password", name=str(form.get("name", "")))

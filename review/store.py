@@ -64,7 +64,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
     name TEXT PRIMARY KEY,
     role TEXT NOT NULL,
-    password TEXT NOT NULL,     -- scrypt$n$r$p$salt$hash
+    password TEXT NOT NULL,     -- an Argon2id PHC string (older accounts: scrypt$n$r$p$salt$hash)
     created_at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS sessions (
@@ -134,7 +134,6 @@ CREATE TABLE IF NOT EXISTS relations (
 );
 """
 
-SCRYPT = {"n": 2 ** 15, "r": 8, "p": 1}  # about 0.1 s and 32 MiB a hash: slow for a guesser, fine for a login
 
 
 class ReviewError(ValueError):
@@ -209,13 +208,37 @@ class Annotation:
                 raise ReviewError("an accepted pair's triples cover its text; reject it with reason text_says_more")
 
 
-def hash_password(password: str, salt: bytes | None = None) -> str:
-    salt = salt or secrets.token_bytes(16)
-    digest = hashlib.scrypt(password.encode(), salt=salt, maxmem=64 * 2 ** 20, dklen=32, **SCRYPT)
-    return f"scrypt${SCRYPT['n']}${SCRYPT['r']}${SCRYPT['p']}${salt.hex()}${digest.hex()}"
+def hash_password(password: str) -> str:
+    """An Argon2id hash in its standard PHC string ($argon2id$v=19$m=…), argon2-cffi's defaults (RFC 9106's
+    low-memory profile)."""
+    return _hasher().hash(password)
 
 
 def check_password(password: str, stored: str) -> bool:
+    """Whether ``password`` is the one ``stored`` hashes: an Argon2 hash, or the scrypt form that accounts made
+    before Argon2 hold (``scrypt$n$r$p$salt$digest``) until their next login rehashes them."""
+    if stored.startswith("scrypt$"):
+        return _check_scrypt(password, stored)
+    from argon2.exceptions import InvalidHashError, VerificationError
+
+    try:
+        return _hasher().verify(stored, password)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+def needs_rehash(stored: str) -> bool:
+    return stored.startswith("scrypt$") or _hasher().check_needs_rehash(stored)
+
+
+@lru_cache(maxsize=1)
+def _hasher():
+    from argon2 import PasswordHasher
+
+    return PasswordHasher()
+
+
+def _check_scrypt(password: str, stored: str) -> bool:
     try:
         _, n, r, p, salt, digest = stored.split("$")
         again = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p),
@@ -314,7 +337,11 @@ class ReviewStore:
         if not check_password(password, row["password"] if row else _decoy()) or row is None:
             return None
         token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        rehashed = hash_password(password) if needs_rehash(row["password"]) else None
         with self._write() as con:
+            if rehashed:  # an older hash (scrypt, weaker parameters) is replaced while the password is at hand
+                con.execute("UPDATE users SET password = ? WHERE name = ? AND password = ?",
+                            [rehashed, row["name"], row["password"]])
             con.execute("DELETE FROM sessions WHERE expires_at < ?", [time.time()])
             con.execute("INSERT INTO sessions VALUES (?, ?, ?, ?)",
                         [_token_hash(token), row["name"], csrf, time.time() + self.session_s])

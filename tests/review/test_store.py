@@ -206,11 +206,11 @@ def test_browsing_leases_nothing(store):
 
 def test_accounts_sessions_and_slow_hashes(tmp_path):
     store = ReviewStore.at(tmp_path)
-    started = time.perf_counter()
     stored = hash_password("correct horse")
-    assert time.perf_counter() - started > 0.02  # scrypt with n=2**15: slow for a guesser
-    assert stored.startswith("scrypt$32768$8$1$") and "correct horse" not in stored
+    # argon2-cffi's Argon2id (RFC 9106's low-memory profile: 64 MiB, 3 passes): slow for a guesser
+    assert stored.startswith("$argon2id$v=19$m=65536,t=3,p=4$") and "correct horse" not in stored
     assert check_password("correct horse", stored) and not check_password("wrong", stored)
+    assert not check_password("correct horse", "$argon2id$not-a-hash")
     store.add_user("alice", "annotator", "correct horse")
     with pytest.raises(ReviewError, match="exists"):
         store.add_user("alice", "admin", "correct horse")
@@ -289,15 +289,36 @@ def test_a_skipped_item_comes_back_only_after_the_others(store):
 
 def test_an_unknown_name_costs_one_hash_like_a_wrong_password(tmp_path, monkeypatch):
     """So the time a login takes does not tell which names exist."""
-    import hashlib
+    from review import store as module
 
     store = ReviewStore.at(tmp_path)
     store.add_user("ann1", "annotator", "long enough")
     store.login("nobody", "warm up")  # the decoy hash is made once, at the first unknown name
     calls = []
-    real = hashlib.scrypt
-    monkeypatch.setattr(hashlib, "scrypt", lambda *a, **k: calls.append(1) or real(*a, **k))
+    hasher = module._hasher()
+    real = type(hasher).verify
+    monkeypatch.setattr(type(hasher), "verify", lambda self, *a, **k: calls.append(1) or real(self, *a, **k))
     for name in ("nobody", "ann1"):
         calls.clear()
         assert store.login(name, "wrong password") is None
         assert len(calls) == 1, name
+
+
+def test_an_account_hashed_with_scrypt_logs_in_and_is_rehashed_with_argon2(tmp_path):
+    """Accounts made before Argon2 hold scrypt hashes: they still log in, and the login replaces the hash."""
+    import hashlib
+    import os
+
+    store = ReviewStore.at(tmp_path)
+    store.add_user("old", "annotator", "long enough")
+    salt = os.urandom(16)
+    digest = hashlib.scrypt(b"long enough", salt=salt, n=2 ** 15, r=8, p=1, maxmem=64 * 2 ** 20, dklen=32)
+    legacy = f"scrypt$32768$8$1${salt.hex()}${digest.hex()}"
+    with sqlite3.connect(store.path) as con:
+        con.execute("UPDATE users SET password = ? WHERE name = 'old'", [legacy])
+    assert store.login("old", "wrong password") is None
+    assert store.login("old", "long enough") is not None
+    with sqlite3.connect(store.path) as con:
+        now = con.execute("SELECT password FROM users WHERE name = 'old'").fetchone()[0]
+    assert now.startswith("$argon2id$") and check_password("long enough", now)
+    assert store.login("old", "long enough") is not None
