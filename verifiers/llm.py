@@ -11,8 +11,8 @@
   nothing twice. An entry written under another key scheme, or one that no longer
   parses, is a miss: the request is sent again.
 * **Retries**: 429, 5xx, timeouts, connection errors and answers that are not a chat
-  completion (``bad_response``) are retried with jittered exponential backoff (the
-  server's Retry-After when it sends one), at most ``max_retries`` times. A reply
+  completion (``bad_response``) are retried by tenacity with jittered exponential backoff
+  (the server's Retry-After when it sends one), at most ``max_retries`` times. A reply
   without choices or with empty content (``empty_reply``), one that is not JSON
   (``malformed_json``, or ``truncated`` when it stopped at ``max_output_tokens``) or
   not the JSON asked for (``invalid: ...``) is asked again up to ``json_retries``
@@ -158,6 +158,8 @@ class _Reply:
     finish_reason: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    retryable: bool = False  # a transport error another attempt may get past (429, 5xx, timeout …)
+    retry_after: float | None = None  # the server's Retry-After, seconds
 
 
 _MISS = object()
@@ -290,52 +292,66 @@ class LLMClient:
             return self._budget_message()
 
     def _call(self, stage: str, messages: Sequence[dict]) -> _Reply:
-        """One request with its transport retries, each attempt reserved against the budget and settled."""
-        s, oa = self.settings, self._openai
+        """One request with its transport retries (tenacity's loop), each attempt reserved against the budget
+        and settled. The openai client's own retries stay off (``max_retries=0``): an attempt it retried inside
+        would be billed without a reservation."""
+        from tenacity import Retrying, retry_if_result, stop_after_attempt
+
+        s = self.settings
         usage = self._usage(stage)
-        error = "retries_exhausted"
-        for attempt in range(s.max_retries + 1):
-            bound = self._reserve(messages)
-            # Until the outcome is known the request may have been billed: an exception that escapes
-            # settles it at its bound.
-            cost, confirmed, retry_after = bound, False, None
-            try:
-                response = self._client.chat.completions.create(
-                    model=s.model, messages=[dict(m) for m in messages], temperature=s.temperature,
-                    max_tokens=s.max_output_tokens, response_format={"type": "json_object"})
-            except oa.RateLimitError as exc:
-                error, retry_after, cost, confirmed = "http_429", _retry_after(exc), 0.0, True
-            except oa.APITimeoutError:
-                error = "timeout"  # the server may have billed it: it stays at its bound
-            except oa.APIConnectionError:
-                error = "connection"
-            except oa.APIStatusError as exc:
-                cost, confirmed = 0.0, True
-                if exc.status_code < 500:  # a client error does not heal
-                    return _Reply(error=f"http_{exc.status_code}", attempts=attempt + 1)
-                error, retry_after = f"http_{exc.status_code}", _retry_after(exc)
-            except (oa.APIError, ValueError, AttributeError, TypeError):
-                error = "bad_response"  # a 200 whose body is not a chat completion (not JSON, or null)
-            else:
-                reply = _read(response, attempt + 1)
-                reported = getattr(response, "usage", None) is not None
-                if reported:
-                    cost = (reply.prompt_tokens * s.usd_per_million_input
-                            + reply.completion_tokens * s.usd_per_million_output) / 1e6
-                confirmed = reported  # without reported usage the reply stays at its bound
-                with self._lock:
-                    usage.calls += 1
-                    usage.prompt_tokens += reply.prompt_tokens
-                    usage.completion_tokens += reply.completion_tokens
-                return reply
-            finally:
-                self._settle(usage, bound, cost, confirmed)
-            if attempt == s.max_retries:
-                break
-            wait = retry_after if retry_after is not None else min(
-                s.backoff_max_s, s.backoff_base_s * 2 ** attempt * random.uniform(0.5, 1.5))
-            self._sleep(wait)
-        return _Reply(error=error, attempts=s.max_retries + 1)
+
+        def wait(state) -> float:  # the server's Retry-After, else jittered exponential backoff
+            retry_after = state.outcome.result().retry_after
+            return retry_after if retry_after is not None else min(
+                s.backoff_max_s, s.backoff_base_s * 2 ** (state.attempt_number - 1) * random.uniform(0.5, 1.5))
+
+        def gave_up(state) -> _Reply:
+            return _Reply(error=state.outcome.result().error, attempts=state.attempt_number)
+
+        retrying = Retrying(stop=stop_after_attempt(s.max_retries + 1), wait=wait, sleep=self._sleep,
+                            retry=retry_if_result(lambda reply: reply.retryable), retry_error_callback=gave_up)
+        attempts = iter(range(1, s.max_retries + 2))
+        return retrying(lambda: self._attempt(usage, messages, next(attempts)))
+
+    def _attempt(self, usage: "Usage", messages: Sequence[dict], attempt: int) -> _Reply:
+        """One request: its reply, or its error, retryable or not."""
+        s, oa = self.settings, self._openai
+        bound = self._reserve(messages)
+        # Until the outcome is known the request may have been billed: an exception that escapes
+        # settles it at its bound.
+        cost, confirmed, retry_after = bound, False, None
+        try:
+            response = self._client.chat.completions.create(
+                model=s.model, messages=[dict(m) for m in messages], temperature=s.temperature,
+                max_tokens=s.max_output_tokens, response_format={"type": "json_object"})
+        except oa.RateLimitError as exc:
+            error, retry_after, cost, confirmed = "http_429", _retry_after(exc), 0.0, True
+        except oa.APITimeoutError:
+            error = "timeout"  # the server may have billed it: it stays at its bound
+        except oa.APIConnectionError:
+            error = "connection"
+        except oa.APIStatusError as exc:
+            cost, confirmed = 0.0, True
+            if exc.status_code < 500:  # a client error does not heal
+                return _Reply(error=f"http_{exc.status_code}", attempts=attempt)
+            error, retry_after = f"http_{exc.status_code}", _retry_after(exc)
+        except (oa.APIError, ValueError, AttributeError, TypeError):
+            error = "bad_response"  # a 200 whose body is not a chat completion (not JSON, or null)
+        else:
+            reply = _read(response, attempt)
+            reported = getattr(response, "usage", None) is not None
+            if reported:
+                cost = (reply.prompt_tokens * s.usd_per_million_input
+                        + reply.completion_tokens * s.usd_per_million_output) / 1e6
+            confirmed = reported  # without reported usage the reply stays at its bound
+            with self._lock:
+                usage.calls += 1
+                usage.prompt_tokens += reply.prompt_tokens
+                usage.completion_tokens += reply.completion_tokens
+            return reply
+        finally:
+            self._settle(usage, bound, cost, confirmed)
+        return _Reply(error=error, attempts=attempt, retryable=True, retry_after=retry_after)
 
     def map(self, stage: str, requests: Sequence[Sequence[dict]],
             validate: Callable[[Any], str] | None = None) -> list[Result]:
