@@ -124,34 +124,12 @@ def score_choice(items: list[dict], predictions: dict[str, dict]) -> dict:
 # --- text -------------------------------------------------------------------------------------
 
 
-def _rouge_n(ref: list[str], hyp: list[str], n: int = 1) -> float:
-    grams = lambda t: Counter(tuple(t[i:i + n]) for i in range(len(t) - n + 1))  # noqa: E731
-    r, h = grams(ref), grams(hyp)
-    overlap = sum((r & h).values())
-    if not overlap:
-        return 0.0
-    precision, recall = overlap / sum(h.values()), overlap / sum(r.values())
-    return 2 * precision * recall / (precision + recall)
+class _Tokens:
+    """rouge-score's tokenizer interface over :func:`tokens` (its own keeps only ASCII letters and digits)."""
 
-
-def _lcs(a: list[str], b: list[str]) -> int:
-    if not a or not b:
-        return 0
-    previous = [0] * (len(b) + 1)
-    for x in a:
-        current = [0]
-        for j, y in enumerate(b, 1):
-            current.append(previous[j - 1] + 1 if x == y else max(previous[j], current[j - 1]))
-        previous = current
-    return previous[-1]
-
-
-def _rouge_l(ref: list[str], hyp: list[str]) -> float:
-    lcs = _lcs(ref, hyp)
-    if not lcs:
-        return 0.0
-    precision, recall = lcs / len(hyp), lcs / len(ref)
-    return 2 * precision * recall / (precision + recall)
+    @staticmethod
+    def tokenize(text: str) -> list[str]:
+        return tokens(text)
 
 
 class _NoWordNet:
@@ -163,20 +141,24 @@ class _NoWordNet:
 
 
 def score_text(items: list[dict], predictions: dict[str, dict]) -> dict:
+    """Corpus BLEU and METEOR (nltk), mean ROUGE-1 and ROUGE-L F1 (Google's rouge-score), all over
+    :func:`tokens`: Chinese characters one by one, Latin words and numbers whole."""
     from nltk.translate.bleu_score import SmoothingFunction, corpus_bleu
     from nltk.translate.meteor_score import single_meteor_score
+    from rouge_score.rouge_scorer import RougeScorer
 
-    refs, hyps = [], []
-    for item in items:
-        refs.append(tokens(item["answer"]))
-        hyps.append(tokens(str(predictions.get(item["item_id"], {}).get("prediction", "") or "")))
+    texts = [(item["answer"], str(predictions.get(item["item_id"], {}).get("prediction", "") or ""))
+             for item in items]
+    refs, hyps = [tokens(r) for r, _ in texts], [tokens(h) for _, h in texts]
     if not items:
         return {"bleu": 0.0, "rouge-1": 0.0, "rouge-l": 0.0, "meteor": 0.0}
     bleu = corpus_bleu([[r] for r in refs], hyps, smoothing_function=SmoothingFunction().method1) \
         if any(hyps) else 0.0
     meteor = [single_meteor_score(r, h, wordnet=_NoWordNet()) if r and h else 0.0 for r, h in zip(refs, hyps)]
-    return {"bleu": float(bleu), "rouge-1": mean(_rouge_n(r, h) for r, h in zip(refs, hyps)),
-            "rouge-l": mean(_rouge_l(r, h) for r, h in zip(refs, hyps)), "meteor": mean(meteor)}
+    scorer = RougeScorer(["rouge1", "rougeL"], tokenizer=_Tokens())
+    rouge = [scorer.score(r, h) for r, h in texts]
+    return {"bleu": float(bleu), "rouge-1": mean(float(x["rouge1"].fmeasure) for x in rouge),
+            "rouge-l": mean(float(x["rougeL"].fmeasure) for x in rouge), "meteor": mean(meteor)}
 
 
 def score_cloze(items: list[dict], predictions: dict[str, dict]) -> dict:
