@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import unicodedata
 from html import escape
 from pathlib import Path
 
@@ -198,42 +197,25 @@ def item_sections(items: dict) -> list[tuple[str, list[tuple[str, int]]]]:
     return [(title, list(counts.items())) for title, counts in sections if counts]
 
 
-FONT_PX = 13
-BAR_PX = 420  # the longest bar
-
-
-def text_width(text: str, font_px: int = FONT_PX) -> int:
-    """An upper estimate of ``text``'s width in a sans-serif font, so a label is never under-measured: a CJK
-    (wide) character or M, W, m, w, @, % is one em, another capital or a maths sign 0.85 em, anything else
-    0.65 em (each at least its width in DejaVu Sans, one of the widest sans-serif fonts)."""
-    def ems(c: str) -> float:
-        if unicodedata.east_asian_width(c) in "WF" or c in "MWmw@%":
-            return 1.0
-        return 0.85 if c.isupper() or c in "#&+<=>^~" else 0.65
-
-    return int(sum(map(ems, text)) * font_px + 0.999)
+BAR_PX = 420  # the width of the bars' axis
 
 
 def _bars(rows: list[tuple[str, int]], colour: str) -> str:
-    """A horizontal bar chart; the label column is as wide as the longest label, so none is cut."""
+    """A horizontal bar chart (Altair's Vega-Lite, rendered to static SVG by vl-convert, so the page needs no
+    script and no network); every label is whole (no length limit) and the label column is as wide as the
+    longest one."""
     if not rows:
         return "<p>none</p>"
-    top = max(v for _, v in rows) or 1
-    label_px = max(text_width(label) for label, _ in rows) + 4
-    value_px = max(text_width(str(v)) for _, v in rows) + 10
-    width = label_px + 10 + BAR_PX + 6 + value_px
-    height = 26 * len(rows) + 10
-    # viewBox: a page narrower than the chart scales it down instead of cutting its right edge.
-    parts = [f'<svg class="bars" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-             f'data-label-width="{label_px}" role="img">']
-    for i, (label, value) in enumerate(rows):
-        y = 10 + 26 * i
-        bar = int(BAR_PX * value / top)
-        parts.append(f'<text x="{label_px}" y="{y + 15}" text-anchor="end" font-size="{FONT_PX}">{escape(label)}</text>'
-                     f'<rect x="{label_px + 10}" y="{y}" width="{bar}" height="20" fill="{colour}"></rect>'
-                     f'<text x="{label_px + 16 + bar}" y="{y + 15}" font-size="{FONT_PX}">{value}</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+    import altair as alt
+    import vl_convert as vlc
+
+    data = alt.Data(values=[{"label": label, "count": value, "order": i} for i, (label, value) in enumerate(rows)])
+    bars = alt.Chart(data).mark_bar(color=colour).encode(
+        y=alt.Y("label:N", sort=alt.EncodingSortField("order"), title=None, axis=alt.Axis(labelLimit=0)),
+        x=alt.X("count:Q", title=None))
+    chart = (bars + bars.mark_text(align="left", dx=3).encode(text="count:Q")).properties(width=BAR_PX)
+    svg = vlc.vegalite_to_svg(chart.to_dict())
+    return svg.replace("<svg ", '<svg role="img" ', 1)
 
 
 def _table(head: list[str], rows: list[list], numeric: set[int] = frozenset()) -> str:
@@ -286,7 +268,7 @@ def as_html(report: dict, previous: dict | None = None) -> str:
     return (
         '<!DOCTYPE html><html lang="zh-CN"><head><meta charset="utf-8">'
         f"<title>zhbench run {escape(report['run'])}</title>"
-        "<style>body{font-family:sans-serif;margin:2em;max-width:1000px}svg.bars{max-width:100%;height:auto}"
+        "<style>body{font-family:sans-serif;margin:2em;max-width:1000px}svg.marks{max-width:100%;height:auto}"
         "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left}td.num{text-align:right}</style>"
         f"</head><body><h1>Run {escape(report['run'])}</h1>"
         f"<p>Release: {escape(str(report.get('release') or report.get('note') or '-'))}</p>"
