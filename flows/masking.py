@@ -5,6 +5,9 @@ often with its key in the query) and ``crawl.base_url`` may carry a secret. What
 is shown (``zhbench config show``) or recorded as a flow parameter is masked; the
 process that runs the flow puts the real values back from its own settings
 (``restore_masked``), so a secret never leaves the machine it was set on.
+
+Not pydantic's ``SecretStr``: it hides a whole value, and these settings are addresses with a secret
+inside (``tcp://user:pw@host``, ``…?key=…``) that are shown, and restored, with only the secret masked.
 """
 
 from __future__ import annotations

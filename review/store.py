@@ -336,6 +336,9 @@ class ReviewStore:
         # A missing user costs one hash too, so timing does not tell which names exist.
         if not check_password(password, row["password"] if row else _decoy()) or row is None:
             return None
+        # Server-side sessions, not Starlette's SessionMiddleware (a signed cookie): logging out, or an admin
+        # changing a role or password, ends a session at once; a signed cookie stays valid until it expires.
+        # The CSRF token is the session's own (the synchronizer-token pattern), checked with hmac.compare_digest.
         token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         rehashed = hash_password(password) if needs_rehash(row["password"]) else None
         with self._write() as con:

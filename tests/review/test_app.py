@@ -129,7 +129,12 @@ def test_wrong_password_and_unknown_name_read_the_same(client_as):
 
 def test_logout_ends_the_session(client_as):
     client = client_as("ann1")
+    stolen = client.cookies.get("zb_session")
     assert post(client, "/logout", {}).status_code == 303
+    assert client.get("/", follow_redirects=False).status_code == 401
+    # The session ends on the server: a copy of the cookie taken before logging out opens nothing (a signed
+    # cookie session would stay valid until it expired).
+    client.cookies.set("zb_session", stolen)
     assert client.get("/", follow_redirects=False).status_code == 401
 
 
