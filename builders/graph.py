@@ -287,11 +287,14 @@ class Graph:
         return found
 
     def majority_values(self, share: float = 0.5, min_heads: int = 5, few: int = 3,
-                        few_heads: int = 10, plurality: float = 0.3) -> set[tuple[str, str]]:
+                        few_heads: int = 10, plurality: float = 0.3,
+                        plurality_heads: int = 20) -> set[tuple[str, str]]:
         """(relation, value) that a question answers by the prior alone: the value is what at least
         ``share`` of the titles with the relation have, among at least ``min_heads`` titles; or it is the
-        relation's most common value and at least ``plurality`` of them have it (国籍 中国: 21 of the demo's
-        57 titles with a 国籍, and the guess for any Chinese name); or the relation takes at most ``few``
+        relation's most common value and at least ``plurality`` of at least ``plurality_heads`` titles have
+        it (国籍 中国: 21 of the demo's 57 titles with a 国籍, and the guess for any Chinese name; fewer
+        titles make a prior of a coincidence, such as one founder of 5 of 15 companies); or the relation
+        takes at most ``few``
         values over at least ``few_heads`` titles (界: 植物界 or 动物界; 文学体裁: 词, 诗 or 曲), so a guess
         among them is right often."""
         rows = self._fitting(lambda: self.con.sql(f"""
@@ -300,7 +303,7 @@ class Graph:
                                   max(n) AS mode FROM facts JOIN per USING (relation, tail) GROUP BY 1)
             SELECT p.relation, p.tail FROM per p JOIN total t USING (relation)
             WHERE (t.heads >= {int(min_heads)} AND p.n >= {float(share)} * t.heads)
-               OR (t.heads >= {int(min_heads)} AND p.n = t.mode AND p.n >= {float(plurality)} * t.heads)
+               OR (t.heads >= {int(plurality_heads)} AND p.n = t.mode AND p.n >= {float(plurality)} * t.heads)
                OR (t.heads >= {int(few_heads)} AND t.tails <= {int(few)})""").fetchall())
         return {(relation, tail) for relation, tail in rows}
 

@@ -11,7 +11,7 @@
   where one answer is right: the crawl gives one value for (title, relation) on every page and in
   every sense, no row lists several (``several_values``); the relation names a fact, not a selection
   or a judgement (``not_one_fact``, ``builders/open_relations.txt``); the answer is not the relation's
-  usual value (half its titles, or its most common value at 30%), nor one of its few values
+  usual value (half its titles, or its most common value at 30% of 20 or more), nor one of its few values
   (``guessable``: 国籍 中国, 界 植物界); a
   shared title or a work with versions is named with the context its sense gives
   (``ambiguous_title``, ``needs_version``), and that context does not hold the answer
