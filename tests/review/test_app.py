@@ -564,3 +564,16 @@ def test_the_relations_page_says_kept_in_words(client_as, store):
     write_relations(store.path.parent)
     page = client_as("judge").get(RELATIONS).text
     assert "True kept" not in page and "False kept" not in page and "kept in the release" in page
+
+
+def test_the_admin_page_names_categories_in_chinese(client_as, store):
+    item = simpleqa()
+    item["category"] = "natural_science"
+    store.enqueue(NAME, VERSION, [item])
+    for person in ("ann1", "ann2"):
+        store.next_item(NAME, VERSION, person)
+        store.annotate(NAME, VERSION, "sqa-tu", person, Annotation(
+            "accept", answer="青蒿素", criteria=dict.fromkeys(CRITERIA, True),
+            urls=["https://a.example.cn/1", "https://a.example.cn/2"]))
+    page = client_as("boss").get(ADMIN).text
+    assert "<td>自然与自然科学</td>" in page and "<td>natural_science</td>" not in page
