@@ -51,13 +51,15 @@ def configure_prefect(verbose: bool = False) -> None:
         # The terminal is quiet by default: the CLI prints its own live table and summary and turns errors into
         # one line, and no library's DEBUG or INFO line (bm25s reports each index it builds) breaks into the
         # table; --verbose shows Prefect's run log, tracebacks included.
-        "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "INFO" if verbose else "WARNING",
         "PREFECT_UI_ENABLED": "false",
     }
     temporary = not os.environ.get("PREFECT_API_URL")
     # The run's log (each stage's start, end and counts) goes to a server that keeps it; the temporary one
-    # is gone with the command, so nothing is sent there unless asked (--verbose).
+    # is gone with the command, so nothing is sent there unless asked (--verbose). With a real server the
+    # terminal shows only what is critical: a failed task's traceback is in the run's log on the server,
+    # and the CLI says what went wrong in one line.
     defaults["PREFECT_LOGGING_LEVEL"] = "INFO" if verbose or not temporary else "CRITICAL"
+    defaults["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] = "INFO" if verbose else "WARNING" if temporary else "CRITICAL"
     if temporary:
         # Only the temporary server: when it stops at the end of a run, its task-run recorder is
         # cancelled mid-flight and logs CancelledError tracebacks. Raising the *server's* log level

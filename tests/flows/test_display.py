@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import os
 
+import pytest
 from rich.console import Console
 
 from flows import progress
@@ -97,3 +99,23 @@ def test_an_odd_event_is_shown_without_an_error():
     display({"event": "advanced", "stage": "crawl", "done": 3, "time": 6.0})
     assert not display.broken
     assert "zhbench: verify done in 0.0 s" in stream.getvalue()
+
+
+KEYS = ("PREFECT_LOGGING_LEVEL", "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "PREFECT_LOGGING_SERVER_LEVEL",
+        "DO_NOT_TRACK", "PREFECT_SERVER_ANALYTICS_ENABLED", "PREFECT_UI_ENABLED",
+        "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS")
+
+
+@pytest.mark.parametrize("verbose, level, console", [(False, "INFO", "CRITICAL"), (True, "INFO", "INFO")])
+def test_with_a_real_server_the_run_logs_there_and_the_terminal_stays_quiet(monkeypatch, verbose, level, console):
+    """A real Prefect server keeps each stage's lines in the run's log; the terminal shows the live table and
+    no library line below WARNING (no Prefect traceback either, unless --verbose); no telemetry notice."""
+    from flows.engine import configure_prefect
+
+    for key in KEYS:
+        monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("PREFECT_API_URL", "http://127.0.0.1:9/api")  # a real server: no temporary one starts
+    configure_prefect(verbose=verbose)
+    assert os.environ["PREFECT_LOGGING_LEVEL"] == level
+    assert os.environ["PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL"] == console
+    assert os.environ["DO_NOT_TRACK"] == "1" and "PREFECT_LOGGING_SERVER_LEVEL" not in os.environ
