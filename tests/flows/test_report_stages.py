@@ -102,3 +102,22 @@ def test_every_label_is_drawn_whole_left_of_its_bar():
     left = float(re.search(r'transform="translate\(([0-9.]+),', svg).group(1))
     assert left > float(re.search(r'transform="translate\(([0-9.]+),', report._bars([("ok", 3)], "#000")).group(1))
     assert int(re.search(r'<svg role="img" [^>]*width="(\d+)"', svg).group(1)) >= left + report.BAR_PX
+
+
+def test_report_command_compares_with_the_previous_run(tmp_path, capsys):
+    write_run(tmp_path, old_report("20261120T000000Z-111111"))
+    this = write_run(tmp_path, timed_report("20261122T000000Z-333333"))
+    assert main(["report", "--data-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "previous run 20261120T000000Z-111111" in out and "stage timings" in out
+    assert "Beside the previous run" in (this / "report.html").read_text(encoding="utf-8")
+
+
+def test_a_reason_new_in_this_run_was_dropped_zero_times_before_and_timings_show_no_negative_zero():
+    now = timed_report()
+    now["funnel"]["pairs_dropped"]["dedup:released_exact_duplicate"] = 14
+    before = timed_report("20261123T000000Z-bbbbbb", crawl_s=30.04)
+    text = report.as_text(now, before)
+    assert re.search(r"dedup:released_exact_duplicate\s+14\s+0\s+\+14", text)
+    assert re.search(r"crawl\s+30\.0 .*30\.0\s+\+0\.0", text)
+    assert "-0.0" not in text
