@@ -64,12 +64,15 @@ def publish_artifacts(report: dict, release_dir: Path | None, previous: dict | N
 def release_markdown(release_dir: Path) -> str:
     """The release as a reader of the Prefect UI needs it: name, version, where it is (as text, to copy),
     and each file with its config, split, rows, size and SHA-256 from the manifest."""
-    name, version = release_name(release_dir)
-    lines = [f"# Release {name} {version}", "", f"Path: `{release_dir.resolve()}`", ""]
     try:
         manifest = json.loads((release_dir / "manifest.json").read_text(encoding="utf-8"))
         files = list(manifest["files"])
+        name, version = str(manifest["name"]), str(manifest["version"])
     except (OSError, ValueError, KeyError, TypeError):
+        files = None
+        name, version = release_name(release_dir)
+    lines = [f"# Release {name} {version}", "", f"Path: `{release_dir.resolve()}`", ""]
+    if files is None:
         return "\n".join(lines + ["No readable `manifest.json`: `zhbench release verify` says what is wrong."]) + "\n"
     lines += [f"{len(files)} files, {sum(int(f.get('rows') or 0) for f in files)} rows. Check them with "
               f"`zhbench release verify {version} --name {name}`.", "",

@@ -742,8 +742,8 @@ class StageClock:
         self.stages.append({"stage": stage, "seconds": seconds, "started_at": round(began_at, 3), "cached": cached,
                             "in": records_in, "out": records_out, "unit": unit})
         progress.finished(stage, seconds, records_in, records_out, unit, cached)
-        counts = " → ".join(str(n) for n in (records_in, records_out) if n is not None)
         if self._log is not None:
+            counts = " → ".join(str(n) for n in (records_in, records_out) if n is not None)
             self._log.info("stage %s finished in %.1f s%s%s", stage, seconds,
                            f": {counts} {unit}".rstrip() if counts else "", " (from the cache)" if cached else "")
         clear_value_caches()  # the stage's values: the next stage's are others

@@ -135,7 +135,6 @@ CREATE TABLE IF NOT EXISTS relations (
 """
 
 
-
 class ReviewError(ValueError):
     """A review action the rules do not allow; the message says why."""
 

@@ -125,6 +125,33 @@ def _healthy(api_url: str) -> bool:
         return False
 
 
+def _popen(command: list[str], env: dict, cwd: Path, log: Path) -> subprocess.Popen:
+    """A command in its own session (stopped with its children by _stop), its output in ``log``."""
+    with open(log, "w") as out:
+        return subprocess.Popen(command, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+
+def _prefect_server(port: int, env: dict, cwd: Path, log: Path) -> subprocess.Popen:
+    """``prefect server start`` from this environment on ``port``, once its API answers."""
+    server = _popen([str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
+                    env, cwd, log)
+    try:
+        _wait_for("prefect server", lambda: _healthy(f"http://127.0.0.1:{port}/api"), 180, server, log)
+    except BaseException:
+        _stop(server)
+        raise
+    return server
+
+
+def _deployment(client, name: str):
+    """The deployment, or None until the command has registered it (ObjectNotFound before)."""
+    try:
+        return client.read_deployment_by_name(name)
+    except Exception:
+        return None
+
+
 def _stop(process: subprocess.Popen) -> None:
     if process.poll() is None:
         os.killpg(process.pid, signal.SIGKILL)
@@ -150,28 +177,16 @@ def test_a_triggered_run_of_the_served_deployment_completes_and_publishes(tmp_pa
     server_log, deploy_log = tmp_path / "server.log", tmp_path / "deploy.log"
     processes = []
     try:
-        with open(server_log, "w") as out:
-            server = subprocess.Popen(
-                [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-                env=env, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        server = _prefect_server(port, env, tmp_path, server_log)
         processes.append(server)
-        _wait_for("prefect server", lambda: _healthy(api_url), 180, server, server_log)
 
-        with open(deploy_log, "w") as out:
-            deploy = subprocess.Popen(
-                [str(BIN / "zhbench"), "deploy", "--config", "zhbench.toml", "--name", "test"],
-                env={**env, "PREFECT_API_URL": api_url}, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT,
-                start_new_session=True)
+        deploy = _popen([str(BIN / "zhbench"), "deploy", "--config", "zhbench.toml", "--name", "test"],
+                        {**env, "PREFECT_API_URL": api_url}, tmp_path, deploy_log)
         processes.append(deploy)
 
         with temporary_settings({PREFECT_API_URL: api_url}), get_client(sync_client=True) as client:
-            def deployment():
-                try:
-                    return client.read_deployment_by_name("cdtp/test")
-                except Exception:  # ObjectNotFound until the command has registered it
-                    return None
-
-            served = _wait_for("deployment cdtp/test", deployment, 120, deploy, deploy_log)
+            served = _wait_for("deployment cdtp/test", lambda: _deployment(client, "cdtp/test"), 120, deploy,
+                               deploy_log)
             parameters = served.parameters["settings"]
             assert "s3cret" not in json.dumps(served.parameters)
             assert parameters["engine"]["dask_address"] == "tcp://***@127.0.0.1:8786"
@@ -179,14 +194,9 @@ def test_a_triggered_run_of_the_served_deployment_completes_and_publishes(tmp_pa
             assert served.schedules == []  # no schedule.cdtp: runs only when triggered
             assert "schedule:   none" in deploy_log.read_text(encoding="utf-8")
 
-            def simpleqa_deployment():
-                try:
-                    return client.read_deployment_by_name("simpleqa/test")
-                except Exception:  # registered after cdtp/test
-                    return None
-
-            assert _wait_for("deployment simpleqa/test", simpleqa_deployment, 60, deploy, deploy_log).parameters \
-                == served.parameters
+            # registered after cdtp/test
+            assert _wait_for("deployment simpleqa/test", lambda: _deployment(client, "simpleqa/test"), 60, deploy,
+                             deploy_log).parameters == served.parameters
 
             triggered = run_deployment("cdtp/test", timeout=0)
             final = _wait_for("the triggered flow run", lambda: (lambda run: run if run.state.is_final() else None)(
@@ -236,30 +246,18 @@ def test_the_projects_own_prefect_server_creates_and_completes_a_scheduled_run(t
     server_log, deploy_log = tmp_path / "server.log", tmp_path / "deploy.log"
     processes = []
     try:
-        with open(server_log, "w") as out:
-            server = subprocess.Popen(
-                [str(BIN / "prefect"), "server", "start", "--host", "127.0.0.1", "--port", str(port)],
-                env=env, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        server = _prefect_server(port, env, tmp_path, server_log)
         processes.append(server)
-        _wait_for("prefect server", lambda: _healthy(api_url), 180, server, server_log)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/ui-settings", timeout=10) as reply:
             assert json.load(reply)["api_url"] == api_url
 
-        with open(deploy_log, "w") as out:
-            deploy = subprocess.Popen(
-                [str(BIN / "zhbench"), "deploy", "--config", "zhbench.toml", "--name", "every-minute",
-                 "--cron", "* * * * *"],
-                env=env, cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        deploy = _popen([str(BIN / "zhbench"), "deploy", "--config", "zhbench.toml", "--name", "every-minute",
+                         "--cron", "* * * * *"], env, tmp_path, deploy_log)
         processes.append(deploy)
 
         with temporary_settings({PREFECT_API_URL: api_url}), get_client(sync_client=True) as client:
-            def deployment():
-                try:
-                    return client.read_deployment_by_name("cdtp/every-minute")
-                except Exception:  # ObjectNotFound until the command has registered it
-                    return None
-
-            served = _wait_for("deployment cdtp/every-minute", deployment, 120, deploy, deploy_log)
+            served = _wait_for("deployment cdtp/every-minute", lambda: _deployment(client, "cdtp/every-minute"), 120,
+                               deploy, deploy_log)
             assert [s.schedule.cron for s in served.schedules] == ["* * * * *"]
 
             def completed_scheduled_run():
@@ -271,7 +269,7 @@ def test_the_projects_own_prefect_server_creates_and_completes_a_scheduled_run(t
                 return next((r for r in runs if r.state and r.state.type.value == "COMPLETED"), None)
 
             run = _wait_for("a completed scheduled run", completed_scheduled_run, 480, deploy,
-                            server_log if not deploy_log.stat().st_size else deploy_log)
+                            deploy_log)
             assert run.auto_scheduled
             lines = [entry.message for entry in client.read_logs(
                 log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[run.id])))]
