@@ -35,6 +35,11 @@ Hosts. The public hosts above become ``https://`` and the site's desktop host; t
 their domains (zhidao.baidu.com, en.wikipedia.org) get ``https://`` and keep their host. Any other
 host (the bundled mirror on 127.0.0.1:<port>, a copy of a site behind a proxy) keeps its scheme, host
 and port, and its paths follow the same rules, whichever site's they look like.
+
+Reserved hosts. A host under a name RFC 2606 reserves (``.example``, ``.test``, ``.invalid``,
+``example.com``/``.net``/``.org``) is fictional: a crawl of the bundled mirror publishes its pages there
+(``https://baike.example/item/…``), and ``public_url`` keeps them, so a release never links a made-up entry
+to a real site's domain. A page fetched from a real site, or from a copy of one, keeps the real site's URL.
 """
 
 from __future__ import annotations
@@ -154,18 +159,19 @@ def site_of(url: str) -> str | None:
 
 
 def public_url(url: str, site: str) -> str:
-    """The public site's canonical URL of an entry fetched at ``url`` (the bundled mirror on
-    127.0.0.1, a copy of the site, or the site itself): https://baike.baidu.com/item/<title>[/<id>],
-    https://baike.sogou.com/v<id>.htm or https://zh.wikipedia.org/wiki/<title>, path encoded once.
+    """The public site's canonical URL of an entry fetched at ``url`` (a copy of the site, or the site
+    itself): https://baike.baidu.com/item/<title>[/<id>], https://baike.sogou.com/v<id>.htm or
+    https://zh.wikipedia.org/wiki/<title>, path encoded once.
 
     site is the site the page is from (a page record's ``source``). A URL that is not one of that
-    site's entries, or of another source, comes back canonicalized, its host kept.
+    site's entries, or of another source, comes back canonicalized, its host kept; so does a URL on a
+    reserved host (:func:`reserved_host`), where the bundled mirror's pages are published.
     """
     # Uncached: a stage maps each page's URL once in a pass over the crawl, so a cache would only fill
     # (two caches of 65,536 URLs held 96 MB after a pass over 84k pages, and a second pass of more pages
     # than that found none of its URLs in them). A canonical URL is its own canonical form.
     canonical = canonicalize.__wrapped__(url)
-    if site not in _PUBLIC_HOST:
+    if site not in _PUBLIC_HOST or reserved_host(canonical):
         return canonical
     judged = _entry_of(canonical)
     if not isinstance(judged, Entry) or judged.site != site:
@@ -173,6 +179,22 @@ def public_url(url: str, site: str) -> str:
     parts = urlsplit(canonical)
     query = f"?{parts.query}" if parts.query else ""
     return f"https://{_PUBLIC_HOST[site]}{parts.path}{query}"
+
+
+# RFC 2606: names that are never a real site's. Its fourth, .localhost, is where a copy of a real site may be
+# fetched from (http://localhost:9000/item/…), so it is not one of them.
+_RESERVED_TLDS = ("example", "test", "invalid")
+_RESERVED_DOMAINS = ("example.com", "example.net", "example.org")
+
+
+def reserved_host(url: str) -> bool:
+    """True when ``url``'s host is a name RFC 2606 reserves: fictional pages (the bundled mirror's) live there."""
+    try:
+        host = (urlsplit(url.strip()).hostname or "").rstrip(".")
+    except ValueError:
+        return False
+    return host.rpartition(".")[2] in _RESERVED_TLDS or any(
+        host == d or host.endswith("." + d) for d in _RESERVED_DOMAINS)
 
 
 # --- splitting a text field into URLs -------------------------------------------------------------

@@ -118,13 +118,26 @@ LATEST_PAGES_QUERY = PAGES_QUERY.replace("ORDER BY", """QUALIFY row_number() OVE
 ORDER BY""", 1)
 
 
-def snapshot_stage(page_shards: list[Path], data_dir: Path, base_url: str = "", latest_per_url: bool = False
-                   ) -> Snapshot:
+def _published(query: str, origins: dict[str, str]) -> str:
+    """``query`` with each page's canonical URL moved to its site's published origin (by the page's source)."""
+    cases = " ".join(f"WHEN '{source}' THEN regexp_replace(canonical_url, '^[a-z]+://[^/]*', '{origin}')"
+                     for source, origin in sorted(origins.items()))
+    return query.replace("SELECT * FROM", f"SELECT * REPLACE (CASE source {cases} ELSE canonical_url END "
+                                          "AS canonical_url) FROM", 1)
+
+
+def snapshot_stage(page_shards: list[Path], data_dir: Path, base_url: str = "", latest_per_url: bool = False,
+                   published: dict[str, str] | None = None) -> Snapshot:
     """The crawl as the later stages and the release see it: its pages in PAGES_QUERY's order, in
     ``<data_dir>/snapshots/crawl-<digest>/pages.parquet``, named by ``crawl_digest`` (``latest_per_url``: of
     a page in several of the shards' crawls, its latest fetch). A crawl that found
     the same pages as an earlier one reuses its snapshot, so releases built from either name one crawl
-    by one path, and the snapshot outlives the run directory it came from."""
+    by one path, and the snapshot outlives the run directory it came from.
+
+    ``published``: where the pages of each source are published, when that is not where they were fetched:
+    the bundled mirror's entries exist on no real site, so their canonical URLs move from the mirror's
+    address to the reserved hosts of ``crawlers.mirror.render.PUBLIC_ORIGIN`` (a crawl of a real site, or a
+    copy of one, keeps the real site's URLs: crawlers.urls.public_url)."""
     if not page_shards:
         return Snapshot([], "")
     root = Path(data_dir) / "snapshots"
@@ -134,6 +147,8 @@ def snapshot_stage(page_shards: list[Path], data_dir: Path, base_url: str = "", 
     tmp.mkdir()
     try:
         query = LATEST_PAGES_QUERY if latest_per_url else PAGES_QUERY
+        if published:
+            query = _published(query, published)
         releases.write_table(releases.TableSpec("pages", "all", PAGE_SCHEMA, query, page_shards), tmp / "pages.parquet")
         parts = urlsplit(base_url)
         digest = crawl_digest(tmp / "pages.parquet", f"{parts.scheme}://{parts.netloc}" if parts.netloc else "")[:16]
@@ -932,6 +947,19 @@ class _Stages:
         return result, cached
 
 
+def _mirror_origins(settings: Settings, origin: str) -> dict[str, str] | None:
+    """Where the bundled mirror's pages are published, when the run's crawl is of the mirror: no site is
+    configured and the pages came from a loopback address."""
+    if settings.crawl.base_url:
+        return None
+    host = urlsplit(origin).hostname or ""
+    if host != "localhost" and not host.startswith("127.") and host != "::1":
+        return None
+    from crawlers.mirror.render import PUBLIC_ORIGIN
+
+    return PUBLIC_ORIGIN
+
+
 def _corpus(settings: Settings, clock: StageClock) -> dict:
     data_dir = Path(settings.data_dir)
     stages = _Stages(settings, clock)
@@ -939,7 +967,8 @@ def _corpus(settings: Settings, clock: StageClock) -> dict:
     shards = [shard for crawl in crawls for shard in crawl.shards]
     fetched = sum(sum(crawl.by_status.values()) for crawl in crawls)
     clock.start("snapshot", fetched, "pages")
-    pages = snapshot_stage(shards, data_dir, origin, latest_per_url=len(crawls) > 1)
+    pages = snapshot_stage(shards, data_dir, origin, latest_per_url=len(crawls) > 1,
+                           published=_mirror_origins(settings, origin))
     clock.finish("snapshot", fetched, _rows(pages.shards), "pages")
     crawled = CrawlResult(crawls[-1].out_dir, shards, crawls[-1].stats, crawls[-1].by_status, crawls[-1].changes,
                           crawls[-1].failures)

@@ -99,6 +99,13 @@ class HashedClasses:
         return f"{name}_{digest[:5]}"
 
 
+# Where the mirror's entries are published (releases, search results): hosts RFC 2606 reserves, since the
+# entries are the mirror's own and exist on no real site. A crawl's snapshot moves its pages there
+# (flows.cdtp.snapshot_stage); crawlers.urls.public_url keeps these hosts.
+PUBLIC_ORIGIN = {"baidu": "https://baike.example", "sogou": "https://baike-sogou.example",
+                 "wikipedia": "https://zhwiki.example"}
+
+
 def _head(title: str, canonical: str, charset: str = "utf-8") -> str:
     return (
         f'<!DOCTYPE html>\n<html lang="zh-CN"><head><meta charset="{charset}">'

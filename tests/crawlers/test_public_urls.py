@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from crawlers.urls import public_url
+from crawlers.urls import public_url, reserved_host
 
 LI_BAI = "%E6%9D%8E%E7%99%BD"  # 李白
 
@@ -60,3 +60,21 @@ def test_a_pass_over_the_crawl_leaves_the_crawlers_url_caches_empty():
         f"https://baike.baidu.com/item/%E4%BA%BA%E7%89%A9{i}/{i + 1}" for i in range(100)]
     assert canonicalize.cache_info().currsize == 0 and _judge.cache_info().currsize == 0
     assert public_url("http://127.0.0.1:8800/item/李白", "sogou") == "http://127.0.0.1:8800/item/" + LI_BAI
+
+
+@pytest.mark.parametrize("published", [
+    "https://baike.example/item/%E6%9D%8E%E7%99%BD/8555631",
+    "https://zhwiki.example/wiki/%E6%9D%8E%E7%99%BD",
+    "https://news.test/2021/88.html",
+    "https://www.example.com/item/%E6%9D%8E%E7%99%BD/1",
+])
+def test_a_url_on_a_reserved_host_is_kept_as_it_is(published):
+    """The mirror's entries exist on no real site: published under RFC 2606 names, never moved to a real domain."""
+    assert reserved_host(published)
+    assert public_url(published, "baidu") == published
+
+
+@pytest.mark.parametrize("real", ["https://baike.baidu.com/item/x", "http://127.0.0.1:8800/item/x",
+                                  "http://localhost:9000/v1.htm", "https://example.cn/a", "https://myexample.com/"])
+def test_real_and_fetch_hosts_are_not_reserved(real):
+    assert not reserved_host(real)

@@ -1,5 +1,6 @@
-"""A release names entries by the public sites' URLs; where they were fetched (the bundled mirror on
-127.0.0.1:<port>) stays in the crawl's page records."""
+"""A release names entries by their published URLs: the real site's for a page of a real site (wherever it
+was fetched), a reserved host (RFC 2606) for the bundled mirror's made-up entries. Where they were fetched
+(the mirror on 127.0.0.1:<port>) stays in the crawl's page records."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ import pyarrow.parquet as pq
 from bench.localhost import free_port
 from tests.flows.test_cli import zhbench
 
-PUBLIC = ("https://baike.baidu.com/item/", "https://baike.sogou.com/v", "https://zh.wikipedia.org/wiki/")
+PUBLIC = ("https://baike.example/item/",)  # where the mirror's entries are published
+REAL = ("baidu.com", "sogou.com", "wikipedia.org")
 
 
 def test_a_mirror_runs_release_has_public_urls_and_its_crawl_the_fetch_urls(tmp_path):
@@ -33,12 +35,13 @@ def test_a_mirror_runs_release_has_public_urls_and_its_crawl_the_fetch_urls(tmp_
     for path in release.glob("*/*.parquet"):
         rows = json.dumps(pq.read_table(path).to_pylist(), ensure_ascii=False, default=str)
         assert "127.0.0.1" not in rows, path
+        assert not any(real in rows for real in REAL), f"{path} links a made-up entry to a real site"
 
     export = zhbench("export", "0.1.0", "--format", "chinese-simpleqa-jsonl", "--out", str(tmp_path / "csqa"),
                      "--data-dir", str(data))
     assert export.returncode == 0, export.stderr
     exported = (tmp_path / "csqa" / "eval" / "chinese_simpleqa.jsonl").read_text(encoding="utf-8")
-    assert "127.0.0.1" not in exported and "https://baike.baidu.com/item/" in exported
+    assert "127.0.0.1" not in exported and "https://baike.example/item/" in exported
 
     urls = [u for path in (data / "crawls").glob("run-*/pages/*.parquet")
             for u in pq.read_table(path, columns=["url"]).column(0).to_pylist()]
