@@ -80,6 +80,9 @@ FACT_EXPONENT = {"famous": 0.0, "mid": 1.0, "long_tail": 2.0}
 P_ROW_STATED = 0.55
 P_ROW_VALUE_ONLY = 0.06    # of rows with a trap phrasing: the value sits in a clause about something else
 P_ROW_CONTRADICTED = 0.05  # of date and quantity rows: the infobox value is stale
+P_ROW_FALSE = 0.1          # of stated date and quantity rows: the page is wrong, its infobox and its text alike;
+                           # the true value is what other sites (crawlers.mirror.web) state, if any does. High
+                           # for an encyclopedia, so that a 1,500-entry crawl holds some fifty to measure on.
 P_ROW_PARTIAL = 0.2        # of stated full dates and province-qualified places: the text gives only part
 P_RELATION_ALIAS = 0.2     # a minority of pages spell a relation differently (出生时间 for 出生日期)
 P_PATTERN = 0.7            # a stated row with a Baike convention in the opening uses it
@@ -803,7 +806,7 @@ _NAMES = {rel: (rel, *ALIASES.get(rel, ())) for rel in PHRASES}
 _MASK = (1 << 64) - 1
 # Salts keep the random streams of one entity's parts independent of each other.
 _S_PLAN, _S_TIER, _S_CORE, _S_NAMER, _S_FACTS, _S_ENTRY, _S_BIRTH, _S_DUP, _S_LAYOUT, _S_RELATED, \
-    _S_SECTIONS, _S_TOWN, _S_AUTHOR = range(1, 14)
+    _S_SECTIONS, _S_TOWN, _S_AUTHOR, _S_FALSE = range(1, 15)
 
 
 def _mix(*parts: int) -> int:
@@ -979,6 +982,7 @@ class _Item:
     how: str | None = None    # for stated: name, cue, pattern, or "opening" until the opening takes it
     form: str | None = None
     mark: int = -1
+    true_value: str | None = None  # a planted false value: the true one (P_ROW_FALSE)
 
 
 @dataclass(slots=True)
@@ -2563,7 +2567,16 @@ class _Page:
                         fate, how = "partial", None
             if fate == "stated" and how is None:
                 fate = "absent"
-            row = _Row(shown, fact, vals, [_Item(shown, fact.rel, v[0], fate, how) for v in vals])
+            true_value = None
+            # Its own stream: planting false values leaves every other choice of the page as it was.
+            wrong = self.corpus._rng(_S_FALSE, c.index, len(self.rows))
+            if fate == "stated" and len(vals) == 1 and fact.kind in ("date", "qty", "count") \
+                    and wrong.random() < P_ROW_FALSE:
+                false = _stale(vals[0], fact.kind, wrong)
+                if false is not None:
+                    true_value, vals = vals[0][0], [false]
+            row = _Row(shown, fact, vals, [_Item(shown, fact.rel, v[0], fate, how, true_value=true_value)
+                                           for v in vals])
             self.rows.append(row)
             self.row_rel[fact.rel] = row
 
@@ -3096,7 +3109,9 @@ class _Page:
                 span = spans[item.mark] if item.mark >= 0 else None
                 # named: the clause of the mention names the relation (what the trailing-relation rule reads)
                 label = {"relation": item.relation, "value": item.value, "supported": False, "how": "absent",
-                         "form": None, "span": None, "named": bool(span) and self.named_marks.get(item.mark, False)}
+                         "form": None, "span": None, "named": bool(span) and self.named_marks.get(item.mark, False),
+                         # a planted false value: the page states it, other sites give true_value
+                         "false": item.true_value is not None, "true_value": item.true_value}
                 if span and item.fate in ("head", "stated", "reserve"):
                     label.update(supported=True, how="pattern" if item.fate == "head" else item.how,
                                  form=item.form or "verbatim", span=list(span))

@@ -22,7 +22,7 @@ BASE = "http://127.0.0.1:8800"
 SAMPLE = 2000
 LABEL_KEYS = {"profile", "seed", "index", "tier", "clean_summary", "noise", "rows", "extra_facts", "enumerations",
               "last_supported_end", "trailing_named_relations", "facts", "senses", "near_duplicate_of", "fillers"}
-ROW_KEYS = {"relation", "value", "supported", "how", "form", "span", "named"}
+ROW_KEYS = {"relation", "value", "supported", "how", "form", "span", "named", "false", "true_value"}
 HOWS = {"name", "cue", "pattern", "value_only", "absent", "contradicted", "partial"}
 FORMS = {"verbatim", "date_notation", "numeral", "unit_word", "approximate"}
 _MARKUP = re.compile(r"\[\[([^\[\]|]+)(?:\|[^\[\]]+)?\]\]")
@@ -105,6 +105,9 @@ def test_labels_follow_the_schema_and_are_json(entries):
             assert (row["form"] in FORMS) if row["supported"] else row["form"] is None
             assert row["supported"] == (row["how"] in ("name", "cue", "pattern"))
             assert (row["span"] is None) == (row["how"] == "absent")
+            assert row["false"] == (row["true_value"] is not None)
+            if row["false"]:  # the page is wrong throughout: where its text states the row, it states the false value
+                assert row["true_value"] != row["value"] and row["how"] in ("name", "cue", "pattern", "absent")
 
 
 def test_spans_lie_in_the_clean_summary_and_quote_their_values(entries):
@@ -346,3 +349,11 @@ def test_fault_pages_work_on_the_realistic_profile():
     assert parse(faulty.respond("/__mirror__/truncated").body, BASE + "/x").status == "truncated"
     gbk = faulty.respond("/__mirror__/gbk")
     assert "gbk" in gbk.headers["Content-Type"] and parse(gbk.body, BASE + "/x").status == "ok"
+
+
+def test_some_stated_figures_are_planted_false_and_keep_their_true_value(entries):
+    false = [(e, r) for e in entries for r in e.labels["rows"] if r["false"]]
+    assert false, "no planted false value to measure search validation on"
+    for e, row in false:  # the world's facts (what other sites state) hold the true value, never the false one
+        values = {v for _, v in e.labels["facts"]}
+        assert row["true_value"] in values and row["value"] not in values, e.title
