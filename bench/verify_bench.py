@@ -30,7 +30,7 @@ import threading
 import time
 from pathlib import Path
 
-from verifiers.search import CachedSearch, Hit, LocalBM25, SearchValidator, Support, _segment
+from verifiers.search import CachedSearch, Hit, LocalBM25, SearchValidator, Support, _segment, value_forms
 
 
 class PerQueryBM25:
@@ -76,10 +76,10 @@ def per_query_supports(backend, claims: list[tuple], k: int = 10, exclude_source
     from filters.normalize import normalize
 
     if cache is not None:
-        cache.prefetch((cache_key, SearchValidator.query(head, tail), k) for head, _, tail, _ in claims)
+        cache.prefetch((cache_key, SearchValidator.query(head, relation), k) for head, _, relation, _, _ in claims)
     supports = []
-    for head, aliases, tail, source_url in claims:
-        query = SearchValidator.query(head, tail)
+    for head, aliases, relation, tail, source_url in claims:
+        query = SearchValidator.query(head, relation)
         cached = cache.get((cache_key, query, k)) if cache is not None else None
         if cached is not None:
             hits = [Hit(**h) for h in json.loads(cached[0])]
@@ -88,12 +88,12 @@ def per_query_supports(backend, claims: list[tuple], k: int = 10, exclude_source
             if cache is not None:
                 cache.put((cache_key, query, k), (json.dumps([h.__dict__ for h in hits], ensure_ascii=False),))
         names = [normalize(n) for n in (head, *aliases) if n]
-        value, urls = normalize(tail), []
+        forms, urls = value_forms(tail), []
         for hit in hits:
             if exclude_source and source_url and hit.url == source_url:
                 continue
             text = normalize(hit.title + "。" + hit.text)
-            if value and value in text and any(n in text for n in names) and hit.url not in urls:
+            if any(f in text for f in forms) and any(n in text for n in names) and hit.url not in urls:
                 urls.append(hit.url)
         supports.append(Support(bool(urls), tuple(urls)))
     return supports
@@ -114,7 +114,7 @@ def corpus(size: int, directory: Path) -> tuple[list[Path], list[list[tuple]]]:
         align_stage(shards, AlignSettings(), here / "pairs")
         (here / ".done").touch()
     page_shards = sorted((here / "pages").glob("*.parquet"))
-    batches = [[(p.entity, p.aliases, t.tail, p.url) for p in batch if p.decision == "kept" for t in p.kept_triples()]
+    batches = [[(p.entity, p.aliases, t.relation, t.tail, p.url) for p in batch if p.decision == "kept" for t in p.kept_triples()]
                for batch in batched(iter_records(sorted((here / "pairs").glob("*.parquet")), Pair), 2048)]
     return page_shards, batches
 

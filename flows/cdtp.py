@@ -582,6 +582,14 @@ publish_task = task(publish_checked, name="publish")
 _local: dict[str, Settings] = {}
 # The run's stage clock, shared by the flow and its subflows (they run in its thread).
 _clock: contextvars.ContextVar["StageClock"] = contextvars.ContextVar("zhbench_stage_clock")
+# The verify settings the stages search with (flows.websearch.run_search): the configured ones, or pointed
+# at the search of a mirror the run started. Stage keys are computed from the configured settings.
+_searching: contextvars.ContextVar[VerifySettings] = contextvars.ContextVar("zhbench_search")
+
+
+def searching(settings: Settings) -> VerifySettings:
+    """The verify settings the run's stages search with (see _searching)."""
+    return _searching.get(settings.verify)
 
 
 def current_clock() -> "StageClock":
@@ -1015,7 +1023,7 @@ def _corpus(settings: Settings, clock: StageClock) -> dict:
     verify_key = caching.stage_key("verify", dedup_key, pages.digest, caching.section(settings.verify))
     verified, cached = stages.run("verify", verify_task, verify_key, dedup_out["funnel"]["pairs_kept"], "pairs",
                                   lambda r: r["funnel"]["pairs_kept"], pair_shards=dedup_out["shards"],
-                                  page_shards=pages.shards, verify=settings.verify, funnel=dedup_out["funnel"],
+                                  page_shards=pages.shards, verify=searching(settings), funnel=dedup_out["funnel"],
                                   catalog_path=data_dir / "catalog.duckdb", rules=aligned.rules)
     if cached:
         verified = dict(verified, funnel=_forget_run_counts(verified["funnel"]))
@@ -1034,7 +1042,7 @@ def _items(settings: Settings, pair_shards: list[Path], page_shards: list[Path],
         "items", items_task, items_key, None, "items", lambda r: sum((r["report"].get("items_kept") or {}).values()),
         pair_shards=pair_shards, items=settings.items, cache_dir=data_dir / "cache",
         data_dir=data_dir if settings.dedup.against_releases else None, release_name=settings.release.name,
-        llm=settings.llm, catalog_path=data_dir / "catalog.duckdb", verify=settings.verify, page_shards=page_shards)
+        llm=settings.llm, catalog_path=data_dir / "catalog.duckdb", verify=searching(settings), page_shards=page_shards)
     if cached:
         items = dict(items, report=_forget_run_counts({"report": items["report"]})["report"])
     return items
@@ -1044,18 +1052,23 @@ def _stages(settings: Settings, data_dir: Path, run_dir: Path, flow_run_id: str 
             started_at: datetime, run_config: dict, repaired: list[str]) -> RunSummary:
     from flows.masking import mask_settings
     from flows.runner import engine_for_run, make_task_runner
+    from flows.websearch import run_search
 
     clock = _clock.get()
-    with engine_for_run(settings.engine) as engine:
-        # The subflows' tasks go to the run's task runner (a local Dask cluster is started once, above).
-        params = mask_settings(settings.model_dump(mode="json"))
-        corpus = corpus_flow.with_options(task_runner=make_task_runner(engine))(params)
-        verified = corpus["verified"]
-        items = {"shards": [], "report": {}}
-        if verified["funnel"]["pairs_kept"] > 0:
-            items = items_flow.with_options(task_runner=make_task_runner(engine))(
-                params, [str(p) for p in verified["shards"]], [str(p) for p in corpus["pages"].shards],
-                corpus["verify_key"])
+    with engine_for_run(settings.engine) as engine, run_search(settings) as verify:
+        search = _searching.set(verify)
+        try:
+            # The subflows' tasks go to the run's task runner (a local Dask cluster is started once, above).
+            params = mask_settings(settings.model_dump(mode="json"))
+            corpus = corpus_flow.with_options(task_runner=make_task_runner(engine))(params)
+            verified = corpus["verified"]
+            items = {"shards": [], "report": {}}
+            if verified["funnel"]["pairs_kept"] > 0:
+                items = items_flow.with_options(task_runner=make_task_runner(engine))(
+                    params, [str(p) for p in verified["shards"]], [str(p) for p in corpus["pages"].shards],
+                    corpus["verify_key"])
+        finally:
+            _searching.reset(search)
     crawled, pages, aligned = corpus["crawled"], corpus["pages"], corpus["aligned"]
     funnel = verified["funnel"]
     funnel["items"] = items["report"]

@@ -23,7 +23,7 @@ from crawlers.mirror.facts import FactsError
 from flows.report import ReportError
 from warehouse.catalog import CatalogError
 from crawlers.seeds import SeedError
-from flows.settings import SettingsError
+from flows.settings import SEARCH_BACKENDS, SettingsError
 from warehouse.release import ReleaseError
 from warehouse.shards import system_allocator
 from verifiers.llm import LLMError
@@ -275,10 +275,13 @@ def check_inputs(settings) -> None:
     for path in settings.items.contamination_files:
         if not Path(path).is_file():
             raise ContaminationError(f"setting items.contamination_files: {path} does not exist")
-    if settings.verify.search_backend != "local":
+    if settings.verify.search_backend not in SEARCH_BACKENDS:
         from verifiers.search import HTTPSearch
 
         HTTPSearch(settings.verify.search_backend, settings.verify.results_key)
+    from flows.websearch import check_search
+
+    check_search(settings)
     if settings.verify.sensitive_terms and not Path(settings.verify.sensitive_terms).is_file():
         raise SettingsError(f"setting verify.sensitive_terms: {settings.verify.sensitive_terms} does not exist")
     if settings.llm.base_url and not settings.llm.model:

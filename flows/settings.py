@@ -135,11 +135,18 @@ class ItemsSettings(_Section):
                                            "sharing less asks it differently enough")
 
 
+SEARCH_BACKENDS = ("searxng", "crawl", "local")  # "local": the crawl's index, by its earlier name
+
+
 class VerifySettings(_Section):
     search: bool = Field(True, description="CDTP's search validation: keep a triple only if its head and tail "
                          "co-occur in one of the top-k search results")
-    search_backend: str = Field("local", description="'local' (BM25 over the crawl) or a JSON search API URL "
-                                "with {query}, e.g. https://searx.example/search?q={query}&format=json")
+    search_backend: str = Field("searxng", description="'searxng': a SearXNG instance's JSON API at search_url "
+                                "(unset: the bundled mirror's, when the run crawls the mirror); 'crawl': BM25 over "
+                                "the crawl's own pages only, so a fact stated on one page is never confirmed; or a "
+                                "JSON search API URL with {query}, e.g. https://api.example/search?q={query}")
+    search_url: str = Field("", description="root URL of a SearXNG instance with the JSON format enabled, e.g. "
+                            "https://searx.example.org; unset: the bundled mirror's search when crawling the mirror")
     results_key: str = Field("results", description="field of the search API's reply that holds the results")
     k: int = Field(10, ge=1, le=100)
     exclude_source: bool = Field(True, description="the pair's own page does not count as support")

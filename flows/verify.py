@@ -21,7 +21,7 @@ from filters.align import AlignmentRules
 from filters.base import rejudge
 from flows.settings import VerifySettings
 from schemas import Pair
-from verifiers.search import CachedSearch, HTTPSearch, LocalBM25, SearchValidator, Support
+from verifiers.search import CachedSearch, HTTPSearch, LocalBM25, SearchError, SearchValidator, SearxNG, Support
 from warehouse.shards import ShardWriter, iter_records
 
 T = TypeVar("T")
@@ -37,9 +37,14 @@ def search_backend(settings: VerifySettings, page_shards: list[Path], catalog_pa
     """The configured backend, to be closed after use. The local index is kept in ``cache/bm25`` beside the
     catalog, where the verify and items stages (and reruns) share it (see verifiers.search._SavedIndexes);
     its passage file is written in ``cache/tmp`` while it is built."""
-    if settings.search_backend == "local":
+    if settings.search_backend in ("crawl", "local"):  # "local": its name before "crawl"
         cache = Path(catalog_path).parent / "cache" if catalog_path else None
         return LocalBM25(page_shards, cache_dir=cache / "bm25" if cache else None, work_dir=cache / "tmp" if cache else None)
+    if settings.search_backend == "searxng":
+        if not settings.search_url:
+            raise SearchError("verify.search_backend = 'searxng' needs verify.search_url (a SearXNG instance's root "
+                              "URL); the bundled mirror's is used only when the run crawls the mirror")
+        return SearxNG(settings.search_url)
     return HTTPSearch(settings.search_backend, settings.results_key)
 
 
@@ -64,7 +69,7 @@ def verify_stage(pair_shards: list[Path], page_shards: list[Path], settings: Ver
         for batch in batched(iter_records(pair_shards, Pair), 2048):
             # The whole batch's triples searched in one call: one catalog read for the cached results,
             # one retrieval for the others, one journal append for what it found.
-            supports = iter(validator.check_many([(p.entity, p.aliases, t.tail, p.url)
+            supports = iter(validator.check_many([(p.entity, p.aliases, t.relation, t.tail, p.url)
                                                   for p in batch if p.decision == "kept" for t in p.kept_triples()]))
             for pair in batch:
                 yield check(pair, supports)

@@ -6,8 +6,12 @@
   default; it answers a batch of queries in one call (``search_many``), at a cost per
   query that does not grow with the corpus. Given a cache directory, the segmented passages
   are kept there under the corpus digest, so every stage that searches a crawl segments it once.
-* :class:`HTTPSearch`: any JSON search API, e.g. a self-hosted SearxNG
-  (``https://searx.example/search?q={query}&format=json``): results are read from
+* :class:`SearxNG`: a SearXNG instance (the self-hosted meta-search engine), given its root
+  address: a real one, or the bundled mirror's ``/search``, which answers in the same JSON.
+  It pages through ``/search?q=…&format=json&pageno=N`` until k results, retries 429 and 5xx,
+  and says what to change when the instance refuses (JSON output off, its limiter).
+* :class:`HTTPSearch`: any other JSON search API, by a URL template
+  (``https://search.example/api?q={query}&n={k}``): results are read from
   ``results_key`` with ``url``, ``title`` and ``content`` fields.
 * :class:`CachedSearch`: top-k results per (backend and corpus, query, k) in the
   catalog's ``search_cache`` table (warehouse.cache), so a rerun asks nothing twice:
@@ -15,7 +19,8 @@
   and its score (a tenth of the size: the passages are in the index).
   A backend's ``corpus`` says what its results depend on besides the query: for the
   local index, a digest of the passages it indexes (URL, title and text of each, read
-  from the crawl's page shards); for a search API, its URL template and results field.
+  from the crawl's page shards); for a search API, its URL template and results field;
+  for SearXNG, what the caller says it searches, else its address.
   A run over another corpus asks again; entries cached under an older key simply miss.
 
 :class:`SearchValidator` keeps a triple when its head (or one of the head's
@@ -27,10 +32,15 @@ aliases) and its tail occur together in at least one of the top-k results for
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
+import math
 import os
+import re
 import shutil
 import threading
+import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass
@@ -407,6 +417,162 @@ class HTTPSearch:
                     float(r.get("score") or 0.0)) for r in results[:k] if isinstance(r, dict)]
 
 
+class _Busy(Exception):
+    """A reply another attempt may get past: 429 (the instance's limiter) or 5xx."""
+
+    def __init__(self, status: int, reason: str, retry_after: float | None):
+        super().__init__(f"HTTP {status} {reason}")
+        self.status, self.reason, self.retry_after = status, reason, retry_after
+
+
+def _retry_after(headers) -> float | None:
+    """A Retry-After header given in seconds, or None (absent, or an HTTP date: the backoff decides then)."""
+    value = (headers.get("Retry-After") or "").strip() if headers is not None else ""
+    return float(value) if value.isascii() and value.isdigit() else None
+
+
+def _score(value) -> float:
+    try:
+        return float(value or 0.0)
+    except (TypeError, ValueError):
+        return 0.0  # an instance that scores otherwise: the order of its results is what counts
+
+
+class SearxNG:
+    """A SearXNG instance's JSON API, ``GET {base_url}/search?q=…&format=json&pageno=N``: a real instance or
+    the bundled mirror's, with the same code.
+
+    base_url: the instance's root (``http://127.0.0.1:8888``, ``https://searx.example.org``); a trailing ``/``
+    or ``/search`` is dropped. corpus: what its results depend on besides the query, for the cache key (e.g.
+    the mirror's corpus); by default the address, so another instance asks again.
+
+    An instance answers about 10 results a page, fewer once its engines' duplicates are merged: pages are asked
+    until k results, a page with none, or ceil(k/10)+1 pages. A 429 or 5xx is asked again ``retries`` times,
+    after ``backoff_s``, then twice that (or the server's Retry-After, up to :attr:`MAX_WAIT_S`); any other
+    failure raises SearchError at once, saying what to change.
+    """
+
+    PAGE_SIZE = 10
+    MAX_WAIT_S = 10.0  # the longest Retry-After honoured: a search should not stall a stage for minutes
+
+    def __init__(self, base_url: str, timeout_s: float = 20.0, corpus: str | None = None, *,
+                 retries: int = 2, backoff_s: float = 0.5):
+        parts = urllib.parse.urlsplit(base_url.strip())
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"SearXNG address {base_url!r} is not an http(s) URL: give the instance's root, "
+                             "e.g. http://127.0.0.1:8888")
+        if parts.query or parts.fragment:
+            raise ValueError(f"SearXNG address {base_url!r} has a query string: give the instance's root only "
+                             "(the client adds q, format and pageno)")
+        if timeout_s <= 0:
+            raise ValueError(f"timeout_s must be above 0 seconds, got {timeout_s}")
+        if retries < 0 or backoff_s < 0:
+            raise ValueError(f"retries and backoff_s must be 0 or more, got {retries} and {backoff_s}")
+        path = parts.path.rstrip("/").removesuffix("/search").rstrip("/")
+        self.base_url = urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+        self.timeout_s, self.retries, self.backoff_s = timeout_s, retries, backoff_s
+        self.name = f"searxng:{parts.netloc}"
+        self.corpus = corpus or hashlib.sha256(self.base_url.encode()).hexdigest()[:16]
+        self.cache_key = f"{self.name}@{self.corpus}"
+
+    def close(self) -> None:
+        """Nothing is held open between searches."""
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        """The first k results for ``query``, in the instance's order; one per URL (its first), none without one."""
+        hits: list[Hit] = []
+        seen: set[str] = set()
+        pages = math.ceil(k / self.PAGE_SIZE) + 1 if k > 0 else 0
+        for page in range(1, pages + 1):
+            results = self._page(query, page)
+            if not results:
+                break
+            for result in results:
+                url = result.get("url") if isinstance(result, dict) else None
+                if not url or not isinstance(url, str) or url in seen:
+                    continue
+                seen.add(url)
+                hits.append(Hit(url, str(result.get("title") or ""), str(result.get("content") or ""),
+                                _score(result.get("score"))))
+            if len(hits) >= k:
+                break
+        return hits[:k]
+
+    def _page(self, query: str, page: int) -> list:
+        """The ``results`` of one page, asked again while the instance is busy."""
+        url = f"{self.base_url}/search?" + urllib.parse.urlencode({"q": query, "format": "json", "pageno": page})
+        attempts = 0
+        while True:
+            try:
+                return self._fetch(url)
+            except _Busy as busy:
+                attempts += 1
+                if attempts > self.retries:
+                    raise SearchError(self._busy_message(busy, attempts)) from None
+                wait = busy.retry_after if busy.retry_after is not None else self.backoff_s * 2 ** (attempts - 1)
+                time.sleep(min(wait, self.MAX_WAIT_S))
+
+    def _busy_message(self, busy: _Busy, attempts: int) -> str:
+        tried = f"{attempts} time{'s' if attempts > 1 else ''}"
+        if busy.status == 429:
+            return (f"SearXNG at {self.base_url} answered 429 Too Many Requests ({tried}): its limiter refuses "
+                    "this client. Turn it off for this client (server.limiter: false in its settings.yml, or "
+                    "this machine's address in pass_ip of [botdetection.ip_lists] in limiter.toml), or lower "
+                    "the verify stage's concurrency")
+        return (f"SearXNG at {self.base_url} answered HTTP {busy.status} {busy.reason} ({tried}): the instance "
+                "fails to search; its log says why")
+
+    def _fetch(self, url: str) -> list:
+        request = urllib.request.Request(url, headers={"Accept": "application/json", "User-Agent": "zhbench"})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                body = response.read()
+                charset = response.headers.get_content_charset() or "utf-8"
+                content_type = response.headers.get_content_type()
+        except urllib.error.HTTPError as error:
+            try:
+                detail = _error_detail(error)
+            finally:
+                error.close()
+            if error.code == 429 or error.code >= 500:
+                raise _Busy(error.code, error.reason, _retry_after(error.headers)) from None
+            if error.code == 403:
+                raise SearchError(f"SearXNG at {self.base_url} answered 403 Forbidden to format=json: its JSON "
+                                  "output is off. Add json to search.formats in its settings.yml "
+                                  "(formats: [html, json]) and restart it") from None
+            raise SearchError(f"SearXNG at {self.base_url} answered HTTP {error.code} {error.reason} to "
+                              f"{url}{detail}") from None
+        except (TimeoutError, urllib.error.URLError, http.client.HTTPException, OSError) as error:
+            reason = error.reason if isinstance(error, urllib.error.URLError) else error
+            if isinstance(reason, TimeoutError):
+                raise SearchError(f"SearXNG at {self.base_url} did not answer {url} within {self.timeout_s:g} s: "
+                                  "is the SearXNG instance running? (a slow one needs a longer timeout)") from None
+            raise SearchError(f"cannot reach SearXNG at {self.base_url} ({reason}): is the SearXNG instance "
+                              "running, at this address?") from None
+        try:
+            data = json.loads(body.decode(charset))
+        except (ValueError, LookupError):
+            start = " ".join(body[:80].decode("utf-8", "replace").split())
+            raise SearchError(f"SearXNG at {self.base_url} did not answer JSON to {url} ({content_type}, "
+                              f"beginning {start!r}): is {self.base_url} the root address of a SearXNG "
+                              "instance?") from None
+        results = data.get("results") if isinstance(data, dict) else None
+        if not isinstance(results, list):
+            said = f" (it says {data['error']!r})" if isinstance(data, dict) and data.get("error") else ""
+            raise SearchError(f"SearXNG at {self.base_url} answered JSON without a 'results' list{said}: is "
+                              f"{self.base_url} the root address of a SearXNG instance?")
+        return results
+
+
+def _error_detail(error: urllib.error.HTTPError) -> str:
+    """SearXNG's own account of a refused request (``{"error": …}``), as ``: …``, or nothing."""
+    try:
+        said = json.loads(error.read(4096).decode("utf-8")).get("error")
+    except (OSError, ValueError, AttributeError, http.client.HTTPException):
+        return ""
+    return f": {said}" if isinstance(said, str) and said else ""
+
+
 def search_many(backend: SearchBackend, queries: list[str], k: int) -> list[list[Hit]]:
     """Each query's top k: in one call where the backend answers many at once, else one by one."""
     many = getattr(backend, "search_many", None)
@@ -497,6 +663,12 @@ class Support:
 
 
 class SearchValidator:
+    """CDTP's search validation: a triple is kept when its head (or an alias) and its tail occur together in one
+    of the top-k results of a search for the head and the relation (``"李白" 出生日期``), the entry's own page
+    left out (``exclude_source``: on the crawl's own index it would always agree). The tail is matched
+    normalised (filters.normalize: 1930-12-30 is 1930年12月30日, 公里 is 千米) and without 约 or book-title marks,
+    so another site's way of writing a value counts."""
+
     def __init__(self, backend: SearchBackend, k: int = 10, exclude_source: bool = True):
         self.backend, self.k, self.exclude_source = backend, k, exclude_source
         # A passage comes back for many queries (every triple of its page, of pages naming it): normalised once
@@ -505,26 +677,39 @@ class SearchValidator:
         self._text = lru_cache(maxsize=1 << 12)(lambda title, text: normalize(title + "。" + text))
 
     @staticmethod
-    def query(head: str, tail: str) -> str:
-        return f"{head} {tail}"
+    def query(head: str, relation: str) -> str:
+        """The head quoted, as search engines take a name that must occur, and the relation's words."""
+        return f'"{head}" {relation}'
 
-    def check(self, head: str, aliases: Iterable[str], tail: str, source_url: str = "") -> Support:
-        return self.check_many([(head, aliases, tail, source_url)])[0]
+    def check(self, head: str, aliases: Iterable[str], relation: str, tail: str, source_url: str = "") -> Support:
+        return self.check_many([(head, aliases, relation, tail, source_url)])[0]
 
-    def check_many(self, claims: list[tuple[str, Iterable[str], str, str]]) -> list[Support]:
-        """check() for each (head, aliases, tail, source URL), the searches made in one batch."""
-        results = search_many(self.backend, [self.query(head, tail) for head, _, tail, _ in claims], self.k)
-        return [self._support(hits, *claim) for hits, claim in zip(results, claims)]
+    def check_many(self, claims: list[tuple[str, Iterable[str], str, str, str]]) -> list[Support]:
+        """check() for each (head, aliases, relation, tail, source URL), the searches made in one batch (the
+        triples of one head and relation share theirs)."""
+        results = search_many(self.backend, [self.query(head, relation) for head, _, relation, _, _ in claims], self.k)
+        return [self._support(hits, head, aliases, tail, source) for hits, (head, aliases, _, tail, source)
+                in zip(results, claims)]
 
     def _support(self, hits: list[Hit], head: str, aliases: Iterable[str], tail: str, source_url: str) -> Support:
         names = [normalize(n) for n in (head, *aliases) if n]
-        value = normalize(tail)
+        forms = value_forms(tail)
         urls = []
         for hit in hits:
             if self.exclude_source and source_url and hit.url == source_url:
                 continue
             text = self._text(hit.title, hit.text)
-            if value and value in text and any(n in text for n in names):
+            if any(f in text for f in forms) and any(n in text for n in names):
                 if hit.url not in urls:
                     urls.append(hit.url)
         return Support(bool(urls), tuple(urls))
+
+
+_APPROXIMATE = re.compile(r"^(?:约为|大约|约|近|逾|超过)|(?:余|多|左右|以上|前后)$")
+
+
+def value_forms(value: str) -> tuple[str, ...]:
+    """The normalised ways a page may write ``value``: as it is, and without 约 (or 左右 …) or 《》."""
+    written = normalize(value)
+    bare = _APPROXIMATE.sub("", written.strip("《》〈〉「」“”\"'"))
+    return tuple(f for f in dict.fromkeys((written, bare)) if f)

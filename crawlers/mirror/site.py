@@ -7,7 +7,9 @@ forms the real site uses:
   ``/item/<title>`` of a multi-sense title is the older layout's sense list;
 * Sogou Baike ``/v<id>.htm`` and ``/search/fullsearch.htm?keyword=<title>``;
 * zh-Wikipedia ``/wiki/<title>``, ``/wiki/<title>_(<sense>)``, ``/wiki/<title>_(消歧义)``
-  and the ``/zh-hans/`` and ``/zh-cn/`` variants of every article.
+  and the ``/zh-hans/`` and ``/zh-cn/`` variants of every article;
+* web search ``/search?q=<words>&format=json``, answered in SearXNG's JSON (crawlers.mirror.search) over the
+  pages of the sites' public URLs (today every entry's Baidu Baike page, at ``https://baike.example``).
 
 Faults a crawler meets on the real sites are served too: robots.txt, 404 pages,
 one entry encoded in GBK, one entry whose first response is cut off, one whose
@@ -18,17 +20,21 @@ paths that always serve the captcha, the truncated page and a 403.
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Iterator
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from crawlers.mirror import render
 from crawlers.mirror.facts import FACTS_DIR, Entry, load_facts
 from crawlers.mirror.realistic import RealisticCorpus
+from crawlers.mirror.search import Document, MirrorSearch
 from crawlers.mirror.synth import SYNTHETIC_ID_BASE, SynthConfig, Synthesizer
 
 ROBOTS = """User-agent: *
@@ -55,6 +61,8 @@ def _html(text: str, status: int = 200, charset: str = "utf-8") -> Response:
 
 
 PROFILES = ("demo", "realistic")
+
+_CITATION = re.compile(r"\[\d+(?:[-–]\d+)?\]")  # a citation mark in running text: [3], [3-5]
 
 
 class Site:
@@ -110,6 +118,9 @@ class Site:
         self._refusals = 0
         # Entry pages changed after the mirror started (a recrawl must notice these).
         self.edits: dict[str, str] = {}
+        # Web search over the sites' pages; indexed on the first query, so the server starts at once.
+        self._web = None
+        self.search = MirrorSearch(self.search_documents)
 
     # -- helpers -----------------------------------------------------------------
 
@@ -170,6 +181,36 @@ class Site:
             target.write_bytes(body)
         return len(pages)
 
+    @property
+    def web(self):
+        """The other sites' pages on this mirror's entries (crawlers.mirror.web), built on first use."""
+        if self._web is None:
+            from crawlers.mirror.web import Web
+
+            with self._lock:
+                if self._web is None:
+                    self._web = Web(self.entries, seed=getattr(self.corpus, "seed", 0) or 0)
+        return self._web
+
+    def search_documents(self) -> Iterator[Document]:
+        """The pages web search (``/search``) ranks: each entry's Baidu Baike page under its public URL, its
+        summary and section paragraphs as a reader sees them (no link markup, no citation marks), then every
+        page of the web beside it (crawlers.mirror.web). Synthetic entries are rendered on request only and
+        are not searched."""
+        # The public URL, as the page's canonical link names it (results carry the sites' URLs, not the mirror's).
+        origin = render.PUBLIC_ORIGIN["baidu"]
+        for entry in self.entries:
+            paragraphs = [entry.summary, *(p for _, paras in entry.sections for p in paras)]
+            yield Document(
+                url=origin + render.item_path(entry.title, entry.baidu_id),
+                title=entry.title,
+                site=urlsplit(origin).netloc,
+                paragraphs=tuple(_CITATION.sub("", render.strip_markup(p)).strip() for p in paragraphs),
+            )
+        # and the other sites' pages on the same entities (a second encyclopedia, news, reference pages)
+        for page in self.web:
+            yield Document(url=page.url, title=page.title, site=page.site, paragraphs=page.paragraphs)
+
     # -- routing ------------------------------------------------------------------
 
     def edit(self, title: str, summary: str, sense: str | None = None) -> None:
@@ -224,6 +265,10 @@ class Site:
             return self._special(path.removeprefix("/__mirror__/"))
         if path.startswith("/wappass/"):
             return _html(render.baidu_captcha())
+        if path == "/search":  # web search, not an entry: the rate limit below counts entry requests only
+            status, reply = self.search.answer(query)
+            return Response(status, json.dumps(reply, ensure_ascii=False).encode("utf-8"),
+                            {"Content-Type": "application/json; charset=utf-8"})
         if path.startswith(("/item/", "/v", "/wiki/")) and self._over_rate():
             if self._refusals % 2:
                 return Response(429, b"Too Many Requests", {"Retry-After": "1", "Content-Type": "text/plain"})

@@ -11,7 +11,7 @@ import pytest
 
 from bench.localhost import free_port
 from tests.builders.conftest import fact_pages
-from verifiers.search import CachedSearch, HTTPSearch, LocalBM25, SearchError, SearchValidator
+from verifiers.search import CachedSearch, Hit, HTTPSearch, LocalBM25, SearchError, SearchValidator
 
 
 @pytest.fixture(scope="module")
@@ -28,11 +28,32 @@ def test_local_bm25_finds_chinese_pages_by_their_words(bm25):
 
 def test_validation_needs_another_page_when_the_source_is_excluded(bm25):
     own = next(h.url for h in bm25.search("长江", 10) if h.title == "长江")
-    with_source = SearchValidator(bm25, exclude_source=False).check("长江", ["扬子江"], "东海", own)
+    with_source = SearchValidator(bm25, exclude_source=False).check("长江", ["扬子江"], "注入", "东海", own)
     assert with_source.ok and own in with_source.urls
-    alone = SearchValidator(bm25).check("长江", ["扬子江"], "唐古拉山脉各拉丹冬峰", own)
+    alone = SearchValidator(bm25).check("长江", ["扬子江"], "发源地", "唐古拉山脉各拉丹冬峰", own)
     assert own not in alone.urls
-    assert not SearchValidator(bm25).check("长江", [], "不存在的地名甲乙丙", own).ok
+    assert not SearchValidator(bm25).check("长江", [], "发源地", "不存在的地名甲乙丙", own).ok
+
+
+def test_validation_searches_head_and_relation_and_reads_values_as_other_sites_write_them():
+    class Web:
+        name, corpus = "web", "x"
+
+        def __init__(self):
+            self.asked = []
+
+        def search(self, query, k):
+            self.asked.append(query)
+            return [Hit("https://baike.example/item/a", "甲河", "甲河全长约6300千米。", 1.0),
+                    Hit("https://openwiki.example/wiki/a", "甲河", "甲河全长6300公里，1930-12-30建成。", 0.5)]
+
+    web = Web()
+    validator = SearchValidator(web)
+    own = "https://baike.example/item/a"
+    assert validator.check("甲河", [], "长度", "约6300千米", own).urls == ("https://openwiki.example/wiki/a",)
+    assert validator.check("甲河", [], "建成时间", "1930年12月30日", own).ok
+    assert not validator.check("甲河", [], "长度", "6400千米", own).ok
+    assert web.asked[0] == "甲河 长度"
 
 
 def serve(payload):
@@ -73,7 +94,7 @@ def test_http_search_reads_a_searxng_style_api_and_the_cache_answers_reruns(tmp_
     assert len(first) == 10 and first == second
     assert len(seen) == 1 and "%E9%95%BF%E6%B1%9F" in seen[0]
     assert (again.hits, again.misses) == (1, 0)
-    assert SearchValidator(again).check("长江", [], "东海").urls[0] == "https://example.org/0"
+    assert SearchValidator(again).check("长江", [], "东海", "东海").urls[0] == "https://example.org/0"
 
 
 def test_http_search_errors_say_what_to_fix(tmp_path):
@@ -194,7 +215,8 @@ def claims_of(pages) -> list[tuple[str, list[str], str, str]]:
     from schemas import Page
     from warehouse.shards import iter_records
 
-    return [(page.title, [], entry.value, page.url) for page in iter_records(pages, Page) for entry in page.infobox]
+    return [(page.title, [], entry.name, entry.value, page.url) for page in iter_records(pages, Page)
+            for entry in page.infobox]
 
 
 def test_batched_search_and_verdicts_are_the_per_query_retrievers(tmp_path):
@@ -204,7 +226,7 @@ def test_batched_search_and_verdicts_are_the_per_query_retrievers(tmp_path):
     local = LocalBM25(pages)
     old = PerQueryBM25(local.passages)
     claims = claims_of(pages)[::8]  # every page's claims take a minute the old way
-    queries = [SearchValidator.query(head, tail) for head, _, tail, _ in claims]
+    queries = [SearchValidator.query(head, relation) for head, _, relation, _, _ in claims]
     # ties, repeats, English stop words, words the index lacks, fewer than k passages with a word of the query
     odd = ["长江 东海", "长江 长江 东海", "the of and", "不存在的地名甲乙丙", "", "长江 the 1990年", "注入"]
     for k in (1, 3, 10):

@@ -1,0 +1,178 @@
+"""The SearXNG client against a stand-in instance (paging, refusals) and against the mirror's /search."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from crawlers.mirror.site import MirrorServer
+from verifiers.search import Hit, SearchError, SearxNG
+
+
+@contextmanager
+def stand_in(answer):
+    """A SearXNG stand-in on 127.0.0.1: ``answer(path, params, headers)`` gives (status, content type, body);
+    yields its base URL and the requests it received."""
+    requests: list[tuple[str, dict, dict]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):  # noqa: N802
+            parts = urlsplit(self.path)
+            params = {k: v[0] for k, v in parse_qs(parts.query).items()}
+            requests.append((parts.path, params, dict(self.headers)))
+            status, content_type, body = answer(parts.path, params)
+            payload = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode("utf-8")
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    # polled often, so that shutdown does not wait half a second per test
+    thread = threading.Thread(target=server.serve_forever, args=(0.01,), daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", requests
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def result(n: int) -> dict:
+    return {"url": f"https://site.example/{n}", "title": f"标题{n}", "content": f"内容{n}", "score": 10.0 - n / 10,
+            "engine": "bing", "engines": ["bing"], "positions": [n % 10 + 1], "category": "general"}
+
+
+def paged(per_page: dict[int, list[dict]]):
+    """Answers pages of canned results; a page not listed has none."""
+    def answer(path, params):
+        results = per_page.get(int(params.get("pageno", "1")), [])
+        return 200, "application/json", {"query": params["q"], "number_of_results": 0, "results": results,
+                                         "answers": [], "corrections": [], "infoboxes": [], "suggestions": [],
+                                         "unresponsive_engines": []}
+    return answer
+
+
+PAGES = {
+    1: [result(n) for n in range(10)],
+    # a duplicate of page 1's first, and one result without a URL: neither counts
+    2: [result(0), {"title": "无链接", "content": "x"}] + [result(n) for n in range(10, 18)],
+    3: [result(n) for n in range(18, 25)],
+}
+
+
+def test_search_pages_through_the_instance_until_k_results_in_its_order():
+    with stand_in(paged(PAGES)) as (base, requests):
+        hits = SearxNG(base).search("长江 东海", 15)
+    assert [h.url for h in hits] == [f"https://site.example/{n}" for n in range(15)]
+    assert hits[0] == Hit("https://site.example/0", "标题0", "内容0", 10.0)
+    assert [(path, params) for path, params, _ in requests] == [
+        ("/search", {"q": "长江 东海", "format": "json", "pageno": "1"}),
+        ("/search", {"q": "长江 东海", "format": "json", "pageno": "2"})]
+    headers = requests[0][2]
+    assert headers["Accept"] == "application/json" and headers["User-Agent"] == "zhbench"
+
+
+def test_search_stops_at_the_first_page_without_results_and_dedups_urls():
+    with stand_in(paged(PAGES)) as (base, requests):
+        hits = SearxNG(base + "/").search("长江", 50)
+    assert [h.url for h in hits] == [f"https://site.example/{n}" for n in range(25)]
+    assert [params["pageno"] for _, params, _ in requests] == ["1", "2", "3", "4"]
+
+
+def test_search_asks_at_most_one_page_more_than_k_needs():
+    every_page_repeats = paged({n: [result(0)] for n in range(1, 20)})
+    with stand_in(every_page_repeats) as (base, requests):
+        hits = SearxNG(base).search("长江", 10)
+    assert [h.url for h in hits] == ["https://site.example/0"]
+    assert len(requests) == 2  # ceil(10 / 10) + 1
+
+
+def test_the_address_names_the_backend_and_its_cache_key():
+    plain, slash, search = (SearxNG("http://127.0.0.1:8888"), SearxNG("http://127.0.0.1:8888/"),
+                            SearxNG("http://127.0.0.1:8888/search"))
+    assert plain.base_url == slash.base_url == search.base_url == "http://127.0.0.1:8888"
+    assert plain.name == "searxng:127.0.0.1:8888" and plain.corpus == search.corpus
+    assert plain.cache_key == f"searxng:127.0.0.1:8888@{plain.corpus}"
+    assert SearxNG("https://searx.example.org/sub/search/").base_url == "https://searx.example.org/sub"
+    assert SearxNG("https://searx.example.org").corpus != plain.corpus
+    assert SearxNG("http://127.0.0.1:8888", corpus="mirror-demo").cache_key == "searxng:127.0.0.1:8888@mirror-demo"
+    for bad in ("127.0.0.1:8888", "ftp://x.example", "http://x.example/search?q=a&format=json"):
+        with pytest.raises(ValueError, match="SearXNG address"):
+            SearxNG(bad)
+
+
+def test_403_says_to_turn_on_the_json_format():
+    with stand_in(lambda path, params: (403, "text/html", b"<h1>Forbidden</h1>")) as (base, requests):
+        with pytest.raises(SearchError, match=r"Add json to search\.formats in its settings\.yml") as error:
+            SearxNG(base).search("长江", 10)
+    assert len(requests) == 1 and error.value.__cause__ is None and error.value.__suppress_context__
+
+
+def test_429_is_retried_then_reported_as_the_limiter():
+    with stand_in(lambda path, params: (429, "text/plain", b"Too Many Requests")) as (base, requests):
+        started = time.monotonic()
+        with pytest.raises(SearchError, match=r"429 Too Many Requests \(3 times\): its limiter") as error:
+            SearxNG(base, retries=2, backoff_s=0.01).search("长江", 10)
+    assert len(requests) == 3 and time.monotonic() - started < 2
+    assert "server.limiter: false" in str(error.value) and "concurrency" in str(error.value)
+
+
+def test_a_5xx_is_retried_and_the_search_goes_on():
+    answers = iter([(503, "text/plain", b"busy"), (502, "text/plain", b"bad gateway")])
+
+    def answer(path, params):
+        return next(answers, None) or paged(PAGES)(path, params)
+
+    with stand_in(answer) as (base, requests):
+        hits = SearxNG(base, backoff_s=0.01).search("长江", 5)
+    assert [h.url for h in hits] == [f"https://site.example/{n}" for n in range(5)] and len(requests) == 3
+
+
+def test_a_reply_that_is_not_json_or_has_no_results_says_so():
+    with stand_in(lambda path, params: (200, "text/html", b"<html>Welcome</html>")) as (base, _):
+        with pytest.raises(SearchError, match=r"did not answer JSON .*text/html.*root address of a SearXNG"):
+            SearxNG(base).search("长江", 10)
+    with stand_in(lambda path, params: (200, "application/json", {"hits": []})) as (base, _):
+        with pytest.raises(SearchError, match="without a 'results' list"):
+            SearxNG(base).search("长江", 10)
+
+
+def test_a_refused_connection_or_a_silent_instance_asks_whether_it_runs():
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(SearchError, match=rf"cannot reach SearXNG at http://127.0.0.1:{port} .*is the SearXNG "
+                                          "instance running") as error:
+        SearxNG(f"http://127.0.0.1:{port}").search("长江", 10)
+    assert error.value.__suppress_context__
+
+    def slow(path, params):
+        time.sleep(0.5)
+        return paged(PAGES)(path, params)
+
+    with stand_in(slow) as (base, _):
+        with pytest.raises(SearchError, match=r"did not answer .* within 0.1 s: is the SearXNG instance running"):
+            SearxNG(base, timeout_s=0.1).search("长江", 10)
+
+
+def test_the_same_client_searches_the_mirror(mini_site):
+    with MirrorServer(mini_site) as mirror:
+        hits = SearxNG(mirror.url).search("李白 长安", 10)
+        reply = json.loads(mini_site.respond("/search?q=%E6%9D%8E%E7%99%BD+%E9%95%BF%E5%AE%89&format=json").body)
+    assert hits == [Hit(r["url"], r["title"], r["content"], r["score"]) for r in reply["results"]]
+    assert hits and all(h.url.startswith("https://baike.example/item/") for h in hits)
+    assert any(h.title == "李白" and "长安" in h.text for h in hits)
