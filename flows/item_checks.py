@@ -36,7 +36,9 @@ def _tally() -> dict:
 
 def verify_items(item_shards: list[Path], drops: dict, verified_by: dict, verify: VerifySettings,
                  client: LLMClient | None, page_shards: list[Path], report_path: Path, cache: Path,
-                 unverified_by: dict | None = None) -> dict:
+                 unverified_by: dict | None = None, sources: dict | None = None) -> dict:
+    """Runs the checks on the kept items; fills ``drops``, ``verified_by``, ``unverified_by`` and ``sources``
+    (item id -> the pages of other sites that state its answer: URL and passage, see EvidenceVerifier)."""
     from flows.verify import search_backend
     from verifiers.items import TERMS
     from verifiers.search import CachedSearch
@@ -91,8 +93,11 @@ def verify_items(item_shards: list[Path], drops: dict, verified_by: dict, verify
         backend = search_backend(verify, page_shards, cache)
         search = CachedSearch(backend, cache)
         try:
-            evidence = EvidenceVerifier(search, client, verify.evidence_k)
-            apply("evidence", evidence.check(questions))
+            evidence = EvidenceVerifier(search, client, verify.evidence_k, min_sources=verify.min_sources)
+            results = evidence.check(questions)
+            if sources is not None:
+                sources.update((i, c.evidence["sources"]) for i, c in results.items() if c.evidence.get("sources"))
+            apply("evidence", results)
         finally:
             search.close()
             backend.close()

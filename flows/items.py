@@ -177,11 +177,12 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
 
     verified_by: dict[str, list[str]] = {}  # checks that returned a verdict on the item
     unverified_by: dict[str, list[str]] = {}  # checks that ran on it without one
+    sources: dict[str, list[dict]] = {}  # pages of other sites that state its answer
     if verify is not None and verify.items:
         from flows.item_checks import verify_items
 
         report["verification"] = verify_items(item_paths, drops, verified_by, verify, client, page_shards,
-                                              out_dir / "verification.jsonl", cache, unverified_by)
+                                              out_dir / "verification.jsonl", cache, unverified_by, sources)
     if hasattr(embedder, "hits"):
         report["embedding_cache"] = {"hits": embedder.hits, "misses": embedder.misses}
     if client is not None:  # after verification, so its calls are counted too
@@ -194,6 +195,12 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
         for item in iter_records(item_paths, Item):
             item.verified_by = verified_by.get(item.item_id, [])
             item.unverified_by = unverified_by.get(item.item_id, [])
+            evidence = sources.get(item.item_id)
+            if evidence:  # the answer's other sources: their URLs after the item's own, their passages kept
+                item.urls = list(dict.fromkeys([*item.urls, *(e["url"] for e in evidence)]))
+                provenance = json.loads(item.provenance)
+                provenance["evidence"] = evidence
+                item.provenance = json.dumps(provenance, ensure_ascii=False, sort_keys=True)
             found = drops.get(item.item_id)
             if found is not None and item.decision == "kept":
                 item.decision, item.reason = "dropped", found[0]

@@ -153,6 +153,9 @@ class VerifySettings(_Section):
     items: bool = Field(True, description="verify question items: safety terms always; criteria, evidence and "
                         "moderation by the LLM when llm.base_url is set; offline, retrieval support labels")
     evidence_k: int = Field(5, ge=1, le=50, description="passages the evidence check reads per question")
+    min_sources: int = Field(2, ge=1, le=5, description="sites whose pages must state a SimpleQA answer, its own "
+                             "page counted (Chinese SimpleQA asks two); fewer: dropped as evidence:single_source. "
+                             "With search_backend = 'crawl' every page is of one site: set 1 to keep any")
     drop_unverified: list[Literal["kgc", "qa", "t2t", "cloze", "simpleqa"]] = Field(
         default_factory=lambda: ["simpleqa"],
         description="item kinds dropped when a check ran on them but returned no verdict (an LLM call that failed: "

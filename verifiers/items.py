@@ -12,9 +12,12 @@ depends on what is configured:
 * **criteria**: the rules of :mod:`builders.criteria`, applied when the item was made
   (``criteria_rules``: deterministic, no LLM); with an LLM, also the criteria prompt
   (``criteria_llm``: objective, single answer, time invariant, in its category).
-* **rag**: evidence from the search backend for the question. The retrieval check labels
-  an item ``retrieval_support`` when a page other than its source names the entity and
-  contains the answer; it is a label and drops nothing. With an LLM, a judge reads the
+* **rag**: evidence from the search backend for the question (the search validation's query: the
+  quoted entity and the relation). The retrieval check labels an item ``retrieval_support``
+  when a page other than its source names the entity and contains the answer, and keeps those
+  pages (``sources``: URL and passage, one per site). A SimpleQA item needs its answer from
+  ``min_sources`` sites (2: Chinese SimpleQA asks each answer for two supporting URLs), its own
+  page counted, else it is dropped (``evidence:single_source``). With an LLM, a judge reads the
   passages (llama-index nodes over the retrieved text) and must quote them verbatim
   (``rag_llm``): the item is dropped when they contradict the answer or do not support it,
   and when the quote is not in any of its passages after normalisation (``rag:unsupported``).
@@ -146,17 +149,19 @@ def quoted_in(quote: str, passages: Iterable[str]) -> bool:
 class EvidenceVerifier:
     name = "evidence"
 
-    def __init__(self, search: SearchBackend, llm: LLMClient | None, k: int = 5, names: dict[str, list[str]] | None = None):
-        self.search, self.llm, self.k = search, llm, k
+    def __init__(self, search: SearchBackend, llm: LLMClient | None, k: int = 5, names: dict[str, list[str]] | None = None,
+                 min_sources: int = 2):
+        self.search, self.llm, self.k, self.min_sources = search, llm, k, min_sources
         self.names = names or {}
         self.prompt = Prompt.load(PROMPTS / "rag_judge.txt")
         self.supported: set[str] = set()
 
-    def _evidence(self, item: Item) -> list:
-        """Passages for the question, ranked again by a llama-index BM25 index built over them."""
+    def _evidence(self, item: Item) -> tuple[list, list]:
+        """(the search's hits for the question, the passages for the judge: those hits ranked again by a
+        llama-index BM25 index built over them)."""
         hits = self.search.search(self.query(item), self.k * 2)
         if not hits:
-            return []
+            return hits, hits
         from llama_index.core.schema import TextNode
         from llama_index.retrievers.bm25 import BM25Retriever
 
@@ -168,28 +173,46 @@ class EvidenceVerifier:
         nodes = [TextNode(id_=str(n), text=_segment(h.title + "。" + h.text)) for n, h in enumerate(hits)]
         retriever = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=min(self.k, len(nodes)),
                                                 skip_stemming=True, token_pattern=r"(?u)\b\w+\b")
-        return [hits[int(n.node.node_id)] for n in retriever.retrieve(_segment(item.question))]
+        return hits, [hits[int(n.node.node_id)] for n in retriever.retrieve(_segment(item.question))]
 
     def query(self, item: Item) -> str:
-        return f"{item.question} {item.answer}"
+        from verifiers.search import SearchValidator
+
+        # The search validation's query where the item names its fact: cached from the verify stage.
+        head, relation = getattr(item, "head", ""), getattr(item, "relation", "")
+        return SearchValidator.query(head, relation) if head and relation else item.question
 
     def check(self, items: list[Item]) -> dict[str, Check]:
-        evidence = {}
+        from verifiers.search import value_forms
+
+        evidence, found = {}, {}
         for start in range(0, len(items), 2048):
             batch = items[start:start + 2048]
             if isinstance(self.search, CachedSearch):  # one cache read for the batch
                 self.search.prefetch([self.query(i) for i in batch], self.k * 2)
-            evidence.update((i.item_id, self._evidence(i)) for i in batch)
+            for i in batch:
+                found[i.item_id], evidence[i.item_id] = self._evidence(i)
         out: dict[str, Check] = {}
         for item in items:
             names = [normalize(n) for n in [item.head, *self.names.get(item.item_id, [])] if n]
-            answer = normalize(item.answer)
-            support = [h.url for h in evidence[item.item_id]
-                       if h.url not in item.urls and answer in normalize(h.text)
-                       and any(n in normalize(h.title + h.text) for n in names)]
+            forms = value_forms(item.answer)
+            sites = {site_of(u) for u in item.urls}
+            support, sources = [], []  # other pages that state the answer; of them, the first of each other site
+            for h in found[item.item_id]:
+                text = normalize(h.title + "。" + h.text)
+                if h.url in item.urls or h.url in support or not any(f in text for f in forms) \
+                        or not any(n in text for n in names):
+                    continue
+                support.append(h.url)
+                if site_of(h.url) not in sites:
+                    sites.add(site_of(h.url))
+                    sources.append({"url": h.url, "passage": h.text})
             if support:
                 self.supported.add(item.item_id)
-            out[item.item_id] = Check(True, "", {"urls": support}, ["retrieval_support"] if support else [])
+            check = Check(True, "", {"urls": support, "sources": sources}, ["retrieval_support"] if support else [])
+            if item.kind == "simpleqa" and len(sites) < self.min_sources:  # the answer on too few sites
+                check.keep, check.reason, check.by = False, "evidence:single_source", "retrieval_support"
+            out[item.item_id] = check
         if self.llm is None:
             return out
         results = self.llm.map("rag", [self.prompt.messages(
@@ -200,7 +223,8 @@ class EvidenceVerifier:
             passages = evidence[item.item_id]
             urls = [h.url for h in passages]
             check = out[item.item_id]
-            check.evidence = {"retrieval_support": check.evidence["urls"], "urls": urls}
+            check.evidence = {"retrieval_support": check.evidence["urls"], "sources": check.evidence["sources"],
+                              "urls": urls}
             if not result.ok:
                 check.unverified["rag_llm"] = result.error
                 check.evidence["error"] = result.error
@@ -217,6 +241,17 @@ class EvidenceVerifier:
             elif not result.data["supported"]:
                 check.keep, check.reason, check.by = False, "rag:no_support", "rag_llm"
         return out
+
+
+def site_of(url: str) -> str:
+    """The site a URL is on: its host, less a leading www. (two pages of one site are one source)."""
+    from urllib.parse import urlsplit
+
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return url
+    return host.removeprefix("www.")
 
 
 def match_grade(answer: str, response: str) -> str:

@@ -72,6 +72,8 @@ RULES = {
     "question.same_fact": "one fact asked by two questions of the question configs (qa, simpleqa)",
     "simpleqa.several_values": "the crawl gives the entity two values for the relation (any page, any sense, or "
                                "a row that lists several)",
+    "simpleqa.evidence": "fewer than two URLs of different sites whose stored text holds the answer (its own "
+                         "page, as the release's pair gives it, and other sites' passages kept in its provenance)",
     "question.duplicate": "one fact asked twice in a config",
     "question.near_duplicate": "two questions of a config give one entity, take one gold and differ only slightly",
     "split.entity_leak": "an entity has items in both train and eval",
@@ -193,6 +195,7 @@ def audit_files(directory: Path, files: list[str], config: dict, crawl: list[str
     _audit_questions(items, report)
     if "simpleqa" in items:
         _audit_simpleqa(items["simpleqa"], truth, report.config("simpleqa"))
+        _audit_evidence(items["simpleqa"], by_pair, report.config("simpleqa"))
     _audit_same_fact(items, report)
     _audit_splits(items, report)
     for kind, rows in items.items():
@@ -551,6 +554,27 @@ def _audit_simpleqa(items: list[dict], truth: Truth, out: ConfigReport) -> None:
         if several_values(sorted(rows)):
             values = sorted({tail for _, tail, _ in rows} | {raw for _, _, raw in rows if raw})
             out.add("simpleqa.several_values", f"{item['question']} → {item['answer']} (the crawl: {'、'.join(values)})")
+
+
+def _audit_evidence(items: list[dict], by_pair: dict[str, dict], out: ConfigReport) -> None:
+    """Each SimpleQA answer on two sites: the pages among its URLs whose stored text holds it, counted by site.
+    An URL's stored text is its source pair's text (the item's own page) or the passage its provenance keeps."""
+    from verifiers.items import site_of
+    from verifiers.search import value_forms
+
+    for item in items:
+        forms = value_forms(item["answer"])
+        stored = {by_pair[p]["url"]: by_pair[p]["text"] for p in item.get("source_pair_ids") or () if p in by_pair}
+        try:
+            kept = json.loads(item.get("provenance") or "{}").get("evidence") or []
+        except (ValueError, AttributeError):
+            kept = []
+        stored.update((e.get("url"), e.get("passage") or "") for e in kept if isinstance(e, dict))
+        urls = list(item.get("urls") or [])
+        holding = {site_of(u) for u in urls if u in stored and any(f in normalize(stored[u]) for f in forms)}
+        if len(holding) < 2:
+            out.add("simpleqa.evidence", f"{item['question']} → {item['answer']}: {len(urls)} URL(s), the answer "
+                                         f"stored on {len(holding)} site(s) ({'、'.join(sorted(holding)) or 'none'})")
 
 
 def _audit_same_fact(items: dict[str, list[dict]], report: AuditReport) -> None:

@@ -59,7 +59,7 @@ def _search_validated(tmp_path, cut: bool):
                          Page(url="http://x/hh", title="黄河", summary="黄河注入渤海，长江注入东海。", fetched_at=fetched)])
     funnel = {"pairs_in": 1, "pairs_kept": 1, "pairs_dropped": {}, "triples_in": 2, "triples_kept": 2,
               "triples_dropped": {}}
-    result = verify_stage(writer.paths, pages.paths, VerifySettings(), funnel, tmp_path / "out",
+    result = verify_stage(writer.paths, pages.paths, VerifySettings(search_backend="crawl"), funnel, tmp_path / "out",
                           tmp_path / "catalog.duckdb", rules.save(tmp_path / "rules.json"))
     (after,) = iter_records(result["shards"], Pair)
     assert [t.decision for t in after.triples] == ["kept", "dropped"]

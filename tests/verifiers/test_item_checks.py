@@ -31,7 +31,7 @@ def items_of(result):
 def test_offline_verification_labels_what_ran_and_drops_only_by_the_term_list(kept_pair_shards, pages, tmp_path):
     terms = tmp_path / "terms.txt"
     terms.write_text("# test list\n诗人\n", encoding="utf-8")
-    verify = VerifySettings(sensitive_terms=terms)
+    verify = VerifySettings(search_backend="crawl", sensitive_terms=terms, min_sources=1)
     result = items_stage(kept_pair_shards, ItemsSettings(kinds=["qa", "simpleqa"]), tmp_path / "out",
                          verify=verify, page_shards=pages)
     items = items_of(result)
@@ -89,7 +89,7 @@ def test_llm_verifiers_drop_with_reasons_and_evidence_and_a_rerun_is_free(kept_p
     with ScriptedLLM(script) as llm:
         section = LLMSection(base_url=llm.base_url, model="judge-1")
         panel = [PanelModel(base_url=llm.base_url, model="panel-a")]
-        verify = VerifySettings(panel=panel)
+        verify = VerifySettings(search_backend="crawl", panel=panel)
         run = lambda out: items_stage(kept_pair_shards, ItemsSettings(kinds=["qa"]), tmp_path / out,  # noqa: E731
                                       llm=section, catalog_path=tmp_path / "catalog.duckdb", verify=verify, page_shards=pages)
         first = run("a")
@@ -148,7 +148,7 @@ def failing_verifiers(body, number):
 def test_when_every_verifier_call_fails_no_item_claims_an_llm_check(kept_pair_shards, pages, tmp_path):
     with ScriptedLLM(failing_verifiers) as llm:
         section = LLMSection(base_url=llm.base_url, model="judge-1", max_retries=1, timeout_s=1.0, concurrency=16)
-        verify = VerifySettings(panel=[PanelModel(base_url=llm.base_url, model="panel-a")])
+        verify = VerifySettings(search_backend="crawl", panel=[PanelModel(base_url=llm.base_url, model="panel-a")])
         result = items_stage(kept_pair_shards, ItemsSettings(kinds=["qa", "simpleqa"]), tmp_path / "out",
                              llm=section, catalog_path=tmp_path / "catalog.duckdb", verify=verify, page_shards=pages)
     items = items_of(result)
@@ -179,7 +179,7 @@ def test_the_kinds_dropped_without_a_verdict_are_a_setting(kept_pair_shards, pag
         section = LLMSection(base_url=llm.base_url, model="judge-1", max_retries=0, timeout_s=1.0, concurrency=16)
         result = items_stage(kept_pair_shards, ItemsSettings(kinds=["qa", "simpleqa"]), tmp_path / "out",
                              llm=section, catalog_path=tmp_path / "catalog.duckdb",
-                             verify=VerifySettings(drop_unverified=["qa"]))
+                             verify=VerifySettings(search_backend="crawl", drop_unverified=["qa"]))
     items = items_of(result)
     assert {i.decision for i in items if i.kind == "simpleqa" and i.unverified_by} == {"kept"}
     assert {i.reason for i in items if i.kind == "qa" and i.unverified_by} == {"unverified:safety_llm:http_429"}
@@ -201,7 +201,7 @@ class Search:
         return [Hit("https://example.org/a", "苏轼", "苏轼是北宋文学家。", 1.0),
                 Hit("https://example.org/b", "眉山", "眉山市位于四川。", 0.5)]
 print(len(EvidenceVerifier(Search(), None, k=1)._evidence(type("I", (), {"question": "苏轼是哪个朝代的人？",
-                                                                        "answer": "北宋"})())))
+                                                                        "answer": "北宋"})())[1]))
 """
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.splitlines()[-1] == "1"

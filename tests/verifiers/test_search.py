@@ -53,7 +53,7 @@ def test_validation_searches_head_and_relation_and_reads_values_as_other_sites_w
     assert validator.check("甲河", [], "长度", "约6300千米", own).urls == ("https://openwiki.example/wiki/a",)
     assert validator.check("甲河", [], "建成时间", "1930年12月30日", own).ok
     assert not validator.check("甲河", [], "长度", "6400千米", own).ok
-    assert web.asked[0] == "甲河 长度"
+    assert web.asked[0] == '"甲河" 长度'
 
 
 def serve(payload):
@@ -85,10 +85,10 @@ def test_http_search_reads_a_searxng_style_api_and_the_cache_answers_reruns(tmp_
     try:
         backend = HTTPSearch(f"http://127.0.0.1:{server.server_port}/search?q={{query}}&format=json")
         cached = CachedSearch(backend, tmp_path / "search.duckdb")
-        first = cached.search("长江 东海", 10)
+        first = cached.search('"长江" 东海', 10)
         cached.close()
         again = CachedSearch(backend, tmp_path / "search.duckdb")  # a rerun opens the same cache
-        second = again.search("长江 东海", 10)
+        second = again.search('"长江" 东海', 10)
     finally:
         server.shutdown()
     assert len(first) == 10 and first == second
