@@ -6,11 +6,12 @@ Stage logic is a plain function over file paths, like the other stages in flows.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import Callable, Iterator, NamedTuple
 
 import pyarrow.parquet as pq
 
@@ -77,13 +78,12 @@ def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path,
 
 
 def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
-              page_shards) -> tuple[list[Path], dict, dict]:
+              page_shards, verify=None, cache=None) -> tuple[list[Path], dict, dict]:
     """Every candidate item, written to shards under raw_dir: (the shards, the builder's report, its LLM
     writers' counts). The models of the crawl it needs (value types, the graph, the difficulty panel's
     signals) grow with the crawl; they are gone when it returns, before the checks that follow build
     their own (the evidence check's search index), so the two are never held at once."""
     from builders.types import ValueTyper
-    from filters.align import GroundingFilter
 
     typer = ValueTyper.from_sources(page_shards, iter_records(pair_shards, Pair))
     with Graph(pair_shards) as graph:
@@ -93,13 +93,55 @@ def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
                                                                       settings.per_source, seed=settings.seed))
         difficulty = (DifficultyProxy.from_pages(page_shards).restricted(_kept_heads(pair_shards))
                       if page_shards else None)  # it scores the kept pairs' entities, against every page
-        builder = ItemBuilder(graph, picker, templates, relation_counts, typer, stated_by(GroundingFilter()),
-                              ItemSettings(tuple(settings.kinds), settings.max_answer_chars,
-                                           embedder_name=embedder.name, cloze_max_chars=settings.cloze_max_chars),
-                              llm=client, polysemous=graph.senses(), difficulty=difficulty)
-        with ShardWriter(raw_dir, "items", Item) as writer:
-            writer.write_all(builder.build(iter_records(pair_shards, Pair)))
-        graph_counts = graph.counts()
+        with _web_facts(verify, page_shards, cache) as web:
+            return _built(graph, picker, templates, relation_counts, typer, _stated(web), settings, embedder,
+                          client, difficulty, pair_shards, raw_dir)
+
+
+def _stated(web) -> Callable:
+    """stated(pair, relation, value): the pair's own text grounds it, or another page of the web states it for
+    the entity's relation (verifiers.web_facts): either way a right answer, never a distractor."""
+    from filters.align import GroundingFilter
+
+    grounded = stated_by(GroundingFilter())
+    if web is None:
+        return grounded
+
+    def stated(pair: Pair, relation: str, value: str) -> bool:
+        return grounded(pair, relation, value) or \
+            web.states(pair.entity, relation, value, pair.aliases, exclude=(pair.url,)) is not None
+    return stated
+
+
+@contextlib.contextmanager
+def _web_facts(verify, page_shards, cache):
+    """What the configured search says about the items' facts, while the items are built; None without one."""
+    if verify is None or not verify.search or cache is None:
+        yield None
+        return
+    from flows.verify import search_backend
+    from verifiers.search import CachedSearch
+    from verifiers.web_facts import WebFacts
+
+    backend = search_backend(verify, page_shards, cache)
+    search = CachedSearch(backend, cache)
+    try:
+        yield WebFacts(search, verify.k)
+    finally:
+        search.close()
+        backend.close()
+
+
+def _built(graph, picker, templates, relation_counts, typer, stated, settings, embedder, client, difficulty,
+           pair_shards, raw_dir) -> tuple[list[Path], dict, dict]:
+    """The builder's run over the pairs: (the item shards, its report, its LLM writers' counts)."""
+    builder = ItemBuilder(graph, picker, templates, relation_counts, typer, stated,
+                          ItemSettings(tuple(settings.kinds), settings.max_answer_chars,
+                                       embedder_name=embedder.name, cloze_max_chars=settings.cloze_max_chars),
+                          llm=client, polysemous=graph.senses(), difficulty=difficulty)
+    with ShardWriter(raw_dir, "items", Item) as writer:
+        writer.write_all(builder.build(iter_records(pair_shards, Pair)))
+    graph_counts = graph.counts()
     report = builder.stats.as_dict()
     report["graph"] = graph_counts
     counts = {} if client is None else {"qa_rewrite": builder.rewriter.counts,
@@ -120,7 +162,7 @@ def _kept_heads(pair_shards: list[Path]) -> set[str]:
 def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_dir, release_name, client,
            verify, page_shards, cache) -> dict:
     item_paths, report, writer_counts = _generate(pair_shards, settings, raw_dir, embedder, templates, client,
-                                                  page_shards)
+                                                  page_shards, verify, cache)
     gc.collect()  # whatever of the builder's models sits in a reference cycle goes now, not at a later pass
     clear_value_caches()  # their last entries would keep the models' memory from going back
     release_freed()

@@ -17,7 +17,9 @@ depends on what is configured:
   when a page other than its source names the entity and contains the answer, and keeps those
   pages (``sources``: URL and passage, one per site). A SimpleQA item needs its answer from
   ``min_sources`` sites (2: Chinese SimpleQA asks each answer for two supporting URLs), its own
-  page counted, else it is dropped (``evidence:single_source``). With an LLM, a judge reads the
+  page counted, else it is dropped (``evidence:single_source``). A question whose dated answer
+  another page gives another year for, in a sentence expressing the relation, is disputed and
+  dropped (``evidence:disputed``: verifiers.web_facts). With an LLM, a judge reads the
   passages (llama-index nodes over the retrieved text) and must quote them verbatim
   (``rag_llm``): the item is dropped when they contradict the answer or do not support it,
   and when the quote is not in any of its passages after normalisation (``rag:unsupported``).
@@ -184,6 +186,7 @@ class EvidenceVerifier:
 
     def check(self, items: list[Item]) -> dict[str, Check]:
         from verifiers.search import value_forms
+        from verifiers.web_facts import dispute
 
         evidence, found = {}, {}
         for start in range(0, len(items), 2048):
@@ -199,9 +202,10 @@ class EvidenceVerifier:
             sites = {site_of(u) for u in item.urls}
             support, sources = [], []  # other pages that state the answer; of them, the first of each other site
             for h in found[item.item_id]:
-                text = normalize(h.title + "。" + h.text)
-                if h.url in item.urls or h.url in support or not any(f in text for f in forms) \
-                        or not any(n in text for n in names):
+                # the answer in the passage itself (what is kept as evidence), the entity in it or its title
+                passage = normalize(h.text)
+                if h.url in item.urls or h.url in support or not any(f in passage for f in forms) \
+                        or not any(n in passage or n in normalize(h.title) for n in names):
                     continue
                 support.append(h.url)
                 if site_of(h.url) not in sites:
@@ -210,7 +214,12 @@ class EvidenceVerifier:
             if support:
                 self.supported.add(item.item_id)
             check = Check(True, "", {"urls": support, "sources": sources}, ["retrieval_support"] if support else [])
-            if item.kind == "simpleqa" and len(sites) < self.min_sources:  # the answer on too few sites
+            disputed = dispute(found[item.item_id], item.head, self.names.get(item.item_id, []), item.relation,
+                               item.answer, exclude=item.urls) if item.relation and item.head else None
+            if disputed:  # sites disagree: no one answer
+                check.keep, check.reason, check.by = False, "evidence:disputed", "retrieval_support"
+                check.evidence["disputed_by"] = {"url": disputed[0], "gives": disputed[1]}
+            elif item.kind == "simpleqa" and len(sites) < self.min_sources:  # the answer on too few sites
                 check.keep, check.reason, check.by = False, "evidence:single_source", "retrieval_support"
             out[item.item_id] = check
         if self.llm is None:

@@ -206,3 +206,48 @@ print(len(EvidenceVerifier(Search(), None, k=1)._evidence(type("I", (), {"questi
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.splitlines()[-1] == "1"
     assert "bm25s" not in out.stdout + out.stderr
+
+
+def _question(item_id, answer, kind="simpleqa", relation="出生日期"):
+    return Item(item_id=item_id, kind=kind, question=f"秦宁鸿的{relation}是？", answer=answer, head="秦宁鸿",
+                relation=relation, urls=["https://baike.example/item/a"])
+
+
+class _Web:
+    """A search that answers every query with the same pages of three sites."""
+
+    def __init__(self, hits):
+        self.hits = hits
+
+    def search(self, query, k):
+        from verifiers.search import Hit
+
+        return [Hit(*h, 1.0) for h in self.hits][:k]
+
+
+def test_a_simpleqa_answer_needs_another_site_and_keeps_its_passage():
+    from verifiers.items import EvidenceVerifier
+
+    web = _Web([("https://baike.example/item/a", "秦宁鸿", "秦宁鸿，画家，生于1930年。"),
+                ("https://baike.example/item/b", "某画展", "秦宁鸿，画家。"),  # the same site: no second source
+                ("https://museum.example/1.html", "秦宁鸿_博物馆", "【简介】秦宁鸿是一位画家。")])
+    checks = EvidenceVerifier(web, None, k=5).check([_question("q1", "画家", relation="职业"),
+                                                      _question("q2", "1930年")])
+    found = checks["q1"]
+    assert found.keep and "retrieval_support" in found.verified
+    assert found.evidence["sources"] == [{"url": "https://museum.example/1.html", "passage": "【简介】秦宁鸿是一位画家。"}]
+    assert found.evidence["urls"] == ["https://baike.example/item/b", "https://museum.example/1.html"]
+    alone = checks["q2"]  # 1930年 is on its own page only
+    assert not alone.keep and alone.reason == "evidence:single_source"
+    kept = EvidenceVerifier(web, None, k=5, min_sources=1).check([_question("q2", "1930年")])["q2"]
+    assert kept.keep
+
+
+def test_sites_that_disagree_on_a_year_make_a_question_disputed():
+    from verifiers.items import EvidenceVerifier
+
+    web = _Web([("https://openwiki.example/wiki/a", "秦宁鸿", "秦宁鸿生于1930年。"),
+                ("https://news.example/1.html", "关注秦宁鸿", "据介绍，秦宁鸿生于1932年。")])
+    check = EvidenceVerifier(web, None, k=5).check([_question("q", "1930年")])["q"]
+    assert not check.keep and check.reason == "evidence:disputed"
+    assert check.evidence["disputed_by"] == {"url": "https://news.example/1.html", "gives": "1932年"}

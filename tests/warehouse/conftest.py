@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from flows.cdtp import publish_stage
@@ -44,6 +46,12 @@ def mcq(i: int, kind: str, **changes) -> Item:
     return Item(**fields)
 
 
+def evidence(i: int) -> list[dict]:
+    """Two other sites' passages that state simpleqa{i}'s answer (its own page does not)."""
+    return [{"url": f"https://openwiki.example/wiki/{i}", "passage": f"实体{i}于{1950 + i}年首次被登顶。"},
+            {"url": f"https://news.example/{i}.html", "passage": f"据介绍，实体{i}在{1950 + i}年首次被人登顶。"}]
+
+
 def items(count: int = 12) -> list[Item]:
     found = []
     for i in range(count):
@@ -56,7 +64,8 @@ def items(count: int = 12) -> list[Item]:
                        answer=f"{1000 + i}米", **common),
                   # another fact of 实体i than the qa item's: one fact is asked by one question config
                   Item(item_id=f"simpleqa{i:03d}", kind="simpleqa", question=f"实体{i}首次被登顶是在哪一年？",
-                       answer=f"{1950 + i}年", urls=[f"http://x/item/{i}"], answer_kind="year",
+                       answer=f"{1950 + i}年", urls=[f"http://x/item/{i}", *(e["url"] for e in evidence(i))],
+                       answer_kind="year", provenance=json.dumps({"evidence": evidence(i)}, ensure_ascii=False),
                        **{**common, "relation": "首次登顶时间"})]
     return found
 

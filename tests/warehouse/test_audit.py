@@ -38,6 +38,8 @@ def test_every_broken_promise_is_found(tmp_path):
             item.question, item.answer, item.relation = "实体9有多高？", "1009米", "海拔"
         if item.item_id == "simpleqa010":  # the crawl gives 实体10 two heights
             item.question, item.answer, item.relation = "实体10的海拔是多少？", "1010米", "海拔"
+        if item.item_id == "simpleqa011":  # its answer stored on one site only: the other page does not hold it
+            item.provenance = json.dumps({"evidence": [{"url": item.urls[1], "passage": "实体11是一座山。"}]})
         if item.item_id == "qa003":  # 实体3's items split between train and eval
             item.split = "eval"
         if item.item_id == "qa006":  # the gold with more words around it
@@ -55,7 +57,9 @@ def test_every_broken_promise_is_found(tmp_path):
             ("cloze", "cloze.sentence_reused"), ("simpleqa", "question.several_golds"),
             ("qa", "split.entity_leak"), ("kgc", "question.duplicate"), ("qa", "question.same_fact"),
             ("simpleqa", "simpleqa.several_values"), ("qa", "distractor.overlaps_gold"),
-            ("cloze", "cloze.other_granularity")} <= found
+            ("cloze", "cloze.other_granularity"), ("simpleqa", "simpleqa.evidence")} <= found
+    # simpleqa011, and simpleqa009 and 010 whose answers were changed above (their kept passages give another)
+    assert report.configs["simpleqa"].violations["simpleqa.evidence"] == 3
     assert not report.ok
     table = report.table()
     assert "实体2 (p002): (所属国家, 中国)" in table and "1004 米" in table

@@ -1,0 +1,61 @@
+"""What other pages state about an entity's relation: values they give it, and years they dispute."""
+
+from __future__ import annotations
+
+from verifiers.search import Hit
+from verifiers.web_facts import WebFacts, dispute, relation_words
+
+OWN = "https://baike.example/item/a"
+HITS = [
+    Hit(OWN, "秦宁鸿", "秦宁鸿，画家，生于1930年。", 2.0),
+    Hit("https://museum.example/collection/1.html", "秦宁鸿_博物馆", "【简介】秦宁鸿。秦宁鸿是一位书法家。其生于1930-05-01。", 1.5),
+    Hit("https://news.example/2020/0101/2.html", "关注秦宁鸿", "日前，秦宁鸿再次引起人们的关注。据介绍，秦宁鸿生于1932年。", 1.0),
+    Hit("https://news.example/2020/0101/3.html", "关注某地", "某地举办书展，诗人出席。", 0.5),
+]
+
+
+class Search:
+    def __init__(self):
+        self.asked = []
+
+    def search(self, query, k):
+        self.asked.append((query, k))
+        return HITS[:k]
+
+
+def test_the_relations_words_are_its_name_and_its_cues():
+    words = relation_words("出生日期")
+    assert words[0] == "出生日期" and "生于" in words
+    assert relation_words("没有这个关系") == ("没有这个关系",)
+
+
+def test_a_value_another_page_states_for_the_relation_is_found_and_the_own_page_left_out():
+    web = WebFacts(Search())
+    assert web.states("秦宁鸿", "职业", "书法家", exclude=[OWN]) == "https://museum.example/collection/1.html"
+    assert web.states("秦宁鸿", "职业", "画家", exclude=[OWN]) is None  # only the own page says it
+    assert web.states("秦宁鸿", "职业", "画家") == OWN
+    assert web.states("秦宁鸿", "职业", "诗人", exclude=[OWN]) is None  # a page that does not name the entity
+
+
+def test_the_search_is_asked_once_per_head_and_relation():
+    search = Search()
+    web = WebFacts(search, k=10)
+    for value in ("书法家", "画家", "诗人"):
+        web.states("秦宁鸿", "职业", value)
+    assert search.asked == [('"秦宁鸿" 职业', 10)]
+
+
+def test_a_year_another_page_gives_the_relation_disputes_a_dated_answer():
+    assert dispute(HITS, "秦宁鸿", [], "出生日期", "1930年5月1日", exclude=[OWN]) == (
+        "https://news.example/2020/0101/2.html", "1932年")
+    agreeing = [h for h in HITS if "1932" not in h.text]
+    assert dispute(agreeing, "秦宁鸿", [], "出生日期", "1930年5月1日", exclude=[OWN]) is None
+    assert dispute(HITS, "秦宁鸿", [], "职业", "画家") is None  # no year: never disputed here
+    # a year in a sentence about something else is no dispute
+    other = [Hit("https://news.example/x", "秦宁鸿", "秦宁鸿生于1930年。1950年他迁居北京。", 1.0)]
+    assert dispute(other, "秦宁鸿", [], "出生日期", "1930年") is None
+
+
+def test_a_year_in_a_sentence_that_only_names_the_entity_disputes_nothing():
+    moved = [Hit("https://news.example/y", "秦宁鸿", "秦宁鸿1950年迁居北京。", 1.0)]
+    assert dispute(moved, "秦宁鸿", [], "出生日期", "1930年") is None

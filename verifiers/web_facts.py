@@ -1,0 +1,119 @@
+"""What the web says about an entity's relation: values other sites state for it, and answers they dispute.
+
+Both read the results of the search validation's query (``"<head>" <relation>``, verifiers.search), so a run
+asks nothing new: the verify stage asked it for every kept triple, and the catalog's cache answers.
+
+A page *states* a value for a relation when it names the entity (or an alias) and one of its sentences holds
+the value (as pages write it: verifiers.search.value_forms) and an expression of the relation: its name, a
+cue of the reviewable table (filters/relation_cues.tsv: 生于 for 出生日期, 全长 for 长度 …), or for a relation the
+table says a construction states (职业: 「X是一位画家」), the entity's name.
+
+* :meth:`WebFacts.states`: a distractor some other page states for the entity's relation may be a right answer
+  (the infobox lists one 职业, a museum page gives another): the item builder does not offer it.
+* :meth:`WebFacts.disputes`: a dated answer that another page gives a different year for, in a sentence that
+  expresses the relation (sites disagree on a birth year): the question has no one answer and is dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable
+
+from filters.normalize import normalize
+from verifiers.search import Hit, SearchValidator, value_forms
+
+_SENTENCE = re.compile(r"[。！？；!?;\n]")
+_YEAR = re.compile(r"(?<!\d)(\d{3,4})年")
+_PRONOUNS = ("其", "他", "她", "该")
+
+
+@lru_cache(maxsize=1024)
+def by_pattern(relation: str) -> bool:
+    """Whether the cue table says the relation is also stated by a construction (「X是一位画家」, 「唐朝诗人X」)
+    rather than a word: then a sentence that names the entity and holds the value states it."""
+    from filters.grounding import load_cues
+
+    cues = load_cues().get(relation)
+    return bool(cues and cues.patterns)
+
+
+@lru_cache(maxsize=1024)
+def relation_words(relation: str) -> tuple[str, ...]:
+    """The relation's name and the cue words of the reviewable table (normalised; patterns left out)."""
+    from filters.grounding import load_cues
+
+    cues = load_cues().get(relation)
+    words = [normalize(relation)]
+    if cues is not None:
+        words += [*cues.words, *cues.before, *cues.after]
+    return tuple(w for w in dict.fromkeys(words) if len(w) >= 1)
+
+
+class WebFacts:
+    """Statements of other pages about (head, relation), from the top ``k`` results of the validation's query."""
+
+    def __init__(self, search, k: int = 10):
+        self.search, self.k = search, k
+        self._hits = lru_cache(maxsize=4096)(self._ask)
+
+    def _ask(self, head: str, relation: str) -> tuple[Hit, ...]:
+        return tuple(self.search.search(SearchValidator.query(head, relation), self.k))
+
+    def prefetch(self, claims: Iterable[tuple[str, str]]) -> None:
+        """Reads the cached results of many (head, relation) queries at once, where the search is cached."""
+        prefetch = getattr(self.search, "prefetch", None)
+        if prefetch is not None:
+            prefetch([SearchValidator.query(h, r) for h, r in dict.fromkeys(claims)], self.k)
+
+    def hits(self, head: str, relation: str) -> tuple[Hit, ...]:
+        return self._hits(head, relation)
+
+    def states(self, head: str, relation: str, value: str, names: Iterable[str] = (),
+               exclude: Iterable[str] = ()) -> str | None:
+        """The URL of a page (not in ``exclude``) that states ``value`` for the entity's relation, or None."""
+        forms = value_forms(value)
+        for url, sentence in sentences(self.hits(head, relation), head, names, relation, exclude):
+            if any(f in sentence for f in forms):
+                return url
+        return None
+
+    def disputes(self, head: str, relation: str, answer: str, names: Iterable[str] = (),
+                 exclude: Iterable[str] = ()) -> tuple[str, str] | None:
+        return dispute(self.hits(head, relation), head, names, relation, answer, exclude)
+
+
+def sentences(hits: Iterable[Hit], head: str, names: Iterable[str], relation: str, exclude: Iterable[str] = (),
+              constructions: bool = True):
+    """(URL, sentence) of the pages among ``hits`` (not in ``exclude``), for each of their sentences about the
+    entity (naming it, or on a page titled by it, starting with 其, 他 …) that expresses the relation (by a word;
+    with ``constructions``, also by naming the entity where the relation is stated by a construction);
+    normalised."""
+    skip = set(exclude)
+    wanted = [normalize(n) for n in (head, *names) if n]
+    words, construction = relation_words(relation), constructions and by_pattern(relation)
+    for hit in hits:
+        if hit.url in skip:
+            continue
+        about = any(n in normalize(hit.title) for n in wanted)  # a page on the entity: 其, 他 … mean it
+        for sentence in _SENTENCE.split(normalize(hit.text)):
+            named = any(n in sentence for n in wanted)
+            if not (named or (about and sentence.lstrip("，,据介绍").startswith(_PRONOUNS))):
+                continue  # a sentence about something else, such as another person's birth on the same page
+            if any(w in sentence for w in words) or (construction and named):
+                yield hit.url, sentence
+
+
+def dispute(hits: Iterable[Hit], head: str, names: Iterable[str], relation: str, answer: str,
+            exclude: Iterable[str] = ()) -> tuple[str, str] | None:
+    """(URL, the year it gives) of a page that dates the entity's relation to another year than ``answer``
+    does, or None; an answer without a year is never disputed here."""
+    years = set(_YEAR.findall(normalize(answer)))
+    if not years:
+        return None
+    # by the relation's words only: a sentence that names the entity and a year may date anything else
+    for url, sentence in sentences(hits, head, names, relation, exclude, constructions=False):
+        given = set(_YEAR.findall(sentence))
+        if given and not given & years:
+            return url, sorted(given)[0] + "年"
+    return None
