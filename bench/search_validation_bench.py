@@ -95,6 +95,18 @@ def measure(data_dir: Path, size: int, seed: int = 0) -> dict:
             else:
                 counts["true_alone_at_search"] += 1
                 counts["true_alone_kept"] += search_kept
+    # SimpleQA items the evidence check judged: disputed (sites disagree on a year) against the planted conflicts
+    conflicts = {(page.labels["index"], rel) for page in web for rel, _, _ in page.labels["conflicts"]}
+    items = [row for path in (data_dir / "work" / "items").glob("*/items/*.parquet")
+             for row in pq.read_table(path, columns=["kind", "decision", "reason", "relation", "urls"]).to_pylist()
+             if row["kind"] == "simpleqa" and row["urls"]]
+    for row in items:
+        planted = (_index(row["urls"][0]), row["relation"]) in conflicts
+        disputed = row["reason"] == "evidence:disputed"
+        key = ("disputed" if disputed else "not_disputed") + ("_planted" if planted else "_unplanted")
+        counts[f"simpleqa_{key}"] = counts.get(f"simpleqa_{key}", 0) + 1
+        if row["reason"] == "evidence:single_source":
+            counts["simpleqa_single_source"] = counts.get("simpleqa_single_source", 0) + 1
     entries_crawled = len({p["url"] for p in aligned})
     pairs_kept = sum(p["decision"] == "kept" for p in after.values())
 
@@ -130,6 +142,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| true triples no other site states, kept by search validation | {result['true_alone_kept']} of "
           f"{result['true_alone_at_search']} | {result['true_alone_kept_share']} |")
     print(f"| pairs kept of content entries | {result['pairs_kept']} of {result['entries']} | {result['yield']} |")
+    print(f"| SimpleQA items disputed, of those with a planted conflict on their relation | "
+          f"{result.get('simpleqa_disputed_planted', 0)} of "
+          f"{result.get('simpleqa_disputed_planted', 0) + result.get('simpleqa_not_disputed_planted', 0)} | |")
+    print(f"| SimpleQA items disputed without a planted conflict | {result.get('simpleqa_disputed_unplanted', 0)} of "
+          f"{result.get('simpleqa_disputed_unplanted', 0) + result.get('simpleqa_not_disputed_unplanted', 0)} | |")
+    print(f"| SimpleQA items dropped as evidence:single_source | {result.get('simpleqa_single_source', 0)} | |")
     return 0
 
 

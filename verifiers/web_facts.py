@@ -24,8 +24,11 @@ from filters.normalize import normalize
 from verifiers.search import Hit, SearchValidator, value_forms
 
 _SENTENCE = re.compile(r"[。！？；!?;\n]")
-_YEAR = re.compile(r"(?<!\d)(\d{3,4})年")
 _PRONOUNS = ("其", "他", "她", "该")
+# A date: its year (with 公元前 when BC), then month and day if given.
+_DATE = re.compile(r"(?<!\d)((?:公元前)?\d{1,4})年(?:\d{1,2}月(?:\d{1,2}日)?)?")
+_SPAN = re.compile(r"年[^年]*[—–~至到-][^年]*年")  # 960年—1279年: a span, not one date
+_BEFORE, _AFTER = 8, 4  # how close a relation word stands to the date it dates
 
 
 @lru_cache(maxsize=1024)
@@ -104,16 +107,25 @@ def sentences(hits: Iterable[Hit], head: str, names: Iterable[str], relation: st
                 yield hit.url, sentence
 
 
+def _years(text: str) -> list[tuple[str, int, int]]:
+    """(year as written, start, end of the whole date) of each date in ``text``; 公元前 kept on the year."""
+    return [(m.group(1), m.start(), m.end()) for m in _DATE.finditer(text)]
+
+
 def dispute(hits: Iterable[Hit], head: str, names: Iterable[str], relation: str, answer: str,
             exclude: Iterable[str] = ()) -> tuple[str, str] | None:
     """(URL, the year it gives) of a page that dates the entity's relation to another year than ``answer``
-    does, or None; an answer without a year is never disputed here."""
-    years = set(_YEAR.findall(normalize(answer)))
-    if not years:
+    does, or None. Only a single date is disputed (not a span such as 960年—1279年), and only by a date the
+    relation's word stands right next to (「生于1932年」, 「1932年出生」, 「卒于1616年」): a sentence that names
+    the entity and a year may date anything else (「2016年是汤显祖逝世400周年」)."""
+    written = normalize(answer)
+    years = {year for year, _, _ in _years(written)}
+    if len(years) != 1 or _SPAN.search(written):
         return None
-    # by the relation's words only: a sentence that names the entity and a year may date anything else
+    words = relation_words(relation)
     for url, sentence in sentences(hits, head, names, relation, exclude, constructions=False):
-        given = set(_YEAR.findall(sentence))
-        if given and not given & years:
-            return url, sorted(given)[0] + "年"
+        for year, start, end in _years(sentence):
+            near = sentence[max(0, start - _BEFORE):start] + "|" + sentence[end:end + _AFTER]
+            if year not in years and any(w in near for w in words):
+                return url, year + "年"
     return None

@@ -59,3 +59,15 @@ def test_a_year_another_page_gives_the_relation_disputes_a_dated_answer():
 def test_a_year_in_a_sentence_that_only_names_the_entity_disputes_nothing():
     moved = [Hit("https://news.example/y", "秦宁鸿", "秦宁鸿1950年迁居北京。", 1.0)]
     assert dispute(moved, "秦宁鸿", [], "出生日期", "1930年") is None
+
+
+def test_only_a_single_date_is_disputed_and_only_by_a_date_the_relation_stands_next_to():
+    page = [Hit("https://news.example/z", "汤显祖", "2016年是汤显祖逝世400周年。汤显祖于1616年7月29日逝世。", 1.0)]
+    assert dispute(page, "汤显祖", [], "逝世日期", "1616年7月29日") is None  # 2016年 dates the anniversary
+    other = [Hit("https://news.example/z", "汤显祖", "汤显祖卒于1617年。", 1.0)]
+    assert dispute(other, "汤显祖", [], "逝世日期", "1616年7月29日") == ("https://news.example/z", "1617年")
+    span = [Hit("https://news.example/s", "宋朝", "宋朝存在时间为960年—1276年。", 1.0)]
+    assert dispute(span, "宋朝", [], "存在时间", "960年—1279年") is None  # a span is not one date
+    bc = [Hit("https://news.example/b", "苏格拉底", "苏格拉底生于公元前469年。", 1.0)]
+    assert dispute(bc, "苏格拉底", [], "出生日期", "公元前469年") is None
+    assert dispute(bc, "苏格拉底", [], "出生日期", "469年") == ("https://news.example/b", "公元前469年")
