@@ -8,8 +8,11 @@ forms the real site uses:
 * Sogou Baike ``/v<id>.htm`` and ``/search/fullsearch.htm?keyword=<title>``;
 * zh-Wikipedia ``/wiki/<title>``, ``/wiki/<title>_(<sense>)``, ``/wiki/<title>_(消歧义)``
   and the ``/zh-hans/`` and ``/zh-cn/`` variants of every article;
-* web search ``/search?q=<words>&format=json``, answered in SearXNG's JSON (crawlers.mirror.search) over the
-  pages of the sites' public URLs (today every entry's Baidu Baike page, at ``https://baike.example``).
+* the web beside the encyclopedia (crawlers.mirror.web): a second encyclopedia, news, gazetteer and museum
+  pages on reserved hosts, served for a request whose Host names the site (``Host: news.example``) and at
+  ``/__web__/<host><path>``;
+* web search ``/search?q=<words>&format=json``, answered in SearXNG's JSON (crawlers.mirror.search) over
+  every entry's Baidu Baike page at its published URL (``https://baike.example/item/…``) and the web's pages.
 
 Faults a crawler meets on the real sites are served too: robots.txt, 404 pages,
 one entry encoded in GBK, one entry whose first response is cut off, one whose
@@ -36,6 +39,7 @@ from crawlers.mirror.facts import FACTS_DIR, Entry, load_facts
 from crawlers.mirror.realistic import RealisticCorpus
 from crawlers.mirror.search import Document, MirrorSearch
 from crawlers.mirror.synth import SYNTHETIC_ID_BASE, SynthConfig, Synthesizer
+from crawlers.mirror.web import SITES as WEB_SITES
 
 ROBOTS = """User-agent: *
 Disallow: /usercenter
@@ -192,12 +196,19 @@ class Site:
                     self._web = Web(self.entries, seed=getattr(self.corpus, "seed", 0) or 0)
         return self._web
 
+    def _web_page(self, host: str, target: str) -> Response:
+        """A page of one of the other sites (crawlers.mirror.web), by its host and path; 404 for none."""
+        page = self.web.page(host, quote(unquote(urlsplit(target).path), safe="/()_%"))
+        if page is None:
+            return _html(f"<html><body><h1>404</h1><p>{host}: no such page</p></body></html>", status=404)
+        return _html(self.web.render(page))
+
     def search_documents(self) -> Iterator[Document]:
         """The pages web search (``/search``) ranks: each entry's Baidu Baike page under its public URL, its
         summary and section paragraphs as a reader sees them (no link markup, no citation marks), then every
         page of the web beside it (crawlers.mirror.web). Synthetic entries are rendered on request only and
         are not searched."""
-        # The public URL, as the page's canonical link names it (results carry the sites' URLs, not the mirror's).
+        # The published URL (results carry the sites' URLs, not the mirror's address).
         origin = render.PUBLIC_ORIGIN["baidu"]
         for entry in self.entries:
             paragraphs = [entry.summary, *(p for _, paras in entry.sections for p in paras)]
@@ -236,8 +247,10 @@ class Site:
             return False
 
     def respond(self, target: str, headers: dict[str, str] | None = None) -> Response:
-        """The response to a GET of ``target``; ``headers`` may carry conditional validators."""
-        response = self._route(target)
+        """The response to a GET of ``target``; ``headers`` may carry conditional validators, and a Host that
+        names a site of the web beside the encyclopedia (``Host: news.example``) gets that site's page."""
+        host = (headers or {}).get("host", "").split(":")[0].lower()
+        response = self._web_page(host, target) if host in WEB_SITES else self._route(target)
         if response.status == 200 and response.headers.get("Content-Type", "").startswith("text/html"):
             etag = '"' + hashlib.sha256(response.body).hexdigest()[:20] + '"'
             response.headers["ETag"] = etag
@@ -265,6 +278,9 @@ class Site:
             return self._special(path.removeprefix("/__mirror__/"))
         if path.startswith("/wappass/"):
             return _html(render.baidu_captcha())
+        if path.startswith("/__web__/"):  # a page of the web beside the encyclopedia: /__web__/<host><path>
+            host, _, rest = path.removeprefix("/__web__/").partition("/")
+            return self._web_page(host, "/" + rest)
         if path == "/search":  # web search, not an entry: the rate limit below counts entry requests only
             status, reply = self.search.answer(query)
             return Response(status, json.dumps(reply, ensure_ascii=False).encode("utf-8"),

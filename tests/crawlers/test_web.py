@@ -78,3 +78,20 @@ def test_the_demo_entries_get_the_same_treatment():
     demo = Web(load_facts())
     assert {p.site for p in demo} == set(SITES)
     assert any(p.labels["conflicts"] for p in demo)
+
+
+def test_the_mirror_serves_the_web_by_host_and_under_its_own_path():
+    from crawlers.mirror.site import MirrorServer, Site
+
+    site = Site(faults=False)
+    page = next(p for p in site.web if p.site == "news.example")
+    with MirrorServer(site, port=0) as mirror:
+        import urllib.error
+        import urllib.request
+
+        by_path = urllib.request.urlopen(f"{mirror.url}/__web__/{page.site}{page.path}").read().decode("utf-8")
+        request = urllib.request.Request(mirror.url + page.path, headers={"Host": page.site})
+        by_host = urllib.request.urlopen(request).read().decode("utf-8")
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(f"{mirror.url}/__web__/news.example/no-such-page.html")
+    assert by_path == by_host and page.paragraphs[0] in by_path and missing.value.code == 404
