@@ -76,7 +76,7 @@ class WebFacts:
                exclude: Iterable[str] = ()) -> str | None:
         """The URL of a page (not in ``exclude``) that states ``value`` for the entity's relation, or None."""
         forms = value_forms(value)
-        for url, sentence in sentences(self.hits(head, relation), head, names, relation, exclude):
+        for url, sentence, _ in sentences(self.hits(head, relation), head, names, relation, exclude):
             if any(f in sentence for f in forms):
                 return url
         return None
@@ -87,11 +87,12 @@ class WebFacts:
 
 
 def sentences(hits: Iterable[Hit], head: str, names: Iterable[str], relation: str, exclude: Iterable[str] = (),
-              constructions: bool = True):
+              constructions: bool = True, only_about: bool = False):
     """(URL, sentence) of the pages among ``hits`` (not in ``exclude``), for each of their sentences about the
     entity (naming it, or on a page titled by it, starting with 其, 他 …) that expresses the relation (by a word;
-    with ``constructions``, also by naming the entity where the relation is stated by a construction);
-    normalised."""
+    with ``constructions``, also by naming the entity where the relation is stated by a construction), and the
+    sentence with the entity's names masked (the same length); normalised. ``only_about``: pages whose title
+    names the entity only."""
     skip = set(exclude)
     wanted = [normalize(n) for n in (head, *names) if n]
     words, construction = relation_words(relation), constructions and by_pattern(relation)
@@ -99,12 +100,18 @@ def sentences(hits: Iterable[Hit], head: str, names: Iterable[str], relation: st
         if hit.url in skip:
             continue
         about = any(n in normalize(hit.title) for n in wanted)  # a page on the entity: 其, 他 … mean it
+        if only_about and not about:
+            continue
         for sentence in _SENTENCE.split(normalize(hit.text)):
             named = any(n in sentence for n in wanted)
             if not (named or (about and sentence.lstrip("，,据介绍").startswith(_PRONOUNS))):
                 continue  # a sentence about something else, such as another person's birth on the same page
-            if any(w in sentence for w in words) or (construction and named):
-                yield hit.url, sentence
+            # the relation's words outside the names: 「爱迪生于1931年逝世」 holds 生于 inside 爱迪生 + 于
+            masked = sentence
+            for name in wanted:
+                masked = masked.replace(name, "＠" * len(name))
+            if any(w in masked for w in words) or (construction and named):
+                yield hit.url, sentence, masked
 
 
 def _years(text: str) -> list[tuple[str, int, int]]:
@@ -115,7 +122,8 @@ def _years(text: str) -> list[tuple[str, int, int]]:
 def dispute(hits: Iterable[Hit], head: str, names: Iterable[str], relation: str, answer: str,
             exclude: Iterable[str] = ()) -> tuple[str, str] | None:
     """(URL, the year it gives) of a page that dates the entity's relation to another year than ``answer``
-    does, or None. Only a single date is disputed (not a span such as 960年—1279年), and only by a date the
+    does, or None. Only a single date is disputed (not a span such as 960年—1279年), only on a page about the
+    entity (its title names it: another entity's page dates that entity's own life), and only by a date the
     relation's word stands right next to (「生于1932年」, 「1932年出生」, 「卒于1616年」): a sentence that names
     the entity and a year may date anything else (「2016年是汤显祖逝世400周年」)."""
     written = normalize(answer)
@@ -123,9 +131,10 @@ def dispute(hits: Iterable[Hit], head: str, names: Iterable[str], relation: str,
     if len(years) != 1 or _SPAN.search(written):
         return None
     words = relation_words(relation)
-    for url, sentence in sentences(hits, head, names, relation, exclude, constructions=False):
+    for url, sentence, masked in sentences(hits, head, names, relation, exclude, constructions=False,
+                                           only_about=True):
         for year, start, end in _years(sentence):
-            near = sentence[max(0, start - _BEFORE):start] + "|" + sentence[end:end + _AFTER]
+            near = masked[max(0, start - _BEFORE):start] + "|" + masked[end:end + _AFTER]
             if year not in years and any(w in near for w in words):
                 return url, year + "年"
     return None

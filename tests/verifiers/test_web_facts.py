@@ -71,3 +71,10 @@ def test_only_a_single_date_is_disputed_and_only_by_a_date_the_relation_stands_n
     bc = [Hit("https://news.example/b", "苏格拉底", "苏格拉底生于公元前469年。", 1.0)]
     assert dispute(bc, "苏格拉底", [], "出生日期", "公元前469年") is None
     assert dispute(bc, "苏格拉底", [], "出生日期", "469年") == ("https://news.example/b", "公元前469年")
+
+
+def test_a_relation_word_inside_the_name_and_another_entitys_page_dispute_nothing():
+    edison = [Hit("https://openwiki.example/e", "爱迪生（美国发明家）", "其生于1847年2月11日。爱迪生于1931年10月18日逝世。", 1.0)]
+    assert dispute(edison, "爱迪生", [], "出生日期", "1847年2月11日") is None  # 生于 inside 爱迪生 + 于
+    plato = [Hit("https://baike.example/p", "柏拉图", "柏拉图出生于公元前427年，是苏格拉底的学生。", 1.0)]
+    assert dispute(plato, "苏格拉底", [], "出生日期", "公元前469年") is None
