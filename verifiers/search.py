@@ -472,8 +472,33 @@ class SearxNG:
         self.base_url = urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, "", ""))
         self.timeout_s, self.retries, self.backoff_s = timeout_s, retries, backoff_s
         self.name = f"searxng:{parts.netloc}"
-        self.corpus = corpus or hashlib.sha256(self.base_url.encode()).hexdigest()[:16]
-        self.cache_key = f"{self.name}@{self.corpus}"
+        self._corpus, self._key = corpus, None
+
+    @property
+    def corpus(self) -> str:
+        return self._corpus or hashlib.sha256(self.base_url.encode()).hexdigest()[:16]
+
+    @property
+    def cache_key(self) -> str:
+        """The catalog cache's key for this instance's results, asked of the instance once (no I/O before):
+        one that says what it searches (the bundled mirror's ``/config``) is cached by that, wherever it
+        listens; any other by its address and the corpus given."""
+        if self._key is None:
+            declared = "" if self._corpus else self._declared_corpus()
+            self._key = f"searxng@{declared}" if declared else f"{self.name}@{self.corpus}"
+        return self._key
+
+    def _declared_corpus(self) -> str:
+        """What the instance says its results depend on: ``zhbench_corpus`` in its ``/config`` (the bundled
+        mirror's world, by profile, size, seed and version); "" for an instance that says nothing of it."""
+        request = urllib.request.Request(f"{self.base_url}/config", headers={"Accept": "application/json",
+                                                                             "User-Agent": "zhbench"})
+        try:
+            with urllib.request.urlopen(request, timeout=min(self.timeout_s, 5.0)) as response:
+                found = json.loads(response.read().decode("utf-8")).get("zhbench_corpus")
+        except (OSError, ValueError, AttributeError):
+            return ""
+        return found if isinstance(found, str) and found.isascii() and 0 < len(found) <= 64 else ""
 
     def close(self) -> None:
         """Nothing is held open between searches."""

@@ -124,6 +124,7 @@ class Site:
         self.edits: dict[str, str] = {}
         # Web search over the sites' pages; indexed on the first query, so the server starts at once.
         self._web = None
+        self._corpus_key: str | None = None
         self.search = MirrorSearch(self.search_documents)
 
     # -- helpers -----------------------------------------------------------------
@@ -203,6 +204,19 @@ class Site:
             return _html(f"<html><body><h1>404</h1><p>{host}: no such page</p></body></html>", status=404)
         return _html(self.web.render(page))
 
+    def corpus_key(self) -> str:
+        """What the search's results depend on: the entries and the code that writes the web's pages and ranks
+        them (a digest of the mirror's modules). Computed once."""
+        if self._corpus_key is None:
+            digest = hashlib.sha256(self.profile.encode())
+            for path in sorted(Path(__file__).parent.glob("*.py")):
+                digest.update(path.read_bytes())
+            for entry in self.entries:
+                digest.update(f"{entry.key}\0{entry.baidu_id}\0{entry.summary}\0{entry.infobox}\0{entry.sections}"
+                              .encode("utf-8"))
+            self._corpus_key = f"mirror-{self.profile}-{digest.hexdigest()[:16]}"
+        return self._corpus_key
+
     def search_documents(self) -> Iterator[Document]:
         """The pages web search (``/search``) ranks: each entry's Baidu Baike page under its public URL, its
         summary and section paragraphs as a reader sees them (no link markup, no citation marks), then every
@@ -281,6 +295,10 @@ class Site:
         if path.startswith("/__web__/"):  # a page of the web beside the encyclopedia: /__web__/<host><path>
             host, _, rest = path.removeprefix("/__web__/").partition("/")
             return self._web_page(host, "/" + rest)
+        if path == "/config":  # as SearXNG's, with what its results depend on (a client's cache key)
+            return Response(200, json.dumps({"instance_name": "zhbench mirror", "zhbench_corpus": self.corpus_key()},
+                                            ensure_ascii=False).encode("utf-8"),
+                            {"Content-Type": "application/json; charset=utf-8"})
         if path == "/search":  # web search, not an entry: the rate limit below counts entry requests only
             status, reply = self.search.answer(query)
             return Response(status, json.dumps(reply, ensure_ascii=False).encode("utf-8"),

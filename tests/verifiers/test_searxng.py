@@ -12,6 +12,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from bench.localhost import free_port
+
 from crawlers.mirror.site import MirrorServer
 from crawlers.urls import reserved_host
 from verifiers.search import Hit, SearchError, SearxNG
@@ -103,11 +105,12 @@ def test_search_asks_at_most_one_page_more_than_k_needs():
 
 
 def test_the_address_names_the_backend_and_its_cache_key():
-    plain, slash, search = (SearxNG("http://127.0.0.1:8888"), SearxNG("http://127.0.0.1:8888/"),
-                            SearxNG("http://127.0.0.1:8888/search"))
-    assert plain.base_url == slash.base_url == search.base_url == "http://127.0.0.1:8888"
-    assert plain.name == "searxng:127.0.0.1:8888" and plain.corpus == search.corpus
-    assert plain.cache_key == f"searxng:127.0.0.1:8888@{plain.corpus}"
+    port = free_port()  # nothing listens: no /config says what it searches
+    plain, slash, search = (SearxNG(f"http://127.0.0.1:{port}"), SearxNG(f"http://127.0.0.1:{port}/"),
+                            SearxNG(f"http://127.0.0.1:{port}/search"))
+    assert plain.base_url == slash.base_url == search.base_url == f"http://127.0.0.1:{port}"
+    assert plain.name == f"searxng:127.0.0.1:{port}" and plain.corpus == search.corpus
+    assert plain.cache_key == f"searxng:127.0.0.1:{port}@{plain.corpus}"
     assert SearxNG("https://searx.example.org/sub/search/").base_url == "https://searx.example.org/sub"
     assert SearxNG("https://searx.example.org").corpus != plain.corpus
     assert SearxNG("http://127.0.0.1:8888", corpus="mirror-demo").cache_key == "searxng:127.0.0.1:8888@mirror-demo"
@@ -168,6 +171,12 @@ def test_a_refused_connection_or_a_silent_instance_asks_whether_it_runs():
     with stand_in(slow) as (base, _):
         with pytest.raises(SearchError, match=r"did not answer .* within 0.1 s: is the SearXNG instance running"):
             SearxNG(base, timeout_s=0.1).search("长江", 10)
+
+
+def test_the_mirror_says_what_it_searches_so_its_results_are_cached_wherever_it_listens(mini_site):
+    with MirrorServer(mini_site, port=0) as one, MirrorServer(mini_site, port=0) as other:
+        keys = {SearxNG(one.url).cache_key, SearxNG(other.url).cache_key}
+    assert len(keys) == 1 and keys.pop() == f"searxng@{mini_site.corpus_key()}"
 
 
 def test_the_same_client_searches_the_mirror(mini_site):
