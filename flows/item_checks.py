@@ -36,9 +36,11 @@ def _tally() -> dict:
 
 def verify_items(item_shards: list[Path], drops: dict, verified_by: dict, verify: VerifySettings,
                  client: LLMClient | None, page_shards: list[Path], report_path: Path, cache: Path,
-                 unverified_by: dict | None = None, sources: dict | None = None) -> dict:
+                 unverified_by: dict | None = None, sources: dict | None = None,
+                 pair_texts: dict[str, str] | None = None) -> dict:
     """Runs the checks on the kept items; fills ``drops``, ``verified_by``, ``unverified_by`` and ``sources``
-    (item id -> the pages of other sites that state its answer: URL and passage, see EvidenceVerifier)."""
+    (item id -> the pages of other sites that state its answer: URL and passage, see EvidenceVerifier).
+    ``pair_texts``: pair id -> text, the items' own pages as released (whether they state the answer)."""
     from flows.verify import search_backend
     from verifiers.items import TERMS
     from verifiers.search import CachedSearch
@@ -94,7 +96,9 @@ def verify_items(item_shards: list[Path], drops: dict, verified_by: dict, verify
         search = CachedSearch(backend, cache)
         try:
             evidence = EvidenceVerifier(search, client, verify.evidence_k, min_sources=verify.min_sources)
-            results = evidence.check(questions)
+            own = {i.item_id: pair_texts[i.source_pair_ids[0]] for i in questions
+                   if pair_texts is not None and i.source_pair_ids and i.source_pair_ids[0] in pair_texts}
+            results = evidence.check(questions, own if pair_texts is not None else None)
             if sources is not None:
                 sources.update((i, c.evidence["sources"]) for i, c in results.items() if c.evidence.get("sources"))
             apply("evidence", results)

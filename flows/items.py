@@ -116,7 +116,8 @@ def _stated(web) -> Callable:
 @contextlib.contextmanager
 def _web_facts(verify, page_shards, cache):
     """What the configured search says about the items' facts, while the items are built; None without one."""
-    if verify is None or not verify.search or cache is None:
+    if verify is None or not verify.search or cache is None or (
+            verify.search_backend in ("crawl", "local") and not page_shards):  # no crawl to search
         yield None
         return
     from flows.verify import search_backend
@@ -223,8 +224,11 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     if verify is not None and verify.items:
         from flows.item_checks import verify_items
 
+        texts = {row["pair_id"]: row["text"] for path in pair_shards
+                 for row in pq.read_table(path, columns=["pair_id", "text", "decision"]).to_pylist()
+                 if row["decision"] == "kept"}
         report["verification"] = verify_items(item_paths, drops, verified_by, verify, client, page_shards,
-                                              out_dir / "verification.jsonl", cache, unverified_by, sources)
+                                              out_dir / "verification.jsonl", cache, unverified_by, sources, texts)
     if hasattr(embedder, "hits"):
         report["embedding_cache"] = {"hits": embedder.hits, "misses": embedder.misses}
     if client is not None:  # after verification, so its calls are counted too

@@ -184,7 +184,10 @@ class EvidenceVerifier:
         head, relation = getattr(item, "head", ""), getattr(item, "relation", "")
         return SearchValidator.query(head, relation) if head and relation else item.question
 
-    def check(self, items: list[Item]) -> dict[str, Check]:
+    def check(self, items: list[Item], own_texts: dict[str, str] | None = None) -> dict[str, Check]:
+        """own_texts: item id -> the text of its own page (its source pair's); its site counts as a source only
+        where that text holds the answer as written (a page giving only 南鹿市 does not state 山西省南鹿市).
+        Without it, the item's own page is taken to state its answer."""
         from verifiers.search import value_forms
         from verifiers.web_facts import dispute
 
@@ -199,7 +202,10 @@ class EvidenceVerifier:
         for item in items:
             names = [normalize(n) for n in [item.head, *self.names.get(item.item_id, [])] if n]
             forms = value_forms(item.answer)
-            sites = {site_of(u) for u in item.urls}
+            own = (own_texts or {}).get(item.item_id)
+            sites = {site_of(u) for u in item.urls} if own is None or any(f in normalize(own) for f in forms) \
+                else set()
+            own_sites = {site_of(u) for u in item.urls}
             support, sources = [], []  # other pages that state the answer; of them, the first of each other site
             for h in found[item.item_id]:
                 # the answer in the passage itself (what is kept as evidence), the entity in it or its title
@@ -208,7 +214,7 @@ class EvidenceVerifier:
                         or not any(n in passage or n in normalize(h.title) for n in names):
                     continue
                 support.append(h.url)
-                if site_of(h.url) not in sites:
+                if site_of(h.url) not in sites and site_of(h.url) not in own_sites:
                     sites.add(site_of(h.url))
                     sources.append({"url": h.url, "passage": h.text})
             if support:

@@ -208,8 +208,8 @@ print(len(EvidenceVerifier(Search(), None, k=1)._evidence(type("I", (), {"questi
     assert "bm25s" not in out.stdout + out.stderr
 
 
-def _question(item_id, answer, kind="simpleqa", relation="出生日期"):
-    return Item(item_id=item_id, kind=kind, question=f"秦宁鸿的{relation}是？", answer=answer, head="秦宁鸿",
+def _question(item_id, answer, kind="simpleqa", relation="出生日期", head="秦宁鸿"):
+    return Item(item_id=item_id, kind=kind, question=f"{head}的{relation}是？", answer=answer, head=head,
                 relation=relation, urls=["https://baike.example/item/a"])
 
 
@@ -251,3 +251,14 @@ def test_sites_that_disagree_on_a_year_make_a_question_disputed():
     check = EvidenceVerifier(web, None, k=5).check([_question("q", "1930年")])["q"]
     assert not check.keep and check.reason == "evidence:disputed"
     assert check.evidence["disputed_by"] == {"url": "https://news.example/1.html", "gives": "1932年"}
+
+
+def test_the_own_page_is_a_source_only_where_its_text_holds_the_answer_as_written():
+    from verifiers.items import EvidenceVerifier
+
+    web = _Web([("https://museum.example/1.html", "黄方翔_博物馆", "黄方翔出生于山西省南鹿市。")])
+    question = _question("q", "山西省南鹿市", relation="出生地", head="黄方翔")
+    partial = EvidenceVerifier(web, None, k=5).check([question], {"q": "黄方翔，生于南鹿市。"})["q"]
+    assert not partial.keep and partial.reason == "evidence:single_source"  # its own page says 南鹿市 only
+    whole = EvidenceVerifier(web, None, k=5).check([question], {"q": "黄方翔，山西省南鹿市人。"})["q"]
+    assert whole.keep
