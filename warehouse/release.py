@@ -442,8 +442,11 @@ CHECKS = {
     "criteria_rules": "the criteria rules of `builders/criteria.py`, applied when each item was made: "
                       "deterministic, no LLM",
     "criteria_llm": "LLM criteria judge: objective, single answer, time invariant, in its category",
-    "retrieval_support": "a label, not a check: another retrieved page names the entity and contains the answer; "
-                         "it drops nothing",
+    "retrieval_support": "web evidence, deterministic, no LLM: pages of the search's results that name the entity "
+                         "and state the answer; a SimpleQA answer stated on fewer than `verify.min_sources` sites "
+                         "(its own page counted) is dropped (`evidence:single_source`), and so is a question whose "
+                         "dated answer a page on the entity dates otherwise (`evidence:disputed`); the other sites' "
+                         "passages are in each item's provenance (`evidence`)",
     "rag_llm": "LLM judge of the retrieved passages; its quote must be in one of them",
     "difficulty_panel": "panel of answer models; questions every model answers correctly are dropped",
 }
@@ -462,7 +465,8 @@ def _verification_lines(verification: dict | None) -> list[str]:
         c = checks[name]
         what = CHECKS.get(name, name)
         if name == "retrieval_support":
-            lines.append(f"  - `{name}` ({what}): {c['verdicts']} of {c['checked']} questions labelled.")
+            lines.append(f"  - `{name}` ({what}): {c['verdicts']} of {c['checked']} questions supported by another "
+                         f"page, {c.get('dropped', 0)} dropped.")
             continue
         line = f"  - `{name}` ({what}): {c['checked']} checked, {c['verdicts']} verdicts"
         failed = sum(c.get("failures", {}).values())
@@ -482,7 +486,7 @@ def _verification_lines(verification: dict | None) -> list[str]:
                      "their `unverified_by`.")
     if not any(checks.get(n, {}).get("verdicts") for n in LLM_CHECKS):
         lines.append("- No LLM returned a verdict on any item: no item was judged or moderated by an LLM, criteria "
-                     "are the rules, evidence is at most a retrieval label, and no difficulty panel decided.")
+                     "are the rules, evidence is the retrieval check, and no difficulty panel decided.")
     return lines
 
 
