@@ -471,22 +471,30 @@ class SearxNG:
         path = parts.path.rstrip("/").removesuffix("/search").rstrip("/")
         self.base_url = urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, "", ""))
         self.timeout_s, self.retries, self.backoff_s = timeout_s, retries, backoff_s
-        self.name = f"searxng:{parts.netloc}"
-        self._corpus, self._key = corpus, None
+        self.address = f"searxng:{parts.netloc}"
+        self._corpus, self._declared = corpus, None
 
     @property
     def corpus(self) -> str:
         return self._corpus or hashlib.sha256(self.base_url.encode()).hexdigest()[:16]
 
+    def declared(self) -> str:
+        """What the instance says it searches, asked once (no I/O before): "" for one that says nothing."""
+        if self._declared is None:
+            self._declared = "" if self._corpus else self._declared_corpus()
+        return self._declared
+
+    @property
+    def name(self) -> str:
+        """``searxng:<host:port>``, or for an instance that says what it searches (the bundled mirror),
+        ``searxng:<that>``: reports and manifests then name no port that changes from run to run."""
+        return f"searxng:{self.declared()}" if self.declared() else self.address
+
     @property
     def cache_key(self) -> str:
-        """The catalog cache's key for this instance's results, asked of the instance once (no I/O before):
-        one that says what it searches (the bundled mirror's ``/config``) is cached by that, wherever it
-        listens; any other by its address and the corpus given."""
-        if self._key is None:
-            declared = "" if self._corpus else self._declared_corpus()
-            self._key = f"searxng@{declared}" if declared else f"{self.name}@{self.corpus}"
-        return self._key
+        """The catalog cache's key for this instance's results: by what it says it searches, wherever it
+        listens; else by its address and the corpus given."""
+        return f"searxng@{self.declared()}" if self.declared() else f"{self.address}@{self.corpus}"
 
     def _declared_corpus(self) -> str:
         """What the instance says its results depend on: ``zhbench_corpus`` in its ``/config`` (the bundled

@@ -92,7 +92,7 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     assert report.returncode == 0, report.stderr
     assert re.search(rf"pages fetched\s+{crawled}\b", report.stdout)
     assert re.search(rf"pairs search-checked\s+{kept}\b", report.stdout)
-    assert manifest["counts"]["search"]["backend"] == "bm25-local"
+    assert manifest["counts"]["search"]["backend"].startswith("searxng:mirror-demo-")  # no port: the same every run
     assert all(t["support_urls"] and url not in t["support_urls"]
                for url, triples in zip(pairs.column("url").to_pylist(), pairs.column("triples").to_pylist())
                for t in triples)

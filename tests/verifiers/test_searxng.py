@@ -175,8 +175,9 @@ def test_a_refused_connection_or_a_silent_instance_asks_whether_it_runs():
 
 def test_the_mirror_says_what_it_searches_so_its_results_are_cached_wherever_it_listens(mini_site):
     with MirrorServer(mini_site, port=0) as one, MirrorServer(mini_site, port=0) as other:
-        keys = {SearxNG(one.url).cache_key, SearxNG(other.url).cache_key}
-    assert len(keys) == 1 and keys.pop() == f"searxng@{mini_site.corpus_key()}"
+        keys = {(SearxNG(one.url).cache_key, SearxNG(one.url).name), (SearxNG(other.url).cache_key,
+                                                                      SearxNG(other.url).name)}
+    assert keys == {(f"searxng@{mini_site.corpus_key()}", f"searxng:{mini_site.corpus_key()}")}
 
 
 def test_the_same_client_searches_the_mirror(mini_site):
