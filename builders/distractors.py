@@ -125,7 +125,8 @@ class DistractorPicker:
         of items.
 
         truth: item -> values that answer it rightly (Graph.truth); stated(query, value): whether the
-        pair's own text states value for the query's relation (then it is a right answer too).
+        pair's own text states value for the query's relation (then it is a right answer too): True, or
+        where else it is stated ("web": a page of the search's results), counted as ``stated_on_<where>``.
 
         The items are taken in groups of about ``PICK_TEXTS`` texts to embed (a batch of 2,000 triples
         of the 84k-page crawl had 36,634 candidates; a vector is 4 KB at 1,024 dimensions). An item's
@@ -220,8 +221,10 @@ class DistractorPicker:
                         best, best_score = i, adjusted
                 taken[best] = True
                 _, cand, source, similarity_, bin_ = pool_[best]
-                if stated is not None and stated(q, cand):
-                    rejected["stated_in_text"] = rejected.get("stated_in_text", 0) + 1
+                where = stated(q, cand) if stated is not None else False
+                if where:  # True: the pair's text; a string: where else (the web) it is stated
+                    reason = f"stated_on_{where}" if isinstance(where, str) else "stated_in_text"
+                    rejected[reason] = rejected.get(reason, 0) + 1
                     continue
                 chosen.append((cand, source, similarity_))
                 used_bins[bin_] = used_bins.get(bin_, 0) + 1

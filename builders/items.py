@@ -131,17 +131,20 @@ class _Ask:
 class ItemBuilder:
     """Items from kept pairs. ``stated(pair, relation, value)`` says whether the pair's text states
     value for the relation (the grounding rule), so such a value is never a distractor and the
-    cloze blank sits where the fact is stated."""
+    cloze blank sits where the fact is stated. ``elsewhere(pair, relation, value)``, when given,
+    says whether another page states it for the entity (verifiers.web_facts): never a distractor
+    either."""
 
     def __init__(self, graph: Graph, picker: DistractorPicker, templates: Templates,
                  relation_counts: dict[str, int], typer: ValueTyper, stated: Callable[[Pair, str, str], bool],
                  settings: ItemSettings | None = None, llm=None, polysemous: Iterable[str] = (),
-                 difficulty: DifficultyProxy | None = None):
+                 difficulty: DifficultyProxy | None = None,
+                 elsewhere: Callable[[Pair, str, str], bool] | None = None):
         """``polysemous``: titles several pages share; ``difficulty``: the offline difficulty proxy
         stored on each item (none: the column stays empty)."""
         self.graph, self.picker, self.templates = graph, picker, templates
         self.relation_counts = relation_counts
-        self.typer, self.stated = typer, stated
+        self.typer, self.stated, self.elsewhere = typer, stated, elsewhere
         self.settings = settings or ItemSettings()
         self.polysemous = set(polysemous)
         self.adapted = graph.adapted()
@@ -262,8 +265,13 @@ class ItemBuilder:
         truth = self.graph.truth(plain, among=pools)
         pair_of = {a.query.item: a.pair for a in asks}
 
-        def stated(q: Query, value: str) -> bool:
-            return q.asked == "tail" and self.stated(pair_of[q.item], q.relation, value)
+        def stated(q: Query, value: str) -> bool | str:
+            if q.asked != "tail":
+                return False
+            pair = pair_of[q.item]
+            if self.stated(pair, q.relation, value):
+                return True
+            return "web" if self.elsewhere is not None and self.elsewhere(pair, q.relation, value) else False
 
         selections = self.picker.pick_many(plain, {k: v[1] for k, v in questions.items()}, pools, truth, stated)
         rewrites: dict[str, str] = {}

@@ -94,23 +94,19 @@ def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
         difficulty = (DifficultyProxy.from_pages(page_shards).restricted(_kept_heads(pair_shards))
                       if page_shards else None)  # it scores the kept pairs' entities, against every page
         with _web_facts(verify, page_shards, cache) as web:
-            return _built(graph, picker, templates, relation_counts, typer, _stated(web), settings, embedder,
+            return _built(graph, picker, templates, relation_counts, typer, _elsewhere(web), settings, embedder,
                           client, difficulty, pair_shards, raw_dir)
 
 
-def _stated(web) -> Callable:
-    """stated(pair, relation, value): the pair's own text grounds it, or another page of the web states it for
-    the entity's relation (verifiers.web_facts): either way a right answer, never a distractor."""
-    from filters.align import GroundingFilter
-
-    grounded = stated_by(GroundingFilter())
+def _elsewhere(web) -> Callable | None:
+    """elsewhere(pair, relation, value): whether another page of the search's results states value for the
+    entity's relation (verifiers.web_facts): a right answer, never a distractor. None without a search."""
     if web is None:
-        return grounded
+        return None
 
-    def stated(pair: Pair, relation: str, value: str) -> bool:
-        return grounded(pair, relation, value) or \
-            web.states(pair.entity, relation, value, pair.aliases, exclude=(pair.url,)) is not None
-    return stated
+    def elsewhere(pair: Pair, relation: str, value: str) -> bool:
+        return web.states(pair.entity, relation, value, pair.aliases, exclude=(pair.url,)) is not None
+    return elsewhere
 
 
 @contextlib.contextmanager
@@ -133,13 +129,15 @@ def _web_facts(verify, page_shards, cache):
         backend.close()
 
 
-def _built(graph, picker, templates, relation_counts, typer, stated, settings, embedder, client, difficulty,
+def _built(graph, picker, templates, relation_counts, typer, elsewhere, settings, embedder, client, difficulty,
            pair_shards, raw_dir) -> tuple[list[Path], dict, dict]:
     """The builder's run over the pairs: (the item shards, its report, its LLM writers' counts)."""
-    builder = ItemBuilder(graph, picker, templates, relation_counts, typer, stated,
+    from filters.align import GroundingFilter
+
+    builder = ItemBuilder(graph, picker, templates, relation_counts, typer, stated_by(GroundingFilter()),
                           ItemSettings(tuple(settings.kinds), settings.max_answer_chars,
                                        embedder_name=embedder.name, cloze_max_chars=settings.cloze_max_chars),
-                          llm=client, polysemous=graph.senses(), difficulty=difficulty)
+                          llm=client, polysemous=graph.senses(), difficulty=difficulty, elsewhere=elsewhere)
     with ShardWriter(raw_dir, "items", Item) as writer:
         writer.write_all(builder.build(iter_records(pair_shards, Pair)))
     graph_counts = graph.counts()

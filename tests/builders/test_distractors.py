@@ -110,3 +110,48 @@ def test_an_era_overlapping_the_gold_is_never_a_distractor(tmp_path):
         offered = set(item.options) - {"明代"}
         assert len(offered) == 9 and offered <= set(wrong), item.options
     assert result["report"]["rejected_candidates"]["overlaps_gold"] >= len(overlapping)
+
+
+def test_a_value_another_page_states_for_the_entity_is_never_a_distractor(tmp_path):
+    """The infobox gives 甲 one 职业; a museum page the search finds names five more: right answers, never offered,
+    where without the search some of them are."""
+    import json
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from threading import Thread
+    from urllib.parse import parse_qs, urlsplit
+
+    from flows.settings import VerifySettings
+
+    also = JOBS[:5]
+
+    class StandIn(BaseHTTPRequestHandler):  # a SearXNG that knows one page
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):  # noqa: N802
+            params = parse_qs(urlsplit(self.path).query)
+            found = params.get("q") == ['"甲" 职业'] and params.get("pageno") == ["1"]
+            page = {"url": "https://museum.example/jia", "title": "甲_博物馆", "content": f"甲是一位{'、'.join(also)}。"}
+            body = json.dumps({"results": [page] if found else []}, ensure_ascii=False).encode("utf-8")
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+    people = [person(f"q{n:02d}", f"人物{n}", job) for n, job in enumerate(JOBS)]
+    shards = write(tmp_path, [person("p0", "甲", "诗人", text="甲是诗人。"), *people])
+    offline = items_stage(shards, ItemsSettings(kinds=["kgc"]), tmp_path / "offline")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), StandIn)
+    Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        verify = VerifySettings(search_url=f"http://127.0.0.1:{server.server_port}", items=False)
+        result = items_stage(shards, ItemsSettings(kinds=["kgc"]), tmp_path / "items", verify=verify,
+                             catalog_path=tmp_path / "catalog.duckdb")
+    finally:
+        server.shutdown()
+        server.server_close()
+    (without,) = [i for i in kept(offline) if i.head == "甲"]
+    assert set(without.options) & set(also)  # what the search would have caught
+    (item,) = [i for i in kept(result) if i.head == "甲"]
+    assert set(item.options) - {"诗人"} == set(JOBS) - set(also)
+    assert result["report"]["rejected_candidates"]["stated_on_web"] >= 1
