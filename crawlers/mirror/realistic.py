@@ -12,8 +12,9 @@ index and writes each entity's page the way Baike editors do:
   又称, 「A人」, an appositive description «唐朝诗人»);
 * planted properties at the rates of the module constants below, each labelled in
   ``entry.labels`` (schema in ``_Page.labels``): infobox rows the text never mentions, extra
-  facts, paraphrased values, value-only traps, stale rows, partial values, long enumerations,
-  multi-sense titles, citation marks and stray spaces, near duplicates.
+  facts, paraphrased values, value-only traps, stale rows, false values the text states as well
+  (the page wrong throughout; only other sites, crawlers.mirror.web, give the true one), partial
+  values, long enumerations, multi-sense titles, citation marks and stray spaces, near duplicates.
 
 Entry ``i`` depends only on (seed, size, i) and is computed in O(1): the index space is cut
 into blocks of 100 whose type mix is fixed and whose order is a seeded shuffle, so "the k-th
@@ -36,7 +37,8 @@ What the first 2,000 entries of seed 0 hold (tests/crawlers/test_realistic.py ch
 property occurs): of 8,980 infobox values other than 中文名, 50% are supported by the summary
 (by name 19%, cue word 17%, convention 15%; 55 in a paraphrased form), 45% never appear, 3.4%
 appear only in a clause about something else, 0.8% are contradicted (stale) and 0.8% given only
-in part; 1,920 extra facts (617 named by their relation) in 1,203 entries, 254 entries with a
+in part; 51 (0.6%) are planted false, the text stating the same wrong value (50 of them supported
+by it); 1,920 extra facts (617 named by their relation) in 1,203 entries, 254 entries with a
 named extra fact after the last supported value; 184 enumerations of 4-10 items, 125 of them
 only partly in the infobox; 3% of titles shared by 2-3 entries; 0.85% near duplicates; citation
 marks or stray spaces in 70% of summaries.
