@@ -443,8 +443,9 @@ class SearxNG:
     the bundled mirror's, with the same code.
 
     base_url: the instance's root (``http://127.0.0.1:8888``, ``https://searx.example.org``); a trailing ``/``
-    or ``/search`` is dropped. corpus: what its results depend on besides the query, for the cache key (e.g.
-    the mirror's corpus); by default the address, so another instance asks again.
+    or ``/search`` is dropped. corpus: what its results depend on besides the query, for the cache key; by
+    default what the instance's ``/config`` says it searches (``zhbench_corpus``: the bundled mirror's world,
+    so a mirror on another port answers from the cache), else its address, so another instance asks again.
 
     An instance answers about 10 results a page, fewer once its engines' duplicates are merged: pages are asked
     until k results, a page with none, or ceil(k/10)+1 pages. A 429 or 5xx is asked again ``retries`` times,
