@@ -68,6 +68,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     settings = Settings.load(args.config, settings_overrides(args))
     check_inputs(settings)
+    from flows.websearch import check_search
+
+    check_search(settings)  # a run verifies: a real site needs a search service named (a crawl does not)
     from warehouse.lock import data_dir_lock, describe
 
     def waiting(holder: dict) -> None:
@@ -279,9 +282,6 @@ def check_inputs(settings) -> None:
         from verifiers.search import HTTPSearch
 
         HTTPSearch(settings.verify.search_backend, settings.verify.results_key)
-    from flows.websearch import check_search
-
-    check_search(settings)
     if settings.verify.sensitive_terms and not Path(settings.verify.sensitive_terms).is_file():
         raise SettingsError(f"setting verify.sensitive_terms: {settings.verify.sensitive_terms} does not exist")
     if settings.llm.base_url and not settings.llm.model:

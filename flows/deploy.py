@@ -124,6 +124,9 @@ def cmd_deploy(args: argparse.Namespace) -> int:
                  "schedule.deployment": args.name}
     settings = Settings.load(args.config, overrides)
     check_inputs(settings)
+    from flows.websearch import check_search
+
+    check_search(settings)
     # The runs this process starts inherit its environment: flows.cdtp.resolve_settings reads the file
     # named here to put back the secrets the parameters carry masked.
     os.environ["ZHBENCH_CONFIG"] = str(Path(args.config).resolve())

@@ -17,6 +17,8 @@ from it (``review:pair_rejected``): their text is the pair's.
 
 from __future__ import annotations
 
+import json
+
 from collections import Counter
 from pathlib import Path
 
@@ -53,6 +55,13 @@ def apply_item(row: dict, settled: dict, counts: Counter) -> dict:
             row["tail"] = human
         row["answer"] = human
         counts["answers_applied"] += 1
+        # The other sites' pages the evidence check kept stated the old answer: they go, and the provenance
+        # says who set this one (zhbench audit then reads no stored text for it).
+        provenance = json.loads(row.get("provenance") or "{}")
+        if provenance.pop("evidence", None) is not None:
+            row["urls"] = list(row.get("urls") or [])[:1]
+        provenance["answer_set_by"] = VERIFIED
+        row["provenance"] = json.dumps(provenance, ensure_ascii=False, sort_keys=True)
         # The automatic checks judged the old answer; of the new one, only people's check can be claimed.
         row["verified_by"] = []
     row["verified_by"] = [*(v for v in row["verified_by"] or [] if v != VERIFIED), VERIFIED]

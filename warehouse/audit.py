@@ -195,7 +195,9 @@ def audit_files(directory: Path, files: list[str], config: dict, crawl: list[str
     _audit_questions(items, report)
     if "simpleqa" in items:
         _audit_simpleqa(items["simpleqa"], truth, report.config("simpleqa"))
-        _audit_evidence(items["simpleqa"], by_pair, report.config("simpleqa"))
+        _audit_evidence(items["simpleqa"], by_pair, _page_texts(pages, {u for i in items["simpleqa"]
+                                                                        for u in (i.get("urls") or [])[:1]}),
+                        report.config("simpleqa"))
     _audit_same_fact(items, report)
     _audit_splits(items, report)
     for kind, rows in items.items():
@@ -556,19 +558,44 @@ def _audit_simpleqa(items: list[dict], truth: Truth, out: ConfigReport) -> None:
             out.add("simpleqa.several_values", f"{item['question']} → {item['answer']} (the crawl: {'、'.join(values)})")
 
 
-def _audit_evidence(items: list[dict], by_pair: dict[str, dict], out: ConfigReport) -> None:
+def _page_texts(pages: list[Path], urls: set[str]) -> dict[str, str]:
+    """The crawled text (summary and paragraphs) of the pages at ``urls`` (their published URLs)."""
+    from crawlers.urls import public_url
+    from warehouse.shards import iter_records
+
+    found: dict[str, str] = {}
+    if urls:
+        for page in iter_records(pages, Page, columns=("url", "canonical_url", "source", "status", "summary",
+                                                       "paragraphs")):
+            url = public_url(page.canonical_url or page.url, page.source) if page.status == "ok" else None
+            if url in urls:
+                found[url] = "\n".join([page.summary, *page.paragraphs])
+    return found
+
+
+def _audit_evidence(items: list[dict], by_pair: dict[str, dict], page_texts: dict[str, str],
+                    out: ConfigReport) -> None:
     """Each SimpleQA answer on two sites: the pages among its URLs whose stored text holds it, counted by site.
-    An URL's stored text is its source pair's text (the item's own page) or the passage its provenance keeps."""
+    An URL's stored text is its source pair's text (the item's own page) or the passage its provenance keeps.
+    An answer an adjudicator set in review is the reviewers' to source (provenance ``answer_set_by``). An item
+    whose pair the release does not ship (reviewers rejected it) is read against its crawled page."""
     from verifiers.items import site_of
     from verifiers.search import value_forms
 
     for item in items:
         forms = value_forms(item["answer"])
-        stored = {by_pair[p]["url"]: by_pair[p]["text"] for p in item.get("source_pair_ids") or () if p in by_pair}
+        stored = {u: page_texts[u] for u in (item.get("urls") or [])[:1] if u in page_texts}
+        stored.update((by_pair[p]["url"], by_pair[p]["text"]) for p in item.get("source_pair_ids") or ()
+                      if p in by_pair)
         try:
-            kept = json.loads(item.get("provenance") or "{}").get("evidence") or []
-        except (ValueError, AttributeError):
-            kept = []
+            provenance = json.loads(item.get("provenance") or "{}")
+        except ValueError:
+            provenance = {}
+        if not isinstance(provenance, dict):
+            provenance = {}
+        if provenance.get("answer_set_by") == "human_review":
+            continue  # an adjudicator's answer: its sources are the reviewers', not pages kept here
+        kept = provenance.get("evidence") or []
         stored.update((e.get("url"), e.get("passage") or "") for e in kept if isinstance(e, dict))
         urls = list(item.get("urls") or [])
         holding = {site_of(u) for u in urls if u in stored and any(f in normalize(stored[u]) for f in forms)}

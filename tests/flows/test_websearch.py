@@ -38,9 +38,12 @@ def test_a_real_site_with_search_on_needs_a_search_service():
 
 
 def test_the_cli_says_so_in_one_line(tmp_path):
-    config = tmp_path / "zhbench.toml"
-    config.write_text('[crawl]\nbase_url = "https://baike.baidu.com"\n', encoding="utf-8")
-    result = zhbench("run", "--config", str(config), "--data-dir", str(tmp_path / "data"), cwd=tmp_path)
+    from crawlers.mirror.site import MirrorServer, Site
+
+    with MirrorServer(Site(faults=False), port=0) as site:  # a site that answers, as a real one would
+        config = tmp_path / "zhbench.toml"
+        config.write_text(f'[crawl]\nbase_url = "{site.url}"\n', encoding="utf-8")
+        result = zhbench("run", "--config", str(config), "--data-dir", str(tmp_path / "data"), cwd=tmp_path)
     assert result.returncode != 0
     assert "verify.search_url" in result.stderr and "Traceback" not in result.stderr
 

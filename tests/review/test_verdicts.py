@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 from review.verdicts import apply_item
@@ -11,7 +12,10 @@ KGC = {"item_id": "k1", "kind": "kgc", "question": "（卫青，职业，？）"
        "verified_by": ["safety_terms"]}
 SIMPLEQA = {"item_id": "s1", "kind": "simpleqa", "question": "屠呦呦的国籍是什么？", "answer": "中国", "tail": "",
             "options": [], "answer_index": None, "decision": "kept", "reason": "",
-            "verified_by": ["safety_terms", "criteria_rules", "retrieval_support"]}
+            "verified_by": ["safety_terms", "criteria_rules", "retrieval_support"],
+            "urls": ["https://baike.example/item/a", "https://openwiki.example/wiki/a"],
+            "provenance": json.dumps({"method": "template", "evidence": [
+                {"url": "https://openwiki.example/wiki/a", "passage": "屠呦呦的国籍是中国。"}]})}
 
 
 def settled(verdict="accept", answer=None, status="agreed"):
@@ -39,6 +43,12 @@ def test_an_adjudicated_answer_is_applied_and_only_people_vouch_for_it():
     counts = Counter()
     row = apply_item(SIMPLEQA, settled(answer="中华人民共和国", status="adjudicated"), counts)
     assert row["answer"] == "中华人民共和国" and row["verified_by"] == ["human_review"]
+    # the other site's passage stated the old answer: it goes, and the provenance says who set this one
+    provenance = json.loads(row["provenance"])
+    assert row["urls"] == ["https://baike.example/item/a"] and "evidence" not in provenance
+    assert provenance["answer_set_by"] == "human_review" and provenance["method"] == "template"
+    kept = apply_item(SIMPLEQA, settled(answer="中國"), counts)
+    assert kept["urls"] == SIMPLEQA["urls"] and kept["provenance"] == SIMPLEQA["provenance"]
     option = apply_item(KGC, settled(answer=" 画家", status="adjudicated"), counts)
     assert (option["answer"], option["answer_index"], option["tail"]) == ("画家", 3, "画家")
     missing = apply_item(KGC, settled(answer="政治家", status="adjudicated"), counts)
