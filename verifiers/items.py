@@ -221,7 +221,8 @@ class EvidenceVerifier:
                 self.supported.add(item.item_id)
             check = Check(True, "", {"urls": support, "sources": sources}, ["retrieval_support"] if support else [])
             disputed = dispute(found[item.item_id], item.head, self.names.get(item.item_id, []), item.relation,
-                               item.answer, exclude=item.urls) if item.relation and item.head else None
+                               item.answer, exclude=item.urls, sense=item.sense) \
+                if item.relation and item.head else None
             if disputed:  # sites disagree: no one answer
                 check.keep, check.reason, check.by = False, "evidence:disputed", "retrieval_support"
                 check.evidence["disputed_by"] = {"url": disputed[0], "gives": disputed[1]}

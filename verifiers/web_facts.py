@@ -17,6 +17,7 @@ table says a construction states (职业: 「X是一位画家」), the entity's 
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 from functools import lru_cache
 from typing import Iterable
 
@@ -29,6 +30,7 @@ _PRONOUNS = ("其", "他", "她", "该")
 _DATE = re.compile(r"(?<!\d)((?:公元前)?\d{1,4})年(?:\d{1,2}月(?:\d{1,2}日)?)?")
 _SPAN = re.compile(r"年[^年]*[—–~至到-][^年]*年")  # 960年—1279年: a span, not one date
 _BEFORE, _AFTER = 8, 4  # how close a relation word stands to the date it dates
+_QUALIFIER = re.compile(r"[（(]([^（）()]+)[）)]\s*$")
 
 
 @lru_cache(maxsize=1024)
@@ -119,19 +121,37 @@ def _years(text: str) -> list[tuple[str, int, int]]:
     return [(m.group(1), m.start(), m.end()) for m in _DATE.finditer(text)]
 
 
+def _qualifier(title: str) -> str:
+    """The sense a page's title gives in brackets (邹松杰（北宋药学家）), or ""."""
+    found = _QUALIFIER.search(title)
+    return normalize(found.group(1)) if found else ""
+
+
 def dispute(hits: Iterable[Hit], head: str, names: Iterable[str], relation: str, answer: str,
-            exclude: Iterable[str] = ()) -> tuple[str, str] | None:
+            exclude: Iterable[str] = (), sense: str = "") -> tuple[str, str] | None:
     """(URL, the year it gives) of a page that dates the entity's relation to another year than ``answer``
     does, or None. Only a single date is disputed (not a span such as 960年—1279年), only on a page about the
     entity (its title names it: another entity's page dates that entity's own life), and only by a date the
     relation's word stands right next to (「生于1932年」, 「1932年出生」, 「卒于1616年」): a sentence that names
-    the entity and a year may date anything else (「2016年是汤显祖逝世400周年」)."""
+    the entity and a year may date anything else (「2016年是汤显祖逝世400周年」). Pages of another entity by the
+    same name do not dispute it: another entry of the item's own encyclopedia (the sites of ``exclude``), or a
+    page whose title gives another sense than ``sense``."""
     written = normalize(answer)
     years = {year for year, _, _ in _years(written)}
     if len(years) != 1 or _SPAN.search(written):
         return None
     words = relation_words(relation)
-    for url, sentence, masked in sentences(hits, head, names, relation, exclude, constructions=False,
+    skip = set(exclude)
+    own_sites = {urlsplit(u).hostname for u in skip}
+    others = []
+    for hit in hits:
+        # another entry of the item's own encyclopedia is another entity (a homonym's page); so is a page whose
+        # title names another sense (邹松杰（北宋药学家） for the physicist)
+        qualifier = _qualifier(hit.title)
+        if urlsplit(hit.url).hostname in own_sites or (sense and qualifier and qualifier != normalize(sense)):
+            continue
+        others.append(hit)
+    for url, sentence, masked in sentences(others, head, names, relation, exclude, constructions=False,
                                            only_about=True):
         for year, start, end in _years(sentence):
             near = masked[max(0, start - _BEFORE):start] + "|" + masked[end:end + _AFTER]

@@ -78,3 +78,13 @@ def test_a_relation_word_inside_the_name_and_another_entitys_page_dispute_nothin
     assert dispute(edison, "爱迪生", [], "出生日期", "1847年2月11日") is None  # 生于 inside 爱迪生 + 于
     plato = [Hit("https://baike.example/p", "柏拉图", "柏拉图出生于公元前427年，是苏格拉底的学生。", 1.0)]
     assert dispute(plato, "苏格拉底", [], "出生日期", "公元前469年") is None
+
+
+def test_a_namesakes_page_disputes_nothing():
+    own = "https://baike.example/item/a/1"
+    hits = [Hit("https://baike.example/item/a/2", "顾铭安", "顾铭安卒于1525年。", 2.0),  # another entry, same name
+            Hit("https://openwiki.example/b", "邹松杰（北宋药学家）", "邹松杰于984年逝世。", 1.0)]
+    assert dispute(hits[:1], "顾铭安", [], "逝世日期", "1908年", exclude=[own]) is None
+    assert dispute(hits[1:], "邹松杰", [], "逝世日期", "1999年", exclude=[own], sense="中国现代物理学家") is None
+    assert dispute(hits[1:], "邹松杰", [], "逝世日期", "1999年", exclude=[own], sense="北宋药学家") == (
+        "https://openwiki.example/b", "984年")
