@@ -29,12 +29,13 @@ def needs_mirror_search(settings: Settings) -> bool:
 def check_search(settings: Settings) -> None:
     """A run that crawls a real site and would search must say where: no search service is guessed."""
     verify = settings.verify
-    if verify.search and verify.search_backend == "searxng" and not verify.search_url and settings.crawl.base_url:
+    if (verify.search or verify.items) and verify.search_backend == "searxng" and not verify.search_url \
+            and settings.crawl.base_url:
         raise SearchSetupError(
-            "search validation needs a web search: set verify.search_url to a SearXNG instance with the JSON "
-            "format enabled (e.g. search_url = \"https://searx.example.org\"), or verify.search_backend = "
-            "\"crawl\" to search the crawl's own pages only (a fact stated on one page is then never confirmed), "
-            "or verify.search = false")
+            "search validation and the items' evidence check need a web search: set verify.search_url to a "
+            "SearXNG instance with the JSON format enabled (e.g. search_url = \"https://searx.example.org\"), or "
+            "verify.search_backend = \"crawl\" to search the crawl's own pages only (a fact stated on one page is "
+            "then never confirmed), or verify.search = false and verify.items = false")
 
 
 @contextlib.contextmanager

@@ -32,8 +32,11 @@ def test_a_real_site_with_search_on_needs_a_search_service():
     real = Settings.model_validate({"crawl": {"base_url": "https://baike.baidu.com"}})
     with pytest.raises(SearchSetupError, match="set verify.search_url to a SearXNG instance"):
         check_search(real)
+    with pytest.raises(SearchSetupError):  # the evidence check searches too
+        check_search(Settings.model_validate({"crawl": {"base_url": "https://baike.baidu.com"},
+                                              "verify": {"search": False}}))
     for ok in ({"verify": {"search_url": "https://searx.example.org"}}, {"verify": {"search_backend": "crawl"}},
-               {"verify": {"search": False}}):
+               {"verify": {"search": False, "items": False}}):
         check_search(Settings.model_validate({"crawl": {"base_url": "https://baike.baidu.com"}, **ok}))
 
 
