@@ -69,8 +69,9 @@ def measure(data_dir: Path, size: int, seed: int = 0) -> dict:
     for pair in aligned:  # every infobox triple of a crawled entry, whatever became of it
         index = _index(pair["url"])
         for triple in pair["triples"] or ():
-            if index in false and value_key(triple["tail"]) in false[index] and (pair["url"], triple["tail"]) not in seen:
-                seen.add((pair["url"], triple["tail"]))
+            key = (pair["url"], triple["tail"])
+            if index in false and value_key(triple["tail"]) in false[index] and key not in seen:
+                seen.add(key)
                 counts["false_candidates"] += 1
     for pair in before:
         if pair["decision"] != "kept":

@@ -114,7 +114,8 @@ def corpus(size: int, directory: Path) -> tuple[list[Path], list[list[tuple]]]:
         align_stage(shards, AlignSettings(), here / "pairs")
         (here / ".done").touch()
     page_shards = sorted((here / "pages").glob("*.parquet"))
-    batches = [[(p.entity, p.aliases, t.relation, t.tail, p.url) for p in batch if p.decision == "kept" for t in p.kept_triples()]
+    batches = [[(p.entity, p.aliases, t.relation, t.tail, p.url)
+                for p in batch if p.decision == "kept" for t in p.kept_triples()]
                for batch in batched(iter_records(sorted((here / "pairs").glob("*.parquet")), Pair), 2048)]
     return page_shards, batches
 

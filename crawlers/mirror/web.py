@@ -181,7 +181,8 @@ def _sentence(relation: str, head: str, value: str, rng: random.Random, news: bo
               pronoun: bool = False) -> str:
     """One sentence stating a relation; after the first, half of them say 其 for the name (其生于…), where
     that reads well (not before 是 or 的)."""
-    phrasing = rng.choice(PHRASES.get(relation) or (("据介绍，{h}的{r}是{v}",) if news else ("{h}的{r}为{v}", "{h}{r}为{v}")))
+    named = ("据介绍，{h}的{r}是{v}",) if news else ("{h}的{r}为{v}", "{h}{r}为{v}")
+    phrasing = rng.choice(PHRASES.get(relation) or named)
     if pronoun and rng.random() < 0.5 and "{h}是" not in phrasing and "{h}的" not in phrasing:
         head = "其"
     return phrasing.format(h=head, r=relation, v=value) + "。"
