@@ -30,7 +30,8 @@ import threading
 import time
 from pathlib import Path
 
-from verifiers.search import CachedSearch, Hit, LocalBM25, SearchValidator, Support, _segment, value_forms
+from filters.normalize import value_forms
+from verifiers.search import CachedSearch, Hit, LocalBM25, SearchValidator, Support, _segment
 
 
 class PerQueryBM25:

@@ -144,6 +144,14 @@ def is_cjk(ch: str) -> bool:
 _APPROXIMATE = re.compile(r"^(?:约为|大约|约|近|逾|超过)|(?:余|多|左右|以上|前后)$")
 
 
+def value_forms(value: str) -> tuple[str, ...]:
+    """The normalised ways a page may write ``value``, to find it in a normalised text: as it is, and without
+    约 (or 左右 …) or 《》 (value_key's forms, less its removal of all punctuation, which a text keeps)."""
+    written = normalize(value)
+    bare = _APPROXIMATE.sub("", written.strip("《》〈〉「」“”\"'"))
+    return tuple(f for f in dict.fromkeys((written, bare)) if f)
+
+
 # A dynasty named by its character and 代 or 朝 is one dynasty (明代 is 明朝).
 _DYNASTY = re.compile(r"^([夏商周秦汉晋隋唐宋元明清])[代朝]$")
 

@@ -18,7 +18,6 @@ from it (``review:pair_rejected``): their text is the pair's.
 from __future__ import annotations
 
 import json
-
 from collections import Counter
 from pathlib import Path
 

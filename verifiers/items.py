@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from filters.normalize import normalize
+from filters.normalize import normalize, value_forms
 from schemas import Item
 from verifiers.llm import LLMClient, Prompt
 from verifiers.search import CachedSearch, SearchBackend
@@ -158,12 +158,11 @@ class EvidenceVerifier:
         self.prompt = Prompt.load(PROMPTS / "rag_judge.txt")
         self.supported: set[str] = set()
 
-    def _evidence(self, item: Item) -> tuple[list, list]:
-        """(the search's hits for the question, the passages for the judge: those hits ranked again by a
-        llama-index BM25 index built over them)."""
-        hits = self.search.search(self.query(item), self.k * 2)
+    def _ranked(self, item: Item, hits: list) -> list:
+        """The passages the judge reads: the search's hits for the question ranked again by a llama-index BM25
+        index built over them, the best k."""
         if not hits:
-            return hits, hits
+            return hits
         from llama_index.core.schema import TextNode
         from llama_index.retrievers.bm25 import BM25Retriever
 
@@ -175,37 +174,34 @@ class EvidenceVerifier:
         nodes = [TextNode(id_=str(n), text=_segment(h.title + "。" + h.text)) for n, h in enumerate(hits)]
         retriever = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=min(self.k, len(nodes)),
                                                 skip_stemming=True, token_pattern=r"(?u)\b\w+\b")
-        return hits, [hits[int(n.node.node_id)] for n in retriever.retrieve(_segment(item.question))]
+        return [hits[int(n.node.node_id)] for n in retriever.retrieve(_segment(item.question))]
 
     def query(self, item: Item) -> str:
         from verifiers.search import SearchValidator
 
         # The search validation's query where the item names its fact: cached from the verify stage.
-        head, relation = getattr(item, "head", ""), getattr(item, "relation", "")
-        return SearchValidator.query(head, relation) if head and relation else item.question
+        return SearchValidator.query(item.head, item.relation) if item.head and item.relation else item.question
 
     def check(self, items: list[Item], own_texts: dict[str, str] | None = None) -> dict[str, Check]:
         """own_texts: item id -> the text of its own page (its source pair's); its site counts as a source only
         where that text holds the answer as written (a page giving only 南鹿市 does not state 山西省南鹿市).
         Without it, the item's own page is taken to state its answer."""
-        from verifiers.search import value_forms
         from verifiers.web_facts import dispute
 
-        evidence, found = {}, {}
+        found = {}  # item id -> the search's hits for its question
         for start in range(0, len(items), 2048):
             batch = items[start:start + 2048]
             if isinstance(self.search, CachedSearch):  # one cache read for the batch
                 self.search.prefetch([self.query(i) for i in batch], self.k * 2)
-            for i in batch:
-                found[i.item_id], evidence[i.item_id] = self._evidence(i)
+            found.update((i.item_id, self.search.search(self.query(i), self.k * 2)) for i in batch)
         out: dict[str, Check] = {}
         for item in items:
             names = [normalize(n) for n in [item.head, *self.names.get(item.item_id, [])] if n]
             forms = value_forms(item.answer)
             own = (own_texts or {}).get(item.item_id)
-            sites = {site_of(u) for u in item.urls} if own is None or any(f in normalize(own) for f in forms) \
-                else set()
             own_sites = {site_of(u) for u in item.urls}
+            # the sites that state the answer: its own, where its text holds the answer, and one page of each other
+            sites = set(own_sites) if own is None or any(f in normalize(own) for f in forms) else set()
             support, sources = [], []  # other pages that state the answer; of them, the first of each other site
             for h in found[item.item_id]:
                 # the answer in the passage itself (what is kept as evidence), the entity in it or its title
@@ -214,8 +210,9 @@ class EvidenceVerifier:
                         or not any(n in passage or n in normalize(h.title) for n in names):
                     continue
                 support.append(h.url)
-                if site_of(h.url) not in sites and site_of(h.url) not in own_sites:
-                    sites.add(site_of(h.url))
+                site = site_of(h.url)
+                if site not in sites and site not in own_sites:
+                    sites.add(site)
                     sources.append({"url": h.url, "passage": h.text})
             if support:
                 self.supported.add(item.item_id)
@@ -231,6 +228,7 @@ class EvidenceVerifier:
             out[item.item_id] = check
         if self.llm is None:
             return out
+        evidence = {i.item_id: self._ranked(i, found[i.item_id]) for i in items}  # what the judge reads
         results = self.llm.map("rag", [self.prompt.messages(
             question=i.question, answer=i.answer,
             evidence="\n".join(f"[{n}] {h.url}\n{h.text}" for n, h in enumerate(evidence[i.item_id])) or "（无）")

@@ -36,7 +36,6 @@ import http.client
 import json
 import math
 import os
-import re
 import shutil
 import threading
 import time
@@ -51,7 +50,7 @@ from typing import Iterable, Iterator, Protocol, Sequence
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from filters.normalize import normalize
+from filters.normalize import normalize, value_forms
 
 
 _SEGMENTS = pa.schema([("segments", pa.string())])  # a local index's segmented passages, as cached
@@ -721,7 +720,8 @@ class SearchValidator:
     def check_many(self, claims: list[tuple[str, Iterable[str], str, str, str]]) -> list[Support]:
         """check() for each (head, aliases, relation, tail, source URL), the searches made in one batch (the
         triples of one head and relation share theirs)."""
-        results = search_many(self.backend, [self.query(head, relation) for head, _, relation, _, _ in claims], self.k)
+        queries = [self.query(head, relation) for head, _, relation, _, _ in claims]
+        results = search_many(self.backend, queries, self.k)
         return [self._support(hits, head, aliases, tail, source) for hits, (head, aliases, _, tail, source)
                 in zip(results, claims)]
 
@@ -738,12 +738,3 @@ class SearchValidator:
                     urls.append(hit.url)
         return Support(bool(urls), tuple(urls))
 
-
-_APPROXIMATE = re.compile(r"^(?:约为|大约|约|近|逾|超过)|(?:余|多|左右|以上|前后)$")
-
-
-def value_forms(value: str) -> tuple[str, ...]:
-    """The normalised ways a page may write ``value``: as it is, and without 约 (or 左右 …) or 《》."""
-    written = normalize(value)
-    bare = _APPROXIMATE.sub("", written.strip("《》〈〉「」“”\"'"))
-    return tuple(f for f in dict.fromkeys((written, bare)) if f)

@@ -10,19 +10,19 @@ table says a construction states (职业: 「X是一位画家」), the entity's 
 
 * :meth:`WebFacts.states`: a distractor some other page states for the entity's relation may be a right answer
   (the infobox lists one 职业, a museum page gives another): the item builder does not offer it.
-* :meth:`WebFacts.disputes`: a dated answer that another page gives a different year for, in a sentence that
-  expresses the relation (sites disagree on a birth year): the question has no one answer and is dropped.
+* :func:`dispute`: a dated answer that another page gives a different year for, in a sentence that expresses
+  the relation (sites disagree on a birth year): the question has no one answer and is dropped.
 """
 
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
 from functools import lru_cache
 from typing import Iterable
+from urllib.parse import urlsplit
 
-from filters.normalize import normalize
-from verifiers.search import Hit, SearchValidator, value_forms
+from filters.normalize import normalize, value_forms
+from verifiers.search import Hit, SearchValidator
 
 _SENTENCE = re.compile(r"[。！？；!?;\n]")
 _PRONOUNS = ("其", "他", "她", "该")
@@ -52,7 +52,7 @@ def relation_words(relation: str) -> tuple[str, ...]:
     words = [normalize(relation)]
     if cues is not None:
         words += [*cues.words, *cues.before, *cues.after]
-    return tuple(w for w in dict.fromkeys(words) if len(w) >= 1)
+    return tuple(w for w in dict.fromkeys(words) if w)
 
 
 class WebFacts:
@@ -60,19 +60,10 @@ class WebFacts:
 
     def __init__(self, search, k: int = 10):
         self.search, self.k = search, k
-        self._hits = lru_cache(maxsize=4096)(self._ask)
+        self.hits = lru_cache(maxsize=4096)(self._ask)  # (head, relation) -> its results, asked once
 
     def _ask(self, head: str, relation: str) -> tuple[Hit, ...]:
         return tuple(self.search.search(SearchValidator.query(head, relation), self.k))
-
-    def prefetch(self, claims: Iterable[tuple[str, str]]) -> None:
-        """Reads the cached results of many (head, relation) queries at once, where the search is cached."""
-        prefetch = getattr(self.search, "prefetch", None)
-        if prefetch is not None:
-            prefetch([SearchValidator.query(h, r) for h, r in dict.fromkeys(claims)], self.k)
-
-    def hits(self, head: str, relation: str) -> tuple[Hit, ...]:
-        return self._hits(head, relation)
 
     def states(self, head: str, relation: str, value: str, names: Iterable[str] = (),
                exclude: Iterable[str] = ()) -> str | None:
@@ -82,10 +73,6 @@ class WebFacts:
             if any(f in sentence for f in forms):
                 return url
         return None
-
-    def disputes(self, head: str, relation: str, answer: str, names: Iterable[str] = (),
-                 exclude: Iterable[str] = ()) -> tuple[str, str] | None:
-        return dispute(self.hits(head, relation), head, names, relation, answer, exclude)
 
 
 def sentences(hits: Iterable[Hit], head: str, names: Iterable[str], relation: str, exclude: Iterable[str] = (),

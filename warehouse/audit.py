@@ -195,9 +195,10 @@ def audit_files(directory: Path, files: list[str], config: dict, crawl: list[str
     _audit_questions(items, report)
     if "simpleqa" in items:
         _audit_simpleqa(items["simpleqa"], truth, report.config("simpleqa"))
-        _audit_evidence(items["simpleqa"], by_pair, _page_texts(pages, {u for i in items["simpleqa"]
-                                                                        for u in (i.get("urls") or [])[:1]}),
-                        report.config("simpleqa"))
+        # an item's own page is its shipped pair's text; the crawl is read only for items whose pair is not shipped
+        unshipped = {i["urls"][0] for i in items["simpleqa"] if i.get("urls")
+                     and not any(p in by_pair for p in i.get("source_pair_ids") or ())}
+        _audit_evidence(items["simpleqa"], by_pair, _page_texts(pages, unshipped), report.config("simpleqa"))
     _audit_same_fact(items, report)
     _audit_splits(items, report)
     for kind, rows in items.items():
@@ -579,8 +580,8 @@ def _audit_evidence(items: list[dict], by_pair: dict[str, dict], page_texts: dic
     An URL's stored text is its source pair's text (the item's own page) or the passage its provenance keeps.
     An answer an adjudicator set in review is the reviewers' to source (provenance ``answer_set_by``). An item
     whose pair the release does not ship (reviewers rejected it) is read against its crawled page."""
+    from filters.normalize import value_forms
     from verifiers.items import site_of
-    from verifiers.search import value_forms
 
     for item in items:
         forms = value_forms(item["answer"])

@@ -200,8 +200,8 @@ class Search:
     def search(self, query, k):
         return [Hit("https://example.org/a", "苏轼", "苏轼是北宋文学家。", 1.0),
                 Hit("https://example.org/b", "眉山", "眉山市位于四川。", 0.5)]
-print(len(EvidenceVerifier(Search(), None, k=1)._evidence(type("I", (), {"question": "苏轼是哪个朝代的人？",
-                                                                        "answer": "北宋"})())[1]))
+item = type("I", (), {"question": "苏轼是哪个朝代的人？", "answer": "北宋"})()
+print(len(EvidenceVerifier(Search(), None, k=1)._ranked(item, Search().search("", 2))))
 """
     out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.splitlines()[-1] == "1"
