@@ -94,6 +94,7 @@ _NAMED = re.compile(r"《[^《》]*》|“[^“”]*”|「[^「」]*」|『[^�
 # Items set apart by spaces (勤奋  严谨  慎思, 欧洲 美洲 亚洲), numbers too (5 8 12 once glosses are out);
 # a label before a value (平假名：ほっかいどう 罗马拼音：Hokkaido).
 _SPACED_LIST = re.compile(r"(?<=[\u3400-\u9fff])\s+(?=[\u3400-\u9fff])|(?<=\d)\s+(?=\d)")
+_PLUS = re.compile(r"(?:(?<=[A-Za-z]{2})|(?<=\d))\s*\+\s*(?=\d)")  # 256MB ROM+128MB RAM, not U+0329
 _GLOSSED_VALUES = re.compile(r"[（(][^（）()]*[\u3400-\u9fff][^（）()]*[）)][^（）()\s]+[（(][^（）()]*[\u3400-\u9fff]"
                              r"[^（）()]*[）)]")  # 5（简单）8（普通）12（困难）
 _LABELLED = re.compile(r"(?<=[\u3400-\u9fff])[：:](?=.)")
@@ -118,8 +119,9 @@ _DATE = re.compile(r"\d{3,4}\s*年|\d{1,2}\s*月|\d{1,2}\s*世纪|\d{2,4}\s*年�
                    r"|\d+\.\d+\.\d+")
 _ASKS = re.compile(r"什么|哪|谁|何|多少|几")
 # What follows a relation word that is itself the thing asked: 首席执行官是谁, 人口是多少, 人口最多的.
+_OPEN_RANGE = re.compile(r"(?<=[\d年月日])\s*[-—–~～至]\s*(?:今)?$")
 _AS_OF = re.compile(r"截至|截止|至今|迄今")
-_ENDS_QUESTION = re.compile(r"[吗呢啊呀？?。]*$")
+_ENDS_QUESTION = re.compile(r"的?[吗呢啊呀？?。]*$")
 _ASKS_VALUE = re.compile(r"的?(?:总数|数量|人数|数)?(?:一共|总共|共)?(?:约|大约)?(?:是|为|有|达|约为|叫|叫做|名叫)?(?:谁|多少|几|哪|什么|最多|最少|最高|最低|最大|最小)")
 # An award or a poll: 最佳导演奖 and a chart's 最受欢迎男歌手 name a prize, whose winner is a fact.
 _AWARD = re.compile(r"奖|榜|评选|票选|称号|获|当选|电影节")
@@ -210,6 +212,8 @@ _STATEMENT_OPENINGS = frozenset({"指", "该", "此", "这", "因为", "由于",
 _ASKS_TIME = re.compile(r"什么时候|什么时间|何时|哪一?年|何年|哪一?天|哪个?月|几月|几号|何日")
 _TIME_VALUE = re.compile(r"\d|年|月|日|世纪|朝|代|时期|时代|年间|初|末|春|夏|秋|冬|季|旬|星期|之际|当天|同年|公元|"
                          r"明|清|汉|唐|宋|元|隋|晋|秦|周(?!围)|今|以前|之前|年前|以后|之后|早期|中期|晚期|后期|前期|上午|下午|凌晨")
+# A length of time, which answers 多久, not 什么时候 (考试时间是什么时候 -> 45分钟).
+_DURATION = re.compile(r"约?\s*\d+(?:\.\d+)?\s*(?:秒|秒钟|分钟|小时|个小时|天|周|个月)(?:左右)?")
 # A place or a person asked, and an answer that is only a date.
 _ASKS_PLACE = re.compile(r"哪里|哪儿|什么地方|哪个地方|哪个国家|哪个城市|哪座城市|何地|何处|哪个省")
 _ASKS_PERSON = re.compile(r"谁|哪位|哪个人")
@@ -329,7 +333,7 @@ def _enumeration_span(answer: str) -> str:
     """The list mark or joining word that makes the answer a list, "" when it is one item."""
     text = _TITLE.sub("《》", answer_core(answer))  # 《战争与和平》 is one title
     raw = _TITLE.sub("《》", answer.strip())
-    found = _LIST_MARK.search(text) or _TRAILING_DENG.search(text) or _SPACED_LIST.search(raw) \
+    found = _PLUS.search(text) or _LIST_MARK.search(text) or _TRAILING_DENG.search(text) or _SPACED_LIST.search(raw) \
         or _LABELLED.search(text) or _GLOSSED_VALUES.search(raw)
     if found:
         return found.group(0)
@@ -716,7 +720,7 @@ def _mismatch_span(question: str, answer: str) -> str:
     if unknown:
         return core
     when = _ASKS_TIME.search(masked)
-    if when and not _TIME_VALUE.search(core):
+    if when and (not _TIME_VALUE.search(core) or _DURATION.fullmatch(core.strip())):
         return question[when.start():when.end()]
     many = _ASKS_NUMBER.search(masked)
     if many and not when and not _NUMBER_VALUE.search(core):
@@ -801,6 +805,8 @@ def _wording(question: str, answer: str, relation: str, senses: Mapping[str, Seq
         failed.append(Failure("relative_time", relative[0], "question"))
     elif answer and _relative_time_words(answer):
         failed.append(Failure("relative_time", _relative_time_words(answer)[0], "answer"))
+    elif answer and _OPEN_RANGE.search(answer.strip()):  # 2010年6月-: still going on
+        failed.append(Failure("relative_time", _OPEN_RANGE.search(answer.strip()).group(0), "answer"))
     elif answer and _AS_OF.search(answer):  # 2篇（截至2019年7月）: a count as of a day, which has changed since
         failed.append(Failure("relative_time", _AS_OF.search(answer).group(0), "answer"))
     if relation and (relation in load_word_list(TIME_VARIANT_RELATIONS)
