@@ -104,7 +104,8 @@ def read_senses(path: Path) -> dict[str, list[str]]:
         for title, listed in zip(table.column("title").to_pylist(), table.column("senses").to_pylist(), strict=True):
             labels = [s["label"] for s in listed or () if s.get("label")]
             if title and len(labels) > 1:
-                senses.setdefault(title, []).extend(labels)
+                known = senses.setdefault(title, [])
+                known.extend(label for label in labels if label not in known)  # each page of the title lists them all
         return senses
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
