@@ -1,0 +1,371 @@
+"""Relation-synonym groups for the contamination check: which relation phrases name one relation.
+
+Two questions about one entity ask one fact when their relation phrases mean one relation: 建于 and
+建造年代, 出生于 and 诞生. The groups are learned, not listed by hand, from the vocabulary the repository
+already ships, and kept as a reviewable table (``relation_groups.tsv``: phrase, group, where it came from)
+that :class:`RelationGroups` loads. Regenerate it after editing a source:
+
+    .venv/bin/python -m builders.relation_groups            # rewrites builders/relation_groups.tsv
+    .venv/bin/python -m builders.relation_groups --check    # exit 1 when the shipped table is stale
+
+Learned from (each line of the table names its source file and line):
+
+* **relation names** (``filters/relation_aliases.tsv``, ``filters/relation_cues.tsv``,
+  ``question_templates.tsv``): each canonical relation is a group holding its name, its aliases (出生时间
+  for 出生日期) and its name less an aspect word (出生 for 出生日期);
+* **aspect words**, group ``-``: the last two characters of at least ``ASPECT_MIN`` relation names (时间,
+  日期, 地点) and the words templates ask right after a question word (什么年代, 哪个朝代). They say which
+  side of a relation is asked, not which relation: beside a relation word they are ignored;
+* **relation cues** (``filters/relation_cues.tsv``, classes expanded): a cue word joins its relation's
+  group when it is anchored to the relation's name, sharing a character with the name, an alias or an
+  anchored cue of the line (建于, 建造 and 修建 for 始建时间; not 改进 for 发明者, nor 结束 for 时间);
+* **question templates** (``question_templates.tsv``, tail templates): the content words of a template,
+  anchored in the same way (修建 in 「最早是何时开始修建的」 for 始建时间);
+* **word lists** (``question_words.tsv``): a phrase the lists write one way (始建 is 创立) joins the groups
+  of its canonical word, as the matcher sees it.
+
+At registration, :func:`learn_from_questions` adds groups from the registered questions themselves: two
+of them with one answer and one entity but different relation words tell that those words name one
+relation (射程 and 能打多远 of one missile).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from filters.normalize import is_cjk, normalize
+
+ROOT = Path(__file__).resolve().parents[1]
+TABLE = Path(__file__).with_name("relation_groups.tsv")
+ALIASES = ROOT / "filters" / "relation_aliases.tsv"
+CUES = ROOT / "filters" / "relation_cues.tsv"
+TEMPLATES = Path(__file__).with_name("question_templates.tsv")
+WORDS = Path(__file__).with_name("question_words.tsv")
+ASPECT = "-"  # the group of aspect words
+ASPECT_MIN = 4  # relation names an ending must close to be an aspect word (时间 closes 40, 国家 4, 思想 3)
+_PLACEHOLDER = re.compile(r"\{(?:head|sense|tail)\}")
+
+
+class RelationGroupsError(ValueError):
+    """The relation-group table cannot be read; the message names the file, the line and the fix."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    phrase: str
+    group: str
+    source: str
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def _lines(path: Path) -> Iterable[tuple[int, list[str]]]:
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if line.strip() and not line.lstrip().startswith("#"):
+            yield number, line.split("\t")
+
+
+def _chinese(word: str) -> bool:
+    return len(word) >= 2 and all(is_cjk(ch) for ch in word)
+
+
+def _noun(word: str) -> bool:
+    """Whether jieba tags the word a noun or a time word (朝代, 年代; not 命名, 影响)."""
+    from jieba import posseg
+
+    from filters.align import _jieba
+
+    _jieba()
+    tags = [flag for _, flag in posseg.cut(word, HMM=False)]
+    return len(tags) == 1 and tags[0].startswith(("n", "t"))
+
+
+def _anchored(seeds: Iterable[str], words: list[str]) -> list[str]:
+    """The words reached from the seeds by sharing a character, in order (a closure over the line)."""
+    chars = set("".join(seeds))
+    kept: list[str] = []
+    grew = True
+    while grew:
+        grew = False
+        for word in words:
+            if word not in kept and chars & set(word):
+                kept.append(word)
+                chars |= set(word)
+                grew = True
+    return [w for w in words if w in kept]
+
+
+def learn(aliases: Path = ALIASES, cues: Path = CUES, templates: Path = TEMPLATES,
+          words: Path = WORDS) -> list[Entry]:
+    """The table's entries learned from the shipped vocabulary (see the module docstring)."""
+    from builders.contamination import Former, QuestionWords
+
+    lists = QuestionWords.load(words)
+    former = Former(lists)
+
+    def content(text: str) -> list[str]:
+        """Content words of a phrase as the matcher sees them (fillers, question words, function words out)."""
+        return [w for w in former.form(text).words if _chinese(w)]
+
+    def usable(word: str) -> bool:
+        return _chinese(word) and lists.word(word) not in ("-",) and not lists.word(word).startswith("?")
+
+    entries: dict[tuple[str, str], str] = {}
+
+    def add(phrase: str, group: str, source: str) -> None:
+        phrase = normalize(phrase)
+        if phrase and (phrase, group) not in entries:
+            entries[(phrase, group)] = source
+
+    # Relation names, their aliases.
+    names: dict[str, str] = {}  # relation name -> first source
+    alias_of: dict[str, list[str]] = defaultdict(list)
+    for number, parts in _lines(aliases):
+        if len(parts) != 2:
+            raise RelationGroupsError(f"{aliases}:{number}: expected <alias> TAB <canonical>")
+        alias_of[parts[1].strip()].append(parts[0].strip())
+        names.setdefault(parts[1].strip(), f"{_rel(aliases)}:{number}")
+    cue_lines: dict[str, tuple[int, list[str]]] = {}
+    classes: dict[str, list[str]] = {}
+    for number, parts in _lines(cues):
+        if len(parts) != 2:
+            continue  # filters/grounding.py reads and checks this table
+        name, tokens = parts[0].strip(), parts[1].split()
+        if name.startswith("$"):
+            classes[name] = tokens
+        else:
+            cue_lines[name] = (number, tokens)
+            names.setdefault(name, f"{_rel(cues)}:{number}")
+    template_lines: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    aspects: dict[str, str] = {}
+    for number, parts in _lines(templates):
+        if len(parts) != 3:
+            continue  # builders/templates.py reads and checks this table
+        relation, ask, template = (p.strip() for p in parts)
+        names.setdefault(relation, f"{_rel(templates)}:{number}")
+        text = _PLACEHOLDER.sub("，", template)
+        for found in former._question.finditer(normalize(text)):  # 什么年代, 哪个朝代: the asked aspect
+            after = normalize(text)[found.end():]
+            noun = re.match(r"(\w{2})(?:的|？|\?|$)", after)
+            if ask == "tail" and noun and lists.questions[found.group(0)] == "generic" and len(found.group(0)) > 1 \
+                    and usable(noun.group(1)) and _noun(noun.group(1)):
+                aspects.setdefault(noun.group(1), f"{_rel(templates)}:{number} (asked after {found.group(0)})")
+        if ask == "tail":
+            template_lines[relation].append((number, text))
+
+    # Aspect words: endings many relation names share.
+    endings: dict[str, set[str]] = defaultdict(set)
+    for name in list(names) + [a for group in alias_of.values() for a in group]:
+        if len(name) > 2:
+            endings[name[-2:]].add(name[:-2])
+    for ending, stems in sorted(endings.items()):
+        if len(stems) >= ASPECT_MIN and _chinese(ending):
+            aspects.setdefault(ending, f"relation names ending in it: {len(stems)}")
+    for word, source in sorted(aspects.items()):
+        add(word, ASPECT, source)
+
+    def stem(name: str) -> str:
+        return name[:-2] if len(name) > 2 and name[-2:] in aspects else ""
+
+    for relation in sorted(names):
+        own = [relation] + alias_of.get(relation, [])
+        for name in own:
+            add(name, relation, names[relation] if name == relation else f"{_rel(aliases)} (alias)")
+            if _chinese(stem(name)) and usable(stem(name)):
+                add(stem(name), relation, f"{names[relation]} (the name less its aspect word)")
+        seeds = [n for n in own] + [s for s in map(stem, own) if s]
+        if relation in cue_lines:
+            number, tokens = cue_lines[relation]
+            plain = []
+            for token in tokens:
+                for word in classes.get(token, [token]):
+                    if word[:1] in "<>":
+                        word = word[1:]
+                    if not word.startswith(("@", "$")) and usable(word):
+                        plain.append(normalize(word))
+            for word in _anchored(seeds, list(dict.fromkeys(plain))):
+                add(word, relation, f"{_rel(cues)}:{number}")
+        for number, text in template_lines.get(relation, []):
+            found = [w for w in content(text) if usable(w) and w not in aspects]
+            for word in _anchored(seeds, found):
+                add(word, relation, f"{_rel(templates)}:{number}")
+
+    # The word lists: a phrase written one way joins the groups of its canonical word and back.
+    by_phrase: dict[str, list[str]] = defaultdict(list)
+    for (phrase, group) in entries:
+        by_phrase[phrase].append(group)
+    for number, parts in _lines(words):
+        if len(parts) == 3 and parts[1] == "synonym":
+            phrase, canonical = normalize(parts[0].strip()), normalize(parts[2].strip())
+            for group in by_phrase.get(phrase, []) + by_phrase.get(canonical, []):
+                if group != ASPECT:
+                    for word in (phrase, canonical):
+                        if usable(word) or word == canonical:
+                            add(word, group, f"{_rel(words)}:{number}")
+    return [Entry(p, g, s) for (p, g), s in sorted(entries.items(), key=lambda kv: (kv[0][1], kv[0][0]))]
+
+
+HEADER = """# Relation-synonym groups for the contamination check (builders/relation_groups.py): phrases of one group
+# name one relation, so two questions about one entity whose relation phrases share a group ask one fact.
+# LEARNED, not hand-listed: regenerate with `.venv/bin/python -m builders.relation_groups` after editing a
+# source (the third column names it, file:line). To review: strike a wrong phrase at its source (the cue or
+# template line), not here; a hand edit here is lost at the next regeneration.
+# Group "-": aspect words (时间, 日期, 年代), ignored beside a relation word of a shared group.
+# phrase	group	source
+"""
+
+
+def write(entries: list[Entry], path: Path = TABLE) -> Path:
+    path = Path(path)
+    path.write_text(HEADER + "".join(f"{e.phrase}\t{e.group}\t{e.source}\n" for e in entries), encoding="utf-8")
+    return path
+
+
+class RelationGroups:
+    """The groups of a table, and :meth:`compare` of two questions' relation words."""
+
+    def __init__(self, entries: Iterable[Entry] = ()):
+        self.groups: dict[str, set[str]] = defaultdict(set)  # phrase -> groups
+        self._of: dict[str, frozenset[str]] = {}
+        self.aspects: set[str] = set()
+        self.sources: dict[tuple[str, str], str] = {}
+        for entry in entries:
+            self.add(entry)
+
+    def add(self, entry: Entry) -> None:
+        phrase = normalize(entry.phrase)
+        self._of.clear()
+        if entry.group == ASPECT:
+            self.aspects.add(phrase)
+        else:
+            self.groups[phrase].add(entry.group)
+        self.sources.setdefault((phrase, entry.group), entry.source)
+
+    def __len__(self) -> int:
+        return len({g for gs in self.groups.values() for g in gs})
+
+    @classmethod
+    def load(cls, path: Path = TABLE) -> "RelationGroups":
+        entries = []
+        path = Path(path)
+        if not path.is_file():
+            raise RelationGroupsError(f"relation-group table {path} does not exist; "
+                                      "regenerate it with `python -m builders.relation_groups`")
+        for number, parts in _lines(path):
+            if len(parts) != 3 or not all(p.strip() for p in parts):
+                raise RelationGroupsError(f"{path}:{number}: expected <phrase> TAB <group> TAB <source>, got "
+                                          f"{len(parts)} field(s); regenerate the table with "
+                                          "`python -m builders.relation_groups`")
+            entries.append(Entry(parts[0].strip(), parts[1].strip(), parts[2].strip()))
+        return cls(entries)
+
+    def of(self, word: str) -> frozenset[str]:
+        """The groups of one content word: a phrase it is, begins with one character more (始建 of 始建于) or
+        begins or ends (建造 of 建造年代). Not any phrase inside it: 大学 says nothing of 北京大学."""
+        cached = self._of.get(word)
+        if cached is not None:
+            return cached
+        found = set(self.groups.get(word, ()))
+        if len(word) >= 2:
+            for phrase, groups in self.groups.items():
+                if len(phrase) >= 2 and phrase != word and (
+                        (word.startswith(phrase) and len(word) == len(phrase) + 1)
+                        or phrase.startswith(word) or phrase.endswith(word)):
+                    found |= groups
+        self._of[word] = frozenset(found)
+        return self._of[word]
+
+    def copy(self) -> "RelationGroups":
+        other = RelationGroups()
+        other._of = {}
+        other.groups = defaultdict(set, {p: set(g) for p, g in self.groups.items()})
+        other.aspects, other.sources = set(self.aspects), dict(self.sources)
+        return other
+
+    def compare(self, a: Iterable[str], b: Iterable[str]) -> tuple[str, str]:
+        """("same", group) when the relation words of two questions (the words only one of them has) name
+        one relation: every word of each side not an aspect word is in one shared group, each side having
+        one; ("different", "") when every such word is known and no group is shared; ("unknown", "") when a
+        word is in no group (for an LLM to settle)."""
+        core_a = [w for w in a if w not in self.aspects]
+        core_b = [w for w in b if w not in self.aspects]
+        if not core_a or not core_b:
+            return "unknown", ""
+        groups = [self.of(w) for w in core_a + core_b]
+        if not all(groups):
+            return "unknown", ""
+        shared = frozenset.intersection(*groups)
+        if shared:
+            return "same", min(shared)
+        return "different", ""
+
+
+def learn_from_questions(rows: list[tuple[str, str, str]], forms, index, groups: RelationGroups) -> int:
+    """Add to ``groups`` what registered questions tell: two with one answer, sharing their entity and their
+    numbers, whose words differ on both sides name one relation with those words. rows: (id, question,
+    answer); forms and index: the contamination check's (builders.contamination). Returns groups added."""
+    from builders.contamination import classes_agree
+
+    by_answer: dict[str, list[int]] = defaultdict(list)
+    for row, form in enumerate(forms):
+        if form.answer and len(form.answer) >= 1:
+            by_answer[form.answer].append(row)
+    added = 0
+    for rows_of in by_answer.values():
+        if not 1 < len(rows_of) <= 20:  # a common answer (是, 1) ties no entity
+            continue
+        for i, a in enumerate(rows_of):
+            for b in rows_of[i + 1:]:
+                fa, fb = forms[a], forms[b]
+                if fa.key == fb.key or fa.numbers != fb.numbers or not classes_agree(fa.classes, fb.classes):
+                    continue
+                _, _, only_a, only_b, informative = index.overlap(fa, fb)
+                core_a = [w for w in only_a if w not in groups.aspects]
+                core_b = [w for w in only_b if w not in groups.aspects]
+                if not (informative and core_a and core_b) or groups.compare(only_a, only_b)[0] != "unknown":
+                    continue
+                # The entity: each question's rarest word is shared.
+                if any(max(f.words, key=lambda w: (index.weight(w), w)) in only
+                       for f, only in ((fa, only_a), (fb, only_b))):
+                    continue
+                name = f"registered:{rows[a][0]}~{rows[b][0]}"
+                for word in core_a + core_b:
+                    groups.add(Entry(word, name, f"{rows[a][0]} and {rows[b][0]}: one answer, one entity"))
+                added += 1
+    return added
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Learn the relation-synonym table from the shipped vocabulary.",
+                                     epilog="example: .venv/bin/python -m builders.relation_groups --check")
+    parser.add_argument("--out", type=Path, default=TABLE, help=f"table to write (default {_rel(TABLE)})")
+    parser.add_argument("--check", action="store_true", help="only say whether the table is up to date")
+    args = parser.parse_args(argv)
+    entries = learn()
+    text = HEADER + "".join(f"{e.phrase}\t{e.group}\t{e.source}\n" for e in entries)
+    if args.check:
+        current = args.out.read_text(encoding="utf-8") if args.out.is_file() else ""
+        if current != text:
+            print(f"{args.out} is stale; regenerate it with `python -m builders.relation_groups`", file=sys.stderr)
+            return 1
+        print(f"{args.out} is up to date ({len(entries)} phrases)")
+        return 0
+    write(entries, args.out)
+    groups = RelationGroups(entries)
+    print(f"wrote {args.out}: {len(entries)} phrases in {len(groups)} groups, {len(groups.aspects)} aspect words")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
