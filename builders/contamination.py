@@ -541,6 +541,9 @@ class QuestionDatabase:
             return None
         if not only_new and not only_old:
             return "paraphrase", similarity
+        # Words left over on one side only, all aspect words or cut fragments (年份 in 成立年份是哪一年): the same ask.
+        if agree is not False and not self.relation_groups.core(only_new or only_old):
+            return "paraphrase", similarity
         if agree is False:
             return None
         if agree or similarity >= self.paraphrase_min:  # one holds all the other's words

@@ -48,6 +48,8 @@ CUES = ROOT / "filters" / "relation_cues.tsv"
 TEMPLATES = Path(__file__).with_name("question_templates.tsv")
 WORDS = Path(__file__).with_name("question_words.tsv")
 ASPECT = "-"  # the group of aspect words
+PAGES = ("crawlers/mirror/facts/*.jsonl", "bench/data/real_baike/summaries.jsonl")
+TOGETHER_MIN = 2  # relations two cue words must both be listed for to be one group's
 ASPECT_MIN = 4  # relation names an ending must close to be an aspect word (时间 closes 40, 国家 4, 思想 3)
 _PLACEHOLDER = re.compile(r"\{(?:head|sense|tail)\}")
 
@@ -106,8 +108,35 @@ def _anchored(seeds: Iterable[str], words: list[str]) -> list[str]:
     return [w for w in words if w in kept]
 
 
-def learn(aliases: Path = ALIASES, cues: Path = CUES, templates: Path = TEMPLATES,
-          words: Path = WORDS) -> list[Entry]:
+def _segmenter():
+    from filters.align import _jieba
+
+    return _jieba()
+
+
+def page_cues() -> dict[str, list[tuple[str, int, float]]]:
+    """Cues filters/cues_learned.py learns from the pages the repository ships (PAGES: the mirror's facts and
+    real Baike summaries): words standing next to an infobox value of one relation on several pages."""
+    import json
+
+    from filters.cues_learned import CueLearner
+
+    learner = CueLearner()
+    for name in PAGES:
+        for path in sorted(ROOT.glob(name)):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                if not line.strip():
+                    continue
+                record = json.loads(line)
+                text = "\n".join([record.get("summary", "")] + [p for section in record.get("sections", [])
+                                                                for p in section.get("paragraphs", [])])
+                learner.add(text, [tuple(pair) for pair in record.get("infobox", [])],
+                            [record.get("title") or record.get("name") or ""])
+    return learner.cues()
+
+
+def learn(aliases: Path = ALIASES, cues: Path = CUES, templates: Path = TEMPLATES, words: Path = WORDS,
+          learned_cues: dict[str, list[tuple[str, int, float]]] | None = None) -> list[Entry]:
     """The table's entries learned from the shipped vocabulary (see the module docstring)."""
     from builders.contamination import Former, QuestionWords
 
@@ -115,8 +144,13 @@ def learn(aliases: Path = ALIASES, cues: Path = CUES, templates: Path = TEMPLATE
     former = Former(lists)
 
     def content(text: str) -> list[str]:
-        """Content words of a phrase as the matcher sees them (fillers, question words, function words out)."""
-        return [w for w in former.form(text).words if _chinese(w)]
+        """Content words of a phrase as written (fillers, question words, function words out; 首次 stays 首次:
+        the word lists' canonical forms are added below)."""
+        out = []
+        for clause in former._clauses(normalize(text)):
+            for fragment in former._question.split(clause):
+                out.extend(w for w in _segmenter().cut(fragment, HMM=False) if _chinese(w) and w not in lists.function)
+        return out
 
     def usable(word: str) -> bool:
         return _chinese(word) and lists.word(word) not in ("-",) and not lists.word(word).startswith("?")
@@ -164,7 +198,16 @@ def learn(aliases: Path = ALIASES, cues: Path = CUES, templates: Path = TEMPLATE
         if ask == "tail":
             template_lines[relation].append((number, text))
 
-    # Aspect words: endings many relation names share.
+    # Aspect words: the noun of a question phrase (什么年份, 哪个世纪), endings many relation names share.
+    for number, parts in _lines(words):
+        if len(parts) == 3 and parts[1] == "question":
+            phrase = normalize(parts[0].strip())
+            for generic in sorted((p for p, c in lists.questions.items() if c == "generic" and len(p) > 1), key=len,
+                                  reverse=True):
+                noun = phrase[len(generic):]
+                if phrase.startswith(generic) and len(noun) == 2 and _noun(noun):
+                    aspects.setdefault(noun, f"{_rel(words)}:{number} (the noun of {phrase})")
+                    break
     endings: dict[str, set[str]] = defaultdict(set)
     for name in list(names) + [a for group in alias_of.values() for a in group]:
         if len(name) > 2:
@@ -178,6 +221,35 @@ def learn(aliases: Path = ALIASES, cues: Path = CUES, templates: Path = TEMPLATE
     def stem(name: str) -> str:
         return name[:-2] if len(name) > 2 and name[-2:] in aspects else ""
 
+    # Each relation's candidate words and where each came from: its cue line, its templates, the cues the
+    # shipped pages teach (filters/cues_learned.py).
+    candidates: dict[str, dict[str, str]] = defaultdict(dict)
+    for relation, (number, tokens) in cue_lines.items():
+        for token in tokens:
+            for word in classes.get(token, [token]):
+                word = normalize(word[1:] if word[:1] in "<>" else word)
+                if not word.startswith(("@", "$")) and usable(word):
+                    candidates[relation].setdefault(word, f"{_rel(cues)}:{number}")
+    for relation, lines in template_lines.items():
+        for number, text in lines:
+            for word in content(text):
+                if usable(word) and word not in aspects:
+                    candidates[relation].setdefault(word, f"{_rel(templates)}:{number}")
+    for relation, found in (learned_cues if learned_cues is not None else page_cues()).items():
+        for cue, support, share in found:
+            word = normalize(cue[1:])
+            if usable(word) and word not in aspects:
+                candidates[relation].setdefault(word, f"filters/cues_learned.py over {', '.join(PAGES)} "
+                                                      f"({cue}: {support} pages, share {share:.2f})")
+    # Two words listed together for two relations or more say one thing (出版 and 刊行 for 出版时间 and
+    # 出版社); a pair listed for one relation only may be opposites (发明 and 改进, 开始 and 结束).
+    together: dict[tuple[str, str], int] = defaultdict(int)
+    for found in candidates.values():
+        ordered = sorted(found)
+        for i, a in enumerate(ordered):
+            for b in ordered[i + 1:]:
+                together[(a, b)] += 1
+
     for relation in sorted(names):
         own = [relation] + alias_of.get(relation, [])
         for name in own:
@@ -185,21 +257,19 @@ def learn(aliases: Path = ALIASES, cues: Path = CUES, templates: Path = TEMPLATE
             if _chinese(stem(name)) and usable(stem(name)):
                 add(stem(name), relation, f"{names[relation]} (the name less its aspect word)")
         seeds = [n for n in own] + [s for s in map(stem, own) if s]
-        if relation in cue_lines:
-            number, tokens = cue_lines[relation]
-            plain = []
-            for token in tokens:
-                for word in classes.get(token, [token]):
-                    if word[:1] in "<>":
-                        word = word[1:]
-                    if not word.startswith(("@", "$")) and usable(word):
-                        plain.append(normalize(word))
-            for word in _anchored(seeds, list(dict.fromkeys(plain))):
-                add(word, relation, f"{_rel(cues)}:{number}")
-        for number, text in template_lines.get(relation, []):
-            found = [w for w in content(text) if usable(w) and w not in aspects]
-            for word in _anchored(seeds, found):
-                add(word, relation, f"{_rel(templates)}:{number}")
+        found = candidates.get(relation, {})
+        anchored = _anchored(seeds, list(found))
+        for word in anchored:
+            add(word, relation, found[word])
+        for word in found:
+            partners = [a for a in anchored if together[tuple(sorted((a, word)))] >= TOGETHER_MIN]
+            if word not in anchored and partners:
+                add(word, relation, f"{found[word]} (listed with {partners[0]} for "
+                                    f"{together[tuple(sorted((partners[0], word)))]} relations)")
+        for word in anchored:  # the lists' canonical word (首次 is 第一次), as the matcher sees it
+            canonical = lists.synonyms.get(word)
+            if canonical:
+                add(canonical, relation, f"{_rel(words)} (canonical form of {word})")
 
     # The word lists: a phrase written one way joins the groups of its canonical word and back.
     by_phrase: dict[str, list[str]] = defaultdict(list)
@@ -272,7 +342,7 @@ class RelationGroups:
 
     def of(self, word: str) -> frozenset[str]:
         """The groups of one content word: a phrase it is, begins with one character more (始建 of 始建于) or
-        begins or ends (建造 of 建造年代). Not any phrase inside it: 大学 says nothing of 北京大学."""
+        begins (建造 of 建造年代). Not any phrase inside it: 大学 says nothing of 北京大学, nor 年份 of 出生年份."""
         cached = self._of.get(word)
         if cached is not None:
             return cached
@@ -281,7 +351,7 @@ class RelationGroups:
             for phrase, groups in self.groups.items():
                 if len(phrase) >= 2 and phrase != word and (
                         (word.startswith(phrase) and len(word) == len(phrase) + 1)
-                        or phrase.startswith(word) or phrase.endswith(word)):
+                        or phrase.startswith(word)):
                     found |= groups
         self._of[word] = frozenset(found)
         return self._of[word]
@@ -293,13 +363,18 @@ class RelationGroups:
         other.aspects, other.sources = set(self.aspects), dict(self.sources)
         return other
 
+    def core(self, words: Iterable[str]) -> list[str]:
+        """The relation words of a side: not aspect words, nor one character of another word (出 of 出/生于)."""
+        words = list(words)
+        return [w for w in words if w not in self.aspects
+                and not (len(w) == 1 and any(w in other for other in words if other != w))]
+
     def compare(self, a: Iterable[str], b: Iterable[str]) -> tuple[str, str]:
         """("same", group) when the relation words of two questions (the words only one of them has) name
         one relation: every word of each side not an aspect word is in one shared group, each side having
         one; ("different", "") when every such word is known and no group is shared; ("unknown", "") when a
         word is in no group (for an LLM to settle)."""
-        core_a = [w for w in a if w not in self.aspects]
-        core_b = [w for w in b if w not in self.aspects]
+        core_a, core_b = self.core(a), self.core(b)
         if not core_a or not core_b:
             return "unknown", ""
         groups = [self.of(w) for w in core_a + core_b]
@@ -331,8 +406,7 @@ def learn_from_questions(rows: list[tuple[str, str, str]], forms, index, groups:
                 if fa.key == fb.key or fa.numbers != fb.numbers or not classes_agree(fa.classes, fb.classes):
                     continue
                 _, _, only_a, only_b, informative = index.overlap(fa, fb)
-                core_a = [w for w in only_a if w not in groups.aspects]
-                core_b = [w for w in only_b if w not in groups.aspects]
+                core_a, core_b = groups.core(only_a), groups.core(only_b)
                 if not (informative and core_a and core_b) or groups.compare(only_a, only_b)[0] != "unknown":
                     continue
                 # The entity: each question's rarest word is shared.
