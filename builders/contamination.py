@@ -520,10 +520,14 @@ class QuestionDatabase:
             # an informative shared word.
             named = bool(new.head) and new.head in new.key
             # Without a head, the rarest word of each question stands for its entity: both must be shared
-            # (梁丘穴 and 乳中穴 on one meridian, one answer, are two facts).
+            # (梁丘穴 and 乳中穴 on one meridian, one answer, are two facts). Of the new question, a word no
+            # registered question has is left out: it may be its entity or a relation word (撰写者 for 作者), and
+            # the registered question's rarest word, its entity, must be shared anyway.
+            # Words tied for the rarest all stand for it (in a small database most words are).
+            seen = [w for w in new.words if w in index.postings] or list(new.words)
             entity = (new.head in old.key) if named else informative and all(
-                max(form.words, key=lambda w: (index.weight(w), w)) not in only
-                for form, only in ((new, only_new), (old, only_old)) if form.words)
+                not any(w in only for w in words if index.weight(w) >= max(map(index.weight, words)))
+                for words, only in ((seen, only_new), (list(old.words), only_old)) if words)
             if agree and entity and similarity >= self.same_fact_min:
                 return "same_fact", similarity
             if agree is None and named and entity and new.relation \
