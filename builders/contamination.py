@@ -523,10 +523,11 @@ class QuestionDatabase:
             # (梁丘穴 and 乳中穴 on one meridian, one answer, are two facts). Of the new question, a word no
             # registered question has is left out: it may be its entity or a relation word (撰写者 for 作者), and
             # the registered question's rarest word, its entity, must be shared anyway.
-            # Words tied for the rarest all stand for it (in a small database most words are).
+            # Of words tied for the rarest, the first in the question: the entity comes before its relation
+            # (乳中穴属于哪个经脉系统, 东风-41的射程是多少).
             seen = [w for w in new.words if w in index.postings] or list(new.words)
             entity = (new.head in old.key) if named else informative and all(
-                not any(w in only for w in words if index.weight(w) >= max(map(index.weight, words)))
+                max(words, key=lambda w: (index.weight(w), -words.index(w))) not in only
                 for words, only in ((seen, only_new), (list(old.words), only_old)) if words)
             if agree and entity and similarity >= self.same_fact_min:
                 return "same_fact", similarity

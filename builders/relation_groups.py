@@ -406,7 +406,8 @@ def learn_from_questions(rows: list[tuple[str, str, str]], forms, index, groups:
                 if fa.key == fb.key or fa.numbers != fb.numbers or not classes_agree(fa.classes, fb.classes):
                     continue
                 _, _, only_a, only_b, informative = index.overlap(fa, fb)
-                core_a, core_b = groups.core(only_a), groups.core(only_b)
+                core_a = [w for w in groups.core(only_a) if len(w) >= 2]
+                core_b = [w for w in groups.core(only_b) if len(w) >= 2]
                 if not (informative and core_a and core_b) or groups.compare(only_a, only_b)[0] != "unknown":
                     continue
                 # The entity: each question's rarest word is shared.
