@@ -270,6 +270,11 @@ def relation_report(database: QuestionDatabase, questions, synonyms, different, 
         print(f"{name:<44} {len(picked):>5}  {cells[0]:>13}  {cells[1]:>12}")
     cells = [f"{_pct(modes[m]['flagged'])} ({_pct(modes[m]['flagged_source']).strip()})" for m in modes]
     print(f"{'different facts flagged (their source)':<44} {len(different):>5}  {cells[0]:>13}  {cells[1]:>12}")
+    # A harder case: the different fact keeps the source's answer (a treaty signed and annulled in one year).
+    same_answer = [Variant(v.source, v.kind, v.question, questions[v.source][2]) for v in different]
+    stress = run_mode(database, questions, [], same_answer, True)
+    cell = f"{_pct(stress['flagged'])} ({_pct(stress['flagged_source']).strip()})"
+    print(f"{'  the same, keeping the source answer':<44} {len(different):>5}  {'':>13}  {cell:>12}")
     print()
     for name, mode in modes.items():
         recall = sum(mode["hit"]) / max(1, len(mode["hit"]))

@@ -19,24 +19,36 @@ Two questions are compared by what they ask, not by their wording:
 * **The rule: entity, relation, answer.** The words two questions share stand for the entity;
   the words only one of them has are its relation. A word counts as shared when the other
   question holds it as text (jieba cuts a reordered clause differently). Question classes
-  that disagree (哪一年 and 哪里) never match. Then, best first:
+  that disagree (哪一年 and 哪里) never match, nor do questions whose numbers disagree (1111 and
+  111: the numbers of one must all be among the other's). Relation words are compared with the
+  learned relation-synonym groups (:mod:`builders.relation_groups`, ``relation_groups.tsv``, with
+  what the registered questions teach on top): words of one group name one relation (建于 and
+  建造年代), one known word against another of no shared group another (出生 and 去世), and words
+  in no group leave the pair undecided. Then, best first:
 
   - ``exact``: the same text once normalised and without punctuation;
   - ``near``: the same canonical form (fillers, question phrases, synonyms), or character
     bigram similarity of at least ``minhash_threshold`` with words left over on one side only;
   - ``paraphrase``: the same content words in any order, whatever the answers (one question
     asked twice); or one question's words all in the other, with agreeing answers or weighing at
-    least ``paraphrase_min`` of both (a filler the lists do not know);
+    least ``paraphrase_min`` of both (a filler the lists do not know), or holding besides only
+    aspect words of the groups (年份 in 成立年份是哪一年);
   - ``same_fact``: each question has words the other lacks, but the answers agree, the entity
     is shared (a new item's head, when its question names it, appears in the registered one; a
-    bare question shares an informative word) and the shared words weigh at least
+    bare question shares an informative word and each question's rarest word, the first of those
+    tied, a word no registered question has left out of the new one's) and the shared words weigh at least
     ``same_fact_min`` (a question sharing less asks the fact differently enough: what a rewrite
     aims at); without an answer, an item whose head and relation words all appear in the
-    registered question;
-  - ``embedding``: cosine similarity of at least ``embedding_min``.
+    registered question; never when the relation words are known to name two relations;
+  - ``synonym``: each question has words the other lacks, all of one relation-synonym group (or
+    aspect words: 时间, 年代), the answers not disagreeing and an informative word shared;
+  - ``embedding``: cosine similarity of at least ``embedding_min``;
+  - ``llm``: with a ``judge`` (an LLM client), an undecided pair (relation words in no group, the
+    answers not disagreeing, an informative word shared, at least ``judge_min`` of the weight
+    shared) is put to it, the best such candidate per question; it says whether they ask one fact.
 
-  Words left over on both sides without agreeing answers are a different fact (签订 and 废除,
-  出生 and 去世): no match, however similar the characters or embeddings. Answers that disagree
+  Words left over on both sides without agreeing answers or a shared group are a different fact
+  (签订 and 废除, 出生 and 去世) unless the judge says otherwise: no match, however similar the characters or embeddings. Answers that disagree
   also stop a match on words left over on one side. A new question without an answer
   (question-only mode) is matched on its words alone.
 
@@ -369,8 +381,11 @@ class QuestionDatabase:
     other; same_fact_min: the weight two questions of one fact with agreeing answers share (a rewrite
     sharing less asks differently enough); max_df: the share of registered questions above which a
     word (and one in more than 50) proposes no candidates; candidates: how many word-index and how
-    many LSH candidates are judged per question. bench/contamination_bench.py measures the defaults
-    on Chinese SimpleQA's 3,000 questions.
+    many LSH candidates are judged per question; relation_groups: the relation-synonym groups
+    (default: builders/relation_groups.tsv), to which the registered questions' own are added; judge: an
+    LLM client (verifiers.llm.LLMClient) that settles undecided pairs, counted in ``judge_counts``;
+    judge_min: the weight an undecided pair must share to be asked. bench/contamination_bench.py
+    measures the defaults on Chinese SimpleQA's 3,000 questions.
     """
 
     def __init__(self, embedder: Embedder | None, minhash_threshold: float = 0.7, embedding_min: float = 0.95,
@@ -529,6 +544,12 @@ class QuestionDatabase:
             entity = (new.head in old.key) if named else informative and all(
                 max(words, key=lambda w: (index.weight(w), -words.index(w))) not in only
                 for words, only in ((seen, only_new), (list(old.words), only_old)) if words)
+            # The words left over are the relation's: one group of the learned table is one relation (建于 and
+            # 建造年代); known words of no shared group are another (出生 and 去世: a treaty signed and annulled
+            # in one year is two facts, agreeing answers or not); others are the LLM's to settle.
+            relation, _ = self.relation_groups.compare(only_new, only_old)
+            if relation == "different":
+                return None
             if agree and entity and similarity >= self.same_fact_min:
                 return "same_fact", similarity
             if agree is None and named and entity and new.relation \
@@ -536,9 +557,6 @@ class QuestionDatabase:
                 return "same_fact", similarity
             if agree is False or not informative:
                 return None
-            # The words left over are the relation's: one group of the learned table is one relation (建于 and
-            # 建造年代); known words of no shared group are another (出生 and 去世); others are the LLM's to settle.
-            relation, _ = self.relation_groups.compare(only_new, only_old)
             if relation == "same":
                 return "synonym", similarity
             if relation == "unknown" and similarity >= self.judge_min:

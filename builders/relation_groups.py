@@ -50,6 +50,7 @@ WORDS = Path(__file__).with_name("question_words.tsv")
 ASPECT = "-"  # the group of aspect words
 PAGES = ("crawlers/mirror/facts/*.jsonl", "bench/data/real_baike/summaries.jsonl")
 TOGETHER_MIN = 2  # relations two cue words must both be listed for to be one group's
+ENTITY_MAX_DF = 3  # registered questions a word two of them share may be in to stand for their entity
 ASPECT_MIN = 4  # relation names an ending must close to be an aspect word (时间 closes 40, 国家 4, 思想 3)
 _PLACEHOLDER = re.compile(r"\{(?:head|sense|tail)\}")
 
@@ -372,8 +373,8 @@ class RelationGroups:
     def compare(self, a: Iterable[str], b: Iterable[str]) -> tuple[str, str]:
         """("same", group) when the relation words of two questions (the words only one of them has) name
         one relation: every word of each side not an aspect word is in one shared group, each side having
-        one; ("different", "") when every such word is known and no group is shared; ("unknown", "") when a
-        word is in no group (for an LLM to settle)."""
+        one; ("different", "") when each side has one such word, both known, of no shared group; ("unknown", "")
+        otherwise (for an LLM to settle)."""
         core_a, core_b = self.core(a), self.core(b)
         if not core_a or not core_b:
             return "unknown", ""
@@ -383,7 +384,9 @@ class RelationGroups:
         shared = frozenset.intersection(*groups)
         if shared:
             return "same", min(shared)
-        return "different", ""
+        # One known word against another of no shared group (出生, 去世) is another relation; more words may
+        # compose one (首播 and 首次 + 播出): unknown.
+        return ("different", "") if len(core_a) == len(core_b) == 1 else ("unknown", "")
 
 
 def learn_from_questions(rows: list[tuple[str, str, str]], forms, index, groups: RelationGroups) -> int:
@@ -400,19 +403,20 @@ def learn_from_questions(rows: list[tuple[str, str, str]], forms, index, groups:
     for rows_of in by_answer.values():
         if not 1 < len(rows_of) <= 20:  # a common answer (是, 1) ties no entity
             continue
-        for i, a in enumerate(rows_of):
+        for i, a in enumerate(rows_of):  # one answer written one way (value_key): 1540辆 and 1540辆
             for b in rows_of[i + 1:]:
                 fa, fb = forms[a], forms[b]
                 if fa.key == fb.key or fa.numbers != fb.numbers or not classes_agree(fa.classes, fb.classes):
                     continue
                 _, _, only_a, only_b, informative = index.overlap(fa, fb)
-                core_a = [w for w in groups.core(only_a) if len(w) >= 2]
-                core_b = [w for w in groups.core(only_b) if len(w) >= 2]
+                core_a = [w for w in groups.core(only_a) if all(is_cjk(ch) for ch in w)]
+                core_b = [w for w in groups.core(only_b) if all(is_cjk(ch) for ch in w)]
                 if not (informative and core_a and core_b) or groups.compare(only_a, only_b)[0] != "unknown":
                     continue
-                # The entity: each question's rarest word is shared.
-                if any(max(f.words, key=lambda w: (index.weight(w), w)) in only
-                       for f, only in ((fa, only_a), (fb, only_b))):
+                # The entity: a word both share that few other questions have (巨浪 of 巨浪-2; not 经脉, which
+                # 梁丘穴 and 乳中穴 share). Their relation words are rarer still: each is in one of the two only.
+                shared = [w for w in fa.words if w in fb.words and len(w) >= 2]
+                if not shared or min(len(index.postings.get(w, ())) for w in shared) > ENTITY_MAX_DF:
                     continue
                 name = f"registered:{rows[a][0]}~{rows[b][0]}"
                 for word in core_a + core_b:
