@@ -166,12 +166,14 @@ def learn(aliases: Path = ALIASES, cues: Path = CUES, templates: Path = TEMPLATE
     # Relation names, their aliases.
     names: dict[str, str] = {}  # relation name -> first source
     alias_of: dict[str, list[str]] = defaultdict(list)
+    canonical: dict[str, str] = {}  # alias -> its relation: an alias's lines are its relation's
     for number, parts in _lines(aliases):
         if len(parts) != 2:
             raise RelationGroupsError(f"{aliases}:{number}: expected <alias> TAB <canonical>")
         alias_of[parts[1].strip()].append(parts[0].strip())
+        canonical[parts[0].strip()] = parts[1].strip()
         names.setdefault(parts[1].strip(), f"{_rel(aliases)}:{number}")
-    cue_lines: dict[str, tuple[int, list[str]]] = {}
+    cue_lines: dict[str, list[tuple[int, list[str]]]] = defaultdict(list)
     classes: dict[str, list[str]] = {}
     for number, parts in _lines(cues):
         if len(parts) != 2:
@@ -180,7 +182,8 @@ def learn(aliases: Path = ALIASES, cues: Path = CUES, templates: Path = TEMPLATE
         if name.startswith("$"):
             classes[name] = tokens
         else:
-            cue_lines[name] = (number, tokens)
+            name = canonical.get(name, name)
+            cue_lines[name].append((number, tokens))
             names.setdefault(name, f"{_rel(cues)}:{number}")
     template_lines: dict[str, list[tuple[int, str]]] = defaultdict(list)
     aspects: dict[str, str] = {}
@@ -188,6 +191,7 @@ def learn(aliases: Path = ALIASES, cues: Path = CUES, templates: Path = TEMPLATE
         if len(parts) != 3:
             continue  # builders/templates.py reads and checks this table
         relation, ask, template = (p.strip() for p in parts)
+        relation = canonical.get(relation, relation)
         names.setdefault(relation, f"{_rel(templates)}:{number}")
         text = _PLACEHOLDER.sub("，", template)
         for found in former._question.finditer(normalize(text)):  # 什么年代, 哪个朝代: the asked aspect
@@ -222,31 +226,51 @@ def learn(aliases: Path = ALIASES, cues: Path = CUES, templates: Path = TEMPLATE
     def stem(name: str) -> str:
         return name[:-2] if len(name) > 2 and name[-2:] in aspects else ""
 
+    # Modifiers: the first two characters of at least ASPECT_MIN relation names (主要 of 主要作品, 主要成就 ...):
+    # they do not say which relation, so they anchor no word (主演 is no word of 主要作品).
+    starts: dict[str, set[str]] = defaultdict(set)
+    for name in list(names) + [a for group in alias_of.values() for a in group]:
+        if len(name) > 2:
+            starts[name[:2]].add(name[2:])
+    modifiers = {start for start, rests in starts.items() if len(rests) >= ASPECT_MIN and _chinese(start)}
+
+    def core(name: str) -> str:
+        """The name less its aspect word and its modifier: what anchors the relation's words."""
+        name = stem(name) or name
+        return name[2:] if len(name) > 2 and name[:2] in modifiers else name
+
     # Each relation's candidate words and where each came from: its cue line, its templates, the cues the
     # shipped pages teach (filters/cues_learned.py).
     candidates: dict[str, dict[str, str]] = defaultdict(dict)
-    for relation, (number, tokens) in cue_lines.items():
-        for token in tokens:
-            for word in classes.get(token, [token]):
-                word = normalize(word[1:] if word[:1] in "<>" else word)
-                if not word.startswith(("@", "$")) and usable(word):
-                    candidates[relation].setdefault(word, f"{_rel(cues)}:{number}")
+    # A class's words ($name: 又名, 别称 ...) stand in many lines for what surrounds a relation, not for it: like
+    # a cue learned from pages (作曲家 next to a nationality), such a word must share a character with the
+    # relation's own name, never be reached through the line's other words.
+    loose: dict[str, dict[str, str]] = defaultdict(dict)
+    for relation, lines in cue_lines.items():
+        for number, tokens in lines:
+            for token in tokens:
+                for word in classes.get(token, [token]):
+                    word = normalize(word[1:] if word[:1] in "<>" else word)
+                    if not word.startswith(("@", "$")) and usable(word):
+                        (loose if token in classes else candidates)[relation].setdefault(
+                            word, f"{_rel(cues)}:{number}")
     for relation, lines in template_lines.items():
         for number, text in lines:
             for word in content(text):
                 if usable(word) and word not in aspects:
                     candidates[relation].setdefault(word, f"{_rel(templates)}:{number}")
     for relation, found in (learned_cues if learned_cues is not None else page_cues()).items():
+        relation = canonical.get(relation, relation)
         for cue, support, share in found:
             word = normalize(cue[1:])
             if usable(word) and word not in aspects:
-                candidates[relation].setdefault(word, f"filters/cues_learned.py over {', '.join(PAGES)} "
-                                                      f"({cue}: {support} pages, share {share:.2f})")
+                loose[relation].setdefault(word, f"filters/cues_learned.py over {', '.join(PAGES)} "
+                                                 f"({cue}: {support} pages, share {share:.2f})")
     # Two words listed together for two relations or more say one thing (出版 and 刊行 for 出版时间 and
     # 出版社); a pair listed for one relation only may be opposites (发明 and 改进, 开始 and 结束).
     together: dict[tuple[str, str], int] = defaultdict(int)
-    for found in candidates.values():
-        ordered = sorted(found)
+    for relation in candidates:  # a class's words are listed together wherever it stands: they do not count
+        ordered = sorted(candidates[relation])
         for i, a in enumerate(ordered):
             for b in ordered[i + 1:]:
                 together[(a, b)] += 1
@@ -257,9 +281,14 @@ def learn(aliases: Path = ALIASES, cues: Path = CUES, templates: Path = TEMPLATE
             add(name, relation, names[relation] if name == relation else f"{_rel(aliases)} (alias)")
             if _chinese(stem(name)) and usable(stem(name)):
                 add(stem(name), relation, f"{names[relation]} (the name less its aspect word)")
-        seeds = [n for n in own] + [s for s in map(stem, own) if s]
-        found = candidates.get(relation, {})
+        seeds = [core(n) for n in own]
+        found = dict(candidates.get(relation, {}))
         anchored = _anchored(seeds, list(found))
+        for word, source in loose.get(relation, {}).items():
+            if word not in anchored and set(word) & set("".join(seeds)):
+                found[word] = source
+                anchored.append(word)
+            found.setdefault(word, source)
         for word in anchored:
             add(word, relation, found[word])
         for word in found:
@@ -267,23 +296,22 @@ def learn(aliases: Path = ALIASES, cues: Path = CUES, templates: Path = TEMPLATE
             if word not in anchored and partners:
                 add(word, relation, f"{found[word]} (listed with {partners[0]} for "
                                     f"{together[tuple(sorted((partners[0], word)))]} relations)")
-        for word in anchored:  # the lists' canonical word (首次 is 第一次), as the matcher sees it
-            canonical = lists.synonyms.get(word)
-            if canonical:
-                add(canonical, relation, f"{_rel(words)} (canonical form of {word})")
 
-    # The word lists: a phrase written one way joins the groups of its canonical word and back.
+    # The word lists write some words one way, and the matcher sees that way: a phrase joins the groups of its
+    # canonical word (诞生 those of 出生), and the canonical word joins the phrase's groups only where it has
+    # none of its own (第一次 for 首次; not 出生 for 诞生, which $found lists for a founding).
     by_phrase: dict[str, list[str]] = defaultdict(list)
     for (phrase, group) in entries:
-        by_phrase[phrase].append(group)
+        if group != ASPECT:
+            by_phrase[phrase].append(group)
     for number, parts in _lines(words):
         if len(parts) == 3 and parts[1] == "synonym":
             phrase, canonical = normalize(parts[0].strip()), normalize(parts[2].strip())
-            for group in by_phrase.get(phrase, []) + by_phrase.get(canonical, []):
-                if group != ASPECT:
-                    for word in (phrase, canonical):
-                        if usable(word) or word == canonical:
-                            add(word, group, f"{_rel(words)}:{number}")
+            for group in by_phrase.get(canonical, []):
+                add(phrase, group, f"{_rel(words)}:{number}")
+            if not by_phrase.get(canonical):
+                for group in by_phrase.get(phrase, []):
+                    add(canonical, group, f"{_rel(words)}:{number}")
     return [Entry(p, g, s) for (p, g), s in sorted(entries.items(), key=lambda kv: (kv[0][1], kv[0][0]))]
 
 
