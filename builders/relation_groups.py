@@ -337,6 +337,7 @@ class RelationGroups:
     def __init__(self, entries: Iterable[Entry] = ()):
         self.groups: dict[str, set[str]] = defaultdict(set)  # phrase -> groups
         self._of: dict[str, frozenset[str]] = {}
+        self._prefixes: dict[str, set[str]] | None = None
         self.aspects: set[str] = set()
         self.sources: dict[tuple[str, str], str] = {}
         for entry in entries:
@@ -345,6 +346,7 @@ class RelationGroups:
     def add(self, entry: Entry) -> None:
         phrase = normalize(entry.phrase)
         self._of.clear()
+        self._prefixes = None
         if entry.group == ASPECT:
             self.aspects.add(phrase)
         else:
@@ -375,19 +377,22 @@ class RelationGroups:
         cached = self._of.get(word)
         if cached is not None:
             return cached
+        if self._prefixes is None:  # the groups of every phrase under each of its beginnings
+            self._prefixes = defaultdict(set)
+            for phrase, groups in self.groups.items():
+                for end in range(2, len(phrase) + 1):
+                    self._prefixes[phrase[:end]] |= groups
         found = set(self.groups.get(word, ()))
         if len(word) >= 2:
-            for phrase, groups in self.groups.items():
-                if len(phrase) >= 2 and phrase != word and (
-                        (word.startswith(phrase) and len(word) == len(phrase) + 1)
-                        or phrase.startswith(word)):
-                    found |= groups
+            found |= self._prefixes.get(word, set())
+            if len(word) >= 3:
+                found |= self.groups.get(word[:-1], set())
         self._of[word] = frozenset(found)
         return self._of[word]
 
     def copy(self) -> "RelationGroups":
         other = RelationGroups()
-        other._of = {}
+        other._of, other._prefixes = {}, None
         other.groups = defaultdict(set, {p: set(g) for p, g in self.groups.items()})
         other.aspects, other.sources = set(self.aspects), dict(self.sources)
         return other
