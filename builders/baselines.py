@@ -33,6 +33,7 @@ DESCRIPTION = ("offline baselines, no model: pinyin of the entity's name; the an
                "value of titles sharing part of it; the relation's most frequent value; the most frequent value "
                "of the answer's type")
 NEIGHBOURS_MIN = 2  # other titles sharing the name's part that must agree before it is a guess
+STEM_LETTERS = 4  # a shorter pinyin (an, li, yu) turns up inside unrelated Latin words
 PRIOR_MIN = 2  # other entities that must have a value before it is a prior (one is a coincidence)
 # A character pair in this share of the crawl's titles (and in GENERIC_MIN or more) names a kind of thing (大学,
 # 银行, 空间): sharing it gives nothing away. 1% is our choice: a surname or a place name is rarer.
@@ -53,17 +54,17 @@ def latin_letters(text: str) -> str:
 
 
 def transliterates(name: str, latin: str) -> bool:
-    """Whether the Latin ``latin`` is the pinyin of ``name``, or holds the pinyin of all of it but its last
-    character (青海湖 → Qinghai Lake: the generic 湖 translated)."""
+    """Whether the Latin ``latin`` is the pinyin of ``name``, or holds the pinyin of all of it but its first or
+    last character, in STEM_LETTERS letters or more (青海湖 → Qinghai Lake, 北宋 → Northern Song, 唐朝 → Tang
+    Dynasty: the generic character translated)."""
     letters, name = latin_letters(latin), name.translate(_TITLE_MARKS)
-    if not letters or not any(is_cjk(ch) for ch in name):
-        return False
-    whole = pinyin_letters(name)
-    if whole and letters == whole:
-        return True
     cjk = "".join(ch for ch in name if is_cjk(ch))
-    stem = pinyin_letters(cjk[:-1]) if len(cjk) >= 3 else ""
-    return bool(stem) and stem in letters
+    if not letters or not cjk:
+        return False
+    if letters == pinyin_letters(cjk):
+        return True
+    stems = (pinyin_letters(cjk[:-1]), pinyin_letters(cjk[1:])) if len(cjk) >= 2 else ()
+    return any(len(stem) >= STEM_LETTERS and stem in letters for stem in stems)
 
 
 def _bare(name: str) -> str:

@@ -24,7 +24,9 @@ def panel(*facts: tuple[str, str, str], type_key: str = "t") -> BaselinePanel:
 def test_pinyin_answers_a_foreign_name_that_transliterates_the_chinese_one():
     assert panel().solved_by("秦宁鸿", "外文名", "Qin Ninghong") == ["pinyin"]
     assert transliterates("青海湖", "Qinghai Lake")  # the generic 湖 translated, the rest in pinyin
+    assert transliterates("北宋", "Northern Song") and transliterates("唐朝", "Tang Dynasty")
     assert not transliterates("珠穆朗玛峰", "Mount Everest")
+    assert not transliterates("印度", "India")
     assert not transliterates("钙", "Ca")
 
 
@@ -135,3 +137,12 @@ def test_the_question_word_fits_the_answer():
     assert fit_question_word("下列哪一项是《西游记》的上映时间之一？", "year") == "下列哪一年是《西游记》的上映时间之一？"
     assert fit_question_word("下列哪一项是兰亭序的别名？", "thing") == "下列哪一项是兰亭序的别名？"
     assert fit_question_word("下列哪本书是由中华书局出版的？", "thing") == "下列哪本书是由中华书局出版的？"
+
+
+def test_the_dataset_card_labels_the_panel_as_offline_baselines():
+    from warehouse.release import _baseline_lines
+
+    summary = baseline_summary({"a": ("qa", ["pinyin"]), "b": ("qa", []), "c": ("t2t", [])}, {}, 0.1)
+    lines = "\n".join(_baseline_lines(summary))
+    assert "Offline baselines (no model answers here" in lines
+    assert "| qa | 2 | 0 | 1 | 0 | 0 | 1 | 0 | 50.0% |" in lines and "| t2t |" not in lines
