@@ -48,7 +48,7 @@ from builders.formats import value_format
 from builders.graph import Graph, Query
 from builders.templates import Templates, fit_question_word, question_for
 from builders.types import FORMAT_KINDS, ValueTyper
-from filters.normalize import is_cjk, normalize, value_key
+from filters.normalize import is_approximate, is_cjk, normalize, value_key
 from filters.triples import NAME_RELATIONS
 from schemas import Item, Pair, Triple
 
@@ -444,6 +444,8 @@ class ItemBuilder:
                 failed.append("multi_valued_relation")  # 职业: the one value this crawl gives is not the only one
             elif text_disputes(pair, t.relation, t.tail):
                 failed.append("disputed_in_text")  # the infobox says one year, the page's own text another
+            if base["answer_kind"] in ("quantity", "number") and is_approximate(t.tail):
+                failed.append("approximate_answer")  # 约33.76万平方千米: sources round it each their own way
             subject = self._subject(pair)
             if subject is None:
                 failed.append("ambiguous_title" if pair.entity in self.polysemous else "needs_version")

@@ -144,6 +144,15 @@ def is_cjk(ch: str) -> bool:
 _APPROXIMATE = re.compile(r"^(?:约为|大约|约|近|逾|超过)|(?:余|多|左右|以上|前后)$")
 
 
+_ROUNDED = re.compile(r"[\d十百千万亿][余多](?![少])")  # 3000余米, 1万多人 (not 多少)
+
+
+def is_approximate(value: str) -> bool:
+    """Whether a value is written as an approximation: 约33.76万平方千米, 3000余米, 100米左右."""
+    written = normalize(value).strip()
+    return bool(_APPROXIMATE.search(written) or _ROUNDED.search(written))
+
+
 def value_forms(value: str) -> tuple[str, ...]:
     """The normalised ways a page may write ``value``, to find it in a normalised text: as it is, and without
     约 (or 左右 …) or 《》 (value_key's forms, less its removal of all punctuation, which a text keeps)."""

@@ -147,3 +147,12 @@ def test_the_dataset_card_labels_the_panel_as_offline_baselines():
     lines = "\n".join(_baseline_lines(summary))
     assert "Offline baselines (no model answers here" in lines
     assert "| qa | 2 | 0 | 1 | 0 | 0 | 1 | 0 | 50.0% |" in lines and "| t2t |" not in lines
+
+
+def test_an_approximate_figure_or_a_description_is_no_short_answer():
+    from builders.items import open_relation
+    from filters.normalize import is_approximate
+
+    assert is_approximate("约33.76万平方千米") and is_approximate("3000余米") and is_approximate("100米左右")
+    assert not is_approximate("8848.86米")
+    assert open_relation("外观") and open_relation("花期") and not open_relation("化学式")
