@@ -55,6 +55,8 @@ from schemas import Item, Pair, Triple
 BLANK = "＿＿＿"
 # Relations a short-answer question does not ask: their value is a selection or a judgement, not one fact.
 OPEN_RELATIONS = Path(__file__).with_name("open_relations.txt")
+# Kinds of values that a marker such as 约 or 余 makes approximate (a text value keeps its 近 of 近代).
+APPROXIMABLE = frozenset({"quantity", "number", "date", "period", "year"})
 # Words with which a text says a fact is not settled (一般认为, 相传): its value is not one objective answer.
 HEDGE_WORDS = Path(__file__).with_name("hedge_words.txt")
 SENSE_DESCRIPTOR_CHARS = 16  # the longest sense put before a title to say which one is meant
@@ -444,8 +446,9 @@ class ItemBuilder:
                 failed.append("multi_valued_relation")  # 职业: the one value this crawl gives is not the only one
             elif text_disputes(pair, t.relation, t.tail):
                 failed.append("disputed_in_text")  # the infobox says one year, the page's own text another
-            if base["answer_kind"] in ("quantity", "number") and is_approximate(t.tail):
-                failed.append("approximate_answer")  # 约33.76万平方千米: sources round it each their own way
+            if base["answer_kind"] in APPROXIMABLE and is_approximate(t.tail):
+                # 约33.76万平方千米: sources round it each their own way; 约公元前1046年: the date is not known
+                failed.append("approximate_answer")
             subject = self._subject(pair)
             if subject is None:
                 failed.append("ambiguous_title" if pair.entity in self.polysemous else "needs_version")

@@ -154,5 +154,5 @@ def test_an_approximate_figure_or_a_description_is_no_short_answer():
     from filters.normalize import is_approximate
 
     assert is_approximate("约33.76万平方千米") and is_approximate("3000余米") and is_approximate("100米左右")
-    assert not is_approximate("8848.86米")
+    assert is_approximate("约公元前1046年—公元前771年") and not is_approximate("8848.86米")
     assert open_relation("外观") and open_relation("花期") and not open_relation("化学式")
