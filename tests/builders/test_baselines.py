@@ -13,6 +13,7 @@ from builders.templates import fit_question_word
 from flows.items import baseline_summary, easy_budget_drops
 from schemas import Pair, Triple
 from tests.builders.test_graph import graph_of
+from tests.builders.test_simpleqa import run  # noqa: F401  (the items built from the fact pages)
 
 
 def panel(*facts: tuple[str, str, str], type_key: str = "t") -> BaselinePanel:
@@ -156,3 +157,27 @@ def test_an_approximate_figure_or_a_description_is_no_short_answer():
     assert is_approximate("约33.76万平方千米") and is_approximate("3000余米") and is_approximate("100米左右")
     assert is_approximate("约公元前1046年—公元前771年") and not is_approximate("8848.86米")
     assert open_relation("外观") and open_relation("花期") and not open_relation("化学式")
+
+
+# --- the stage -----------------------------------------------------------------------------------------------------
+
+def test_the_item_stage_records_the_baselines_and_keeps_each_configs_easy_share_under_the_budget(run):
+    import json
+    from collections import Counter
+
+    from builders.criteria import TIME_VARIANT_RELATIONS, load_word_list
+
+    _, items, report = run
+    kept = [i for i in items if i.decision == "kept" and i.kind != "t2t"]
+    easy, total = Counter(), Counter(i.kind for i in kept)
+    for item in kept:
+        by = json.loads(item.provenance)["easy_by"]
+        assert set(by) <= {"pinyin", "in_name", "relation_mode", "type_prior"}
+        easy[item.kind] += bool(by)
+    assert all(easy[kind] <= 0.1 * total[kind] for kind in total), (easy, total)
+    configs = report["baselines"]["configs"]
+    assert "offline" in report["baselines"]["panel"] and configs["simpleqa"]["kept"] == total["simpleqa"]
+    dropped = [i for i in items if i.reason == "difficulty:easy_over_budget"]
+    assert all(json.loads(i.provenance)["easy_by"] for i in dropped)
+    variant = load_word_list(TIME_VARIANT_RELATIONS)
+    assert not [i.question for i in kept if i.kind == "simpleqa" and i.relation in variant]
