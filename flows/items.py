@@ -241,8 +241,7 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     # other check, so the share is of what ships).
     easy = {i.item_id: (i.kind, easy_by(i)) for i in iter_records(item_paths, Item)
             if i.decision == "kept" and i.item_id not in drops}
-    over = easy_budget_drops(((item_id, kind, bool(by)) for item_id, (kind, by) in easy.items()),
-                             settings.easy_max_share)
+    over = easy_budget_drops(((item_id, kind, by) for item_id, (kind, by) in easy.items()), settings.easy_max_share)
     drops.update(over)
     report["baselines"] = baseline_summary(easy, over, settings.easy_max_share)
 
@@ -290,22 +289,26 @@ def easy_by(item: Item) -> list[str]:
 
 def easy_budget_drops(items, max_share: float) -> dict[str, tuple[str, dict]]:
     """Drops that leave each kind's easy items (any baseline answers them) at most ``max_share`` of its kept
-    items: ``items`` are (item id, kind, easy). The easy items kept are those first by a hash of their id, so
-    the same items make the same release."""
+    items: ``items`` are (item id, kind, the baselines that answer it). The easy items kept are those a guess
+    answers rather than a transliteration (pinyin: 秦宁鸿's 外文名 asks nothing), then those fewer baselines
+    answer, then by a hash of their id, so the same items make the same release."""
     if not 0 <= max_share < 1:
         raise ValueError(f"max_share must be in [0, 1), got {max_share}")
     by_kind: dict[str, list[str]] = defaultdict(list)
     hard: Counter = Counter()
-    for item_id, kind, is_easy in items:
-        if is_easy:
+    solvers: dict[str, list[str]] = {}
+    for item_id, kind, by in items:
+        if by:
             by_kind[kind].append(item_id)
+            solvers[item_id] = list(by)
         else:
             hard[kind] += 1
     drops = {}
     for kind, ids in sorted(by_kind.items()):
         # e easy of e + h kept: e <= share (e + h)  <=>  e <= share h / (1 - share)
         allowed = int(max_share * hard[kind] / (1 - max_share) + 1e-9)
-        ranked = sorted(ids, key=lambda i: (hashlib.sha256(i.encode()).hexdigest(), i))
+        ranked = sorted(ids, key=lambda i: ("pinyin" in solvers[i], len(solvers[i]),
+                                            hashlib.sha256(i.encode()).hexdigest(), i))
         for item_id in ranked[allowed:]:
             drops[item_id] = ("difficulty:easy_over_budget",
                               {"kept_easy": allowed, "easy": len(ids), "max_share": max_share})

@@ -84,12 +84,19 @@ def test_the_type_prior_counts_a_value_over_every_relation_of_its_type():
 # --- the easy budget ----------------------------------------------------------------------------------------------
 
 def test_easy_items_past_the_budget_are_dropped_by_a_stable_order():
-    items = [(f"h{n}", "qa", False) for n in range(18)] + [(f"e{n}", "qa", True) for n in range(10)]
+    items = [(f"h{n}", "qa", []) for n in range(18)] + [(f"e{n}", "qa", ["relation_mode"]) for n in range(10)]
     drops = easy_budget_drops(items, 0.10)
     assert len(drops) == 8  # 2 easy of 20 kept is 10%
     assert {reason for reason, _ in drops.values()} == {"difficulty:easy_over_budget"}
     assert easy_budget_drops(list(reversed(items)), 0.10) == drops
-    assert easy_budget_drops([(f"e{n}", "cloze", True) for n in range(5)], 0.10).keys() == {f"e{n}" for n in range(5)}
+    easy = [(f"e{n}", "cloze", ["type_prior"]) for n in range(5)]
+    assert easy_budget_drops(easy, 0.10).keys() == {f"e{n}" for n in range(5)}
+
+
+def test_the_budget_keeps_a_guessed_item_before_a_transliterated_one():
+    items = [(f"h{n}", "qa", []) for n in range(9)] + [("p", "qa", ["pinyin"]), ("m", "qa", ["relation_mode"]),
+                                                       ("two", "qa", ["relation_mode", "type_prior"])]
+    assert easy_budget_drops(items, 0.10).keys() == {"p", "two"}  # 1 easy beside 9 hard: the one-guess item
     with pytest.raises(ValueError):
         easy_budget_drops(items, 1.0)
 
