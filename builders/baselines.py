@@ -85,11 +85,13 @@ def _pairs(text: str) -> set[str]:
 
 def name_parts(title: str) -> list[str]:
     """The parts of a title that other titles share when they are of a kind: the tune before ·
-    (《浣溪沙·登永仙月》 → 浣溪沙·), and the last two characters of a title of three or more (湾溪报春 → 报春)."""
+    (《浣溪沙·登永仙月》 → 浣溪沙), a title in 《》 with a · at all (《水调歌头·明月几时有》, the crawl's only
+    水调歌头, is still a 词 like the other 《X·Y》), and the last two characters of a title of three or more
+    (湾溪报春 → 报春)."""
     bare = _bare(title)
     parts = []
-    if "·" in bare:
-        parts.append("pre:" + bare.split("·", 1)[0])
+    if "·" in bare:  # the tune, then the form: a title 《X·Y》 is a 词 whatever its tune
+        parts += ["pre:" + bare.split("·", 1)[0], "dot:" + ("《》" if title.startswith("《") else "")]
     cjk = "".join(ch for ch in bare if is_cjk(ch))
     if len(cjk) >= 3:
         parts.append("suf:" + cjk[-2:])

@@ -57,6 +57,7 @@ def test_titles_sharing_a_tune_give_the_genre():
                   ("《望岳》", "文学体裁", "诗"), type_key="")
     assert name_parts("《浣溪沙·登永仙月》")[0] == "pre:浣溪沙"
     assert crawl.solved_by("《浣溪沙·登永仙月》", "文学体裁", "词") == ["in_name"]
+    assert crawl.solved_by("《水调歌头·明月几时有》", "文学体裁", "词") == ["in_name"]  # a 《X·Y》 like the others
     assert crawl.solved_by("《月下独酌》", "文学体裁", "诗") == ["relation_mode"]
 
 
