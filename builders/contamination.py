@@ -19,24 +19,36 @@ Two questions are compared by what they ask, not by their wording:
 * **The rule: entity, relation, answer.** The words two questions share stand for the entity;
   the words only one of them has are its relation. A word counts as shared when the other
   question holds it as text (jieba cuts a reordered clause differently). Question classes
-  that disagree (哪一年 and 哪里) never match. Then, best first:
+  that disagree (哪一年 and 哪里) never match, nor do questions whose numbers disagree (1111 and
+  111: the numbers of one must all be among the other's). Relation words are compared with the
+  learned relation-synonym groups (:mod:`builders.relation_groups`, ``relation_groups.tsv``, with
+  what the registered questions teach on top): words of one group name one relation (建于 and
+  建造年代), one known word against another of no shared group another (出生 and 去世), and words
+  in no group leave the pair undecided. Then, best first:
 
   - ``exact``: the same text once normalised and without punctuation;
   - ``near``: the same canonical form (fillers, question phrases, synonyms), or character
     bigram similarity of at least ``minhash_threshold`` with words left over on one side only;
   - ``paraphrase``: the same content words in any order, whatever the answers (one question
     asked twice); or one question's words all in the other, with agreeing answers or weighing at
-    least ``paraphrase_min`` of both (a filler the lists do not know);
+    least ``paraphrase_min`` of both (a filler the lists do not know), or holding besides only
+    aspect words of the groups (年份 in 成立年份是哪一年);
   - ``same_fact``: each question has words the other lacks, but the answers agree, the entity
     is shared (a new item's head, when its question names it, appears in the registered one; a
-    bare question shares an informative word) and the shared words weigh at least
+    bare question shares an informative word and each question's rarest word, the first of those
+    tied, a word no registered question has left out of the new one's) and the shared words weigh at least
     ``same_fact_min`` (a question sharing less asks the fact differently enough: what a rewrite
     aims at); without an answer, an item whose head and relation words all appear in the
-    registered question;
-  - ``embedding``: cosine similarity of at least ``embedding_min``.
+    registered question; never when the relation words are known to name two relations;
+  - ``synonym``: each question has words the other lacks, all of one relation-synonym group (or
+    aspect words: 时间, 年代), the answers not disagreeing and an informative word shared;
+  - ``embedding``: cosine similarity of at least ``embedding_min``;
+  - ``llm``: with a ``judge`` (an LLM client), an undecided pair (relation words in no group, the
+    answers not disagreeing, an informative word shared, at least ``judge_min`` of the weight
+    shared) is put to it, the best such candidate per question; it says whether they ask one fact.
 
-  Words left over on both sides without agreeing answers are a different fact (签订 and 废除,
-  出生 and 去世): no match, however similar the characters or embeddings. Answers that disagree
+  Words left over on both sides without agreeing answers or a shared group are a different fact
+  (签订 and 废除, 出生 and 去世) unless the judge says otherwise: no match, however similar the characters or embeddings. Answers that disagree
   also stop a match on words left over on one side. A new question without an answer
   (question-only mode) is matched on its words alone.
 
@@ -64,6 +76,7 @@ import numpy as np
 from filters.dedup import MinHasher, lsh_bands
 from filters.embeddings import Embedder
 from filters.normalize import is_cjk, normalize, value_key
+from builders.relation_groups import RelationGroups, learn_from_questions
 from schemas.jsonl import JSONLinesError, read_jsonl
 
 QUESTION_KEYS = ("question", "problem", "prompt")
@@ -72,7 +85,9 @@ WORDS = Path(__file__).with_name("question_words.tsv")
 PROMPTS = Path(__file__).with_name("prompts")
 ROLES = ("filler", "question", "synonym", "function")
 CLASSES = ("time", "place", "person", "number", "reason", "generic")
-KINDS = ("exact", "near", "paraphrase", "same_fact", "embedding")  # best first
+_DIGITS = re.compile(r"\d+")
+UNDECIDED = "undecided"  # a pair no rule settles: the LLM judge's, when there is one
+KINDS = ("exact", "near", "paraphrase", "same_fact", "synonym", "embedding", "llm")  # best first
 
 
 class ContaminationError(ValueError):
@@ -198,6 +213,11 @@ def default_words() -> QuestionWords:
     return QuestionWords.load(WORDS)
 
 
+@lru_cache(maxsize=1)
+def default_relation_groups() -> RelationGroups:
+    return RelationGroups.load()
+
+
 def _is_punctuation(ch: str) -> bool:
     return unicodedata.category(ch).startswith(("P", "Z"))
 
@@ -222,6 +242,7 @@ class Form:
     head: str = ""  # normalised head, no punctuation
     relation: frozenset[str] = frozenset()  # content words of the relation
     bigrams: frozenset[str] = field(default_factory=frozenset)
+    numbers: frozenset[str] = frozenset()  # the question's runs of digits: 1111 and 111 are two entities
 
 
 class Former:
@@ -309,7 +330,8 @@ class Former:
                     head="".join(ch for ch in normalize(head) if not _is_punctuation(ch)) if head else "",
                     relation=relation_words,
                     bigrams=frozenset(joined[i:i + 2] for i in range(len(joined) - 1)
-                                      if "\x1f" not in joined[i:i + 2]) or frozenset(joined))
+                                      if "\x1f" not in joined[i:i + 2]) or frozenset(joined),
+                    numbers=frozenset(_DIGITS.findall(key)))
 
 
 def classes_agree(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -318,7 +340,12 @@ def classes_agree(a: frozenset[str], b: frozenset[str]) -> bool:
     return not a or not b or bool(a & b)
 
 
-_DIGITS = re.compile(r"\d+")
+
+
+def numbers_agree(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether two questions' numbers can name one entity: those of one all among the other's (a paraphrase
+    may drop a year), never 1111 for 111."""
+    return a <= b or b <= a
 
 
 def answers_agree(a: str, b: str) -> bool | None:
@@ -354,13 +381,17 @@ class QuestionDatabase:
     other; same_fact_min: the weight two questions of one fact with agreeing answers share (a rewrite
     sharing less asks differently enough); max_df: the share of registered questions above which a
     word (and one in more than 50) proposes no candidates; candidates: how many word-index and how
-    many LSH candidates are judged per question. bench/contamination_bench.py measures the defaults
-    on Chinese SimpleQA's 3,000 questions.
+    many LSH candidates are judged per question; relation_groups: the relation-synonym groups
+    (default: builders/relation_groups.tsv), to which the registered questions' own are added; judge: an
+    LLM client (verifiers.llm.LLMClient) that settles undecided pairs, counted in ``judge_counts``;
+    judge_min: the weight an undecided pair must share to be asked. bench/contamination_bench.py
+    measures the defaults on Chinese SimpleQA's 3,000 questions.
     """
 
     def __init__(self, embedder: Embedder | None, minhash_threshold: float = 0.7, embedding_min: float = 0.95,
                  paraphrase_min: float = 0.75, same_fact_min: float = 0.5, max_df: float = 0.02,
-                 candidates: int = 10, words: QuestionWords | None = None):
+                 candidates: int = 10, words: QuestionWords | None = None,
+                 relation_groups: RelationGroups | None = None, judge=None, judge_min: float = 0.3):
         for name, value in (("minhash_threshold", minhash_threshold), ("paraphrase_min", paraphrase_min),
                             ("same_fact_min", same_fact_min), ("max_df", max_df)):
             if not 0 < value < 1:
@@ -369,11 +400,19 @@ class QuestionDatabase:
             raise ValueError(f"embedding_min must be in (0, 1], got {embedding_min}")
         if candidates < 1:
             raise ValueError(f"candidates must be at least 1, got {candidates}")
+        if not 0 <= judge_min < 1:
+            raise ValueError(f"judge_min must be in [0, 1), got {judge_min}")
         self.embedder = embedder
         self.minhash_threshold, self.embedding_min = minhash_threshold, embedding_min
         self.paraphrase_min, self.same_fact_min, self.max_df = paraphrase_min, same_fact_min, max_df
         self.candidates = candidates
         self.former = Former(words)
+        # The shipped groups, and on top those the registered questions teach (learned in _build).
+        self.relation_groups = (relation_groups or default_relation_groups()).copy()
+        self._shipped_groups = self.relation_groups.copy()
+        self.judge, self.judge_min = judge, judge_min
+        self.judge_counts = {"asked": 0, "same": 0, "different": 0, "failed": 0}
+        self.learned_groups = 0
         self.ids: list[str] = []
         self.questions: list[str] = []
         self.answers: list[str] = []
@@ -411,6 +450,7 @@ class QuestionDatabase:
             return {}
         index = self._build()
         out: dict[str, list[Match]] = {}
+        undecided: list[tuple[NewQuestion, tuple[float, int]]] = []
         for start in range(0, len(entries), 1_000):  # a chunk's forms and vectors at a time
             chunk = entries[start:start + 1_000]
             forms = [self.former.form(e.question, e.answer, e.head, e.relation) for e in chunk]
@@ -421,20 +461,57 @@ class QuestionDatabase:
                 # Embedding similarity only to the candidates: blocking, not all pairs.
                 cosines = (self._registered_vectors()[rows] @ vectors[n]).tolist() \
                     if vectors is not None and rows else [None] * len(rows)
-                found = []
+                found, unsettled = [], []
                 for row, cosine in zip(rows, cosines, strict=True):
                     verdict = self._judge(form, self._forms[row], index, cosine)
-                    if verdict is not None:
+                    if verdict is not None and verdict[0] == UNDECIDED:
+                        unsettled.append((verdict[1], row))
+                    elif verdict is not None:
                         found.append(Match(entry.id, self.ids[row], self.questions[row], verdict[0],
                                            round(verdict[1], 6), self.answers[row]))
                 if found:
                     found.sort(key=lambda m: (KINDS.index(m.kind), -m.similarity, m.matched_id))
                     out[entry.id] = found[:limit]
+                elif unsettled:  # the best undecided candidate, for the LLM when there is one
+                    undecided.append((entry, max(unsettled, key=lambda u: (u[0], -u[1]))))
+        if self.judge is not None and undecided:
+            for match in self._ask_judge(undecided):
+                out[match.item_id] = [match]
+        return out
+
+    def _ask_judge(self, undecided: list[tuple[NewQuestion, tuple[float, int]]]) -> list[Match]:
+        """The LLM's verdict on each undecided pair: a match of kind "llm" where it says one fact."""
+        from verifiers.llm import Prompt
+
+        def validate(data: Any) -> str:
+            return "" if isinstance(data, dict) and isinstance(data.get("same_fact"), bool) \
+                else 'expected {"same_fact": true or false}'
+
+        prompt = Prompt.load(PROMPTS / "contamination_judge.txt")
+        requests = [prompt.messages(question=entry.question, answer=entry.answer or "（未给出）",
+                                    matched=self.questions[row], matched_answer=self.answers[row] or "（未给出）")
+                    for entry, (_, row) in undecided]
+        self.judge_counts["asked"] += len(requests)
+        out = []
+        for (entry, (similarity, row)), result in zip(undecided, self.judge.map("contamination_judge", requests,
+                                                                                 validate), strict=True):
+            if not result.ok:
+                self.judge_counts["failed"] += 1
+            elif result.data["same_fact"]:
+                self.judge_counts["same"] += 1
+                out.append(Match(entry.id, self.ids[row], self.questions[row], "llm", round(similarity, 6),
+                                 self.answers[row]))
+            else:
+                self.judge_counts["different"] += 1
         return out
 
     def _build(self) -> "_Index":
         if self._index is None:
             self._index = _Index(self._forms, self.max_df)
+            # What the registered questions teach, on top of the shipped groups (rebuilt with the index).
+            self.relation_groups = self._shipped_groups.copy()
+            self.learned_groups = learn_from_questions(list(zip(self.ids, self.questions, self.answers)),
+                                                       self._forms, self._index, self.relation_groups)
         return self._index
 
     def _registered_vectors(self) -> np.ndarray:
@@ -446,7 +523,7 @@ class QuestionDatabase:
         """(kind, similarity) when ``new`` asks what ``old`` asks, else None (the rule of the module docstring)."""
         if new.key == old.key:
             return "exact", 1.0
-        if not classes_agree(new.classes, old.classes):
+        if not classes_agree(new.classes, old.classes) or not numbers_agree(new.numbers, old.numbers):
             return None
         if new.canon == old.canon:
             return "near", 1.0
@@ -458,17 +535,37 @@ class QuestionDatabase:
             # an informative shared word.
             named = bool(new.head) and new.head in new.key
             # Without a head, the rarest word of each question stands for its entity: both must be shared
-            # (梁丘穴 and 乳中穴 on one meridian, one answer, are two facts).
+            # (梁丘穴 and 乳中穴 on one meridian, one answer, are two facts). Of the new question, a word no
+            # registered question has is left out: it may be its entity or a relation word (撰写者 for 作者), and
+            # the registered question's rarest word, its entity, must be shared anyway.
+            # Of words tied for the rarest, the first in the question: the entity comes before its relation
+            # (乳中穴属于哪个经脉系统, 东风-41的射程是多少).
+            seen = [w for w in new.words if w in index.postings] or list(new.words)
             entity = (new.head in old.key) if named else informative and all(
-                max(form.words, key=lambda w: (index.weight(w), w)) not in only
-                for form, only in ((new, only_new), (old, only_old)) if form.words)
+                max(words, key=lambda w: (index.weight(w), -words.index(w))) not in only
+                for words, only in ((seen, only_new), (list(old.words), only_old)) if words)
+            # The words left over are the relation's: one group of the learned table is one relation (建于 and
+            # 建造年代); known words of no shared group are another (出生 and 去世: a treaty signed and annulled
+            # in one year is two facts, agreeing answers or not); others are the LLM's to settle.
+            relation, _ = self.relation_groups.compare(only_new, only_old)
+            if relation == "different":
+                return None
             if agree and entity and similarity >= self.same_fact_min:
                 return "same_fact", similarity
             if agree is None and named and entity and new.relation \
                     and all(w in old.words or w in old.content for w in new.relation):
                 return "same_fact", similarity
+            if agree is False or not informative:
+                return None
+            if relation == "same":
+                return "synonym", similarity
+            if relation == "unknown" and similarity >= self.judge_min:
+                return UNDECIDED, similarity
             return None
         if not only_new and not only_old:
+            return "paraphrase", similarity
+        # Words left over on one side only, all aspect words or cut fragments (年份 in 成立年份是哪一年): the same ask.
+        if agree is not False and not self.relation_groups.core(only_new or only_old):
             return "paraphrase", similarity
         if agree is False:
             return None

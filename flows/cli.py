@@ -647,13 +647,15 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_questions_check(args: argparse.Namespace) -> int:
-    from flows.questions import Summary, check_questions, read_questions
+    from flows.questions import Summary, check_questions, read_questions, read_senses
 
     if args.max_answer_chars < 1:
         raise UsageError(f"--max-answer-chars must be at least 1, got {args.max_answer_chars}")
     questions = read_questions(Path(args.file))
+    senses = read_senses(Path(args.senses)) if args.senses else None
     summary = Summary()
-    for result in check_questions(questions, [Path(p) for p in args.against], args.max_answer_chars, summary):
+    for result in check_questions(questions, [Path(p) for p in args.against], args.max_answer_chars, summary,
+                                  args.explain, senses):
         print(json.dumps(result, ensure_ascii=False), flush=False)
     sys.stdout.flush()
     print(summary.line(), file=sys.stderr)
@@ -894,6 +896,8 @@ def build_parser() -> argparse.ArgumentParser:
                                               "\"id\"?}; the answer may be empty): one JSON line per question on "
                                               "stdout, a summary on stderr.",
                       "zhbench questions check mine.jsonl > verdicts.jsonl\n"
+                      "zhbench questions check mine.jsonl --explain   # each rejection with the text that triggered it\n"
+                      "zhbench questions check mine.jsonl --senses data/releases/cdtp/0.1.0/pages.parquet\n"
                       "zhbench questions check mine.jsonl --against chinese_simpleqa.jsonl --against old.csv",
                       cmd_questions_check)
     qcheck.add_argument("file", help="JSON lines with question, answer and optional id and relation")
@@ -902,6 +906,11 @@ def build_parser() -> argparse.ArgumentParser:
                              "repeatable; matches are listed in contaminated_by")
     qcheck.add_argument("--max-answer-chars", type=int, default=20,
                         help="answer length budget in characters of the answer's Chinese core (default 20)")
+    qcheck.add_argument("--explain", action="store_true",
+                        help="add \"explain\": each failed criterion with its field and the span that triggered it")
+    qcheck.add_argument("--senses", metavar="FILE",
+                        help="titles several entries share: a TSV of title<TAB>sense label, or pages.parquet of a "
+                             "crawl or release; a question naming one without saying which is underspecified")
 
     score = _command(sub, "score", "Score a model's predictions on a release (CDTP, Chinese SimpleQA and "
                                    "CUGE-style metrics).",

@@ -195,7 +195,8 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     from builders.contamination import ContaminationRewriter, NewQuestion, apply_rewrites
 
     database = QuestionDatabase(embedder, settings.contamination_minhash, settings.contamination_embedding,
-                                settings.contamination_paraphrase, settings.contamination_same_fact)
+                                settings.contamination_paraphrase, settings.contamination_same_fact,
+                                judge=client if settings.contamination_llm_judge else None)
     if data_dir is not None:
         database.add((f"{r['release']}:{r['item_id']}", r["question"], r["answer"])
                      for r in released_items(Path(data_dir), release_name, QUESTION_KINDS))
@@ -220,6 +221,8 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
             writer.write_all(apply_rewrites(iter_records(item_paths, Item), rewrites))
         item_paths = writer.paths
     report["question_database"] = len(database)
+    if database.judge is not None and database.judge_counts["asked"]:
+        report["contamination_judge"] = dict(database.judge_counts)
 
     verified_by: dict[str, list[str]] = {}  # checks that returned a verdict on the item
     unverified_by: dict[str, list[str]] = {}  # checks that ran on it without one

@@ -4,8 +4,14 @@ Input is JSON lines, one question per line: ``{"question", "answer", "id"?, "rel
 may be empty when only contamination is asked: then the criteria that need an answer (length, the
 answer in the question, an answer listing several) are not applied, and the question's own wording
 is still checked (relative time, several things asked, subjective, no named referent). Every input
-line gets one output line ``{"id", "accepted", "reasons", "contaminated_by"?}``; ``accepted`` is
-true when no criterion failed and no registered question matched.
+line gets one output line ``{"id", "accepted", "reasons", "explain"?, "contaminated_by"?}``;
+``accepted`` is true when no criterion failed and no registered question matched. With ``explain``,
+each failure comes with the text that triggered it: ``{"reason", "field", "span"}``.
+
+A sense list (``read_senses``) tells the check which titles several entries share, so that a
+question naming one of them without saying which fails ``underspecified_subject``: a TSV of
+``title<TAB>sense label`` lines, or the pages of a crawl or release (Parquet with ``title`` and
+``senses``: a disambiguation page's or a polysemous entry's list of senses).
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ from pathlib import Path
 from typing import Iterator
 
 from builders.contamination import NewQuestion, QuestionDatabase, read_question_file
-from builders.criteria import check_question, check_wording
+from builders.criteria import Failure, explain_question, explain_wording
 from schemas.jsonl import JSONLinesError, read_jsonl
 
 
@@ -79,15 +85,52 @@ def read_questions(path: Path) -> list[Question]:
     return found
 
 
-def criteria_reasons(question: Question, max_answer_chars: int) -> list[str]:
+def read_senses(path: Path) -> dict[str, list[str]]:
+    """Title -> the labels of its senses, from a TSV (``title<TAB>label`` per line, ``#`` comments) or from
+    pages in Parquet (a crawl's or a release's ``pages.parquet``); a QuestionFileError names what is wrong."""
+    path = Path(path)
+    if not path.exists():
+        raise QuestionFileError(f"sense list {path} does not exist; give a TSV of title<TAB>sense lines or a "
+                                "pages.parquet")
+    senses: dict[str, list[str]] = {}
+    if path.suffix == ".parquet" or path.is_dir():
+        import pyarrow.dataset as ds
+
+        try:
+            table = ds.dataset(path, format="parquet").to_table(columns=["title", "senses"])
+        except Exception as exc:  # a file that is not Parquet, or pages without senses
+            raise QuestionFileError(f"{path}: not pages with a title and senses ({exc}); give a release's or a "
+                                    "crawl's pages, or a TSV of title<TAB>sense lines") from None
+        for title, listed in zip(table.column("title").to_pylist(), table.column("senses").to_pylist(), strict=True):
+            labels = [s["label"] for s in listed or () if s.get("label")]
+            if title and len(labels) > 1:
+                known = senses.setdefault(title, [])
+                known.extend(label for label in labels if label not in known)  # each page of the title lists them all
+        return senses
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise QuestionFileError(f"{path}: not UTF-8; save the sense list as UTF-8") from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split("\t")
+        if len(parts) != 2 or not parts[0].strip():
+            raise QuestionFileError(f"{path}:{number}: expected title<TAB>sense label, got {line!r}")
+        senses.setdefault(parts[0].strip(), []).append(parts[1].strip())
+    return senses
+
+
+def criteria_failures(question: Question, max_answer_chars: int, senses: dict | None = None) -> list[Failure]:
     """The failed criteria of one question; without an answer, only those its wording decides."""
     if question.answer.strip():
-        return check_question(question.question, question.answer, question.relation, max_answer_chars)
-    return check_wording(question.question, question.relation)
+        return explain_question(question.question, question.answer, question.relation, max_answer_chars, senses)
+    return explain_wording(question.question, question.relation, senses)
 
 
 def check_questions(questions: list[Question], against: list[Path], max_answer_chars: int = 20,
-                    summary: Summary | None = None) -> Iterator[dict]:
+                    summary: Summary | None = None, explain: bool = False,
+                    senses: dict | None = None) -> Iterator[dict]:
     """One result per question, in input order (see the module docstring)."""
     summary = summary if summary is not None else Summary()
     matches: dict[str, list] = {}
@@ -97,8 +140,11 @@ def check_questions(questions: list[Question], against: list[Path], max_answer_c
             summary.registered += database.add(read_question_file(path, answers=True))
         matches = database.matches([NewQuestion(q.id, q.question, q.answer, "", q.relation) for q in questions])
     for question in questions:
-        reasons = criteria_reasons(question, max_answer_chars)
+        failures = criteria_failures(question, max_answer_chars, senses)
+        reasons = [f.reason for f in failures]
         result: dict = {"id": question.id, "accepted": not reasons, "reasons": reasons}
+        if explain:
+            result["explain"] = [f.as_dict() for f in failures]
         if against:
             found = matches.get(question.id, [])
             result["contaminated_by"] = [{"question": m.matched_question, "similarity": m.similarity,

@@ -137,6 +137,9 @@ class ItemsSettings(_Section):
     contamination_same_fact: float = Field(0.5, gt=0, lt=1, description="weight of the content words shared by "
                                            "two wordings of one fact (same entity, agreeing answers); a rewrite "
                                            "sharing less asks it differently enough")
+    contamination_llm_judge: bool = Field(True, description="with an LLM configured, let it settle the pairs the "
+                                          "rules leave undecided (same entity, relation words the learned groups "
+                                          "of builders/relation_groups.tsv do not know): a match of kind llm")
 
 
 SEARCH_BACKENDS = ("searxng", "crawl", "local")  # "local": the crawl's index, by its earlier name

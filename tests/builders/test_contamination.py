@@ -227,3 +227,147 @@ def test_without_an_llm_a_matched_question_is_dropped_as_before(kept_pair_shards
     assert [i.item_id for i in dropped] == [target.item_id]
     assert json.loads(dropped[0].provenance)["dropped_because"]["matched_id"] == "public.jsonl:1"
     assert "contamination_rewrite" not in result["report"]
+
+
+# -- relation synonyms (issue 42): learned groups, what registered questions teach, the LLM judge ------------------
+
+from builders.relation_groups import RelationGroups, RelationGroupsError, main as relation_groups_main  # noqa: E402
+
+# Paraphrases that change the relation's words (measured by a user against KgCLUE): (registered, new, answer).
+IN_TABLE = [("万寿宫建造年代是什么时候？", "万寿宫建于何时？", "1547年"),
+            ("万寿宫是什么时候开始的？", "万寿宫始于哪个朝代？", "明朝")]
+NOT_IN_VOCABULARY = [("东风-41的射程是多少？", "东风-41能打多远？", "14000公里"),
+                     ("解放牌卡车的产量为多少？", "解放牌卡车一共造了多少台？", "128万辆"),
+                     ("唐山大地震有多少人遇难？", "唐山大地震造成多少人死亡？", "24.2万人")]
+DIFFERENT_FACTS = [  # (registered, new, registered answer, new answer)
+    ("李白出生于哪一年？", "李白去世于哪一年？", "701年", "762年"),
+    ("《南京条约》签订于哪一年？", "《南京条约》废除于哪一年？", "1842年", "1943年"),
+    ("万寿宫建成于哪一年？", "万寿宫拆除于哪一年？", "1547年", "1958年"),
+    ("111的大写是什么？", "1111的大写是什么？", "壹佰壹拾壹", "壹仟壹佰壹拾壹")]  # one answer inside the other
+
+
+@pytest.fixture(scope="module")
+def registered() -> list[tuple[str, str, str]]:
+    """The sample of Chinese SimpleQA and the registered side of the pairs above, so words weigh as in a real
+    database."""
+    pairs = IN_TABLE + NOT_IN_VOCABULARY + [(old, new, answer) for old, new, answer, _ in DIFFERENT_FACTS]
+    return list(read_question_file(SAMPLE, answers=True)) + [(f"r{k}", old, answer)
+                                                             for k, (old, _, answer) in enumerate(pairs)]
+
+
+@pytest.mark.parametrize("with_answer", [False, True], ids=["question-only", "with answers"])
+@pytest.mark.parametrize("old, new, answer", IN_TABLE)
+def test_relation_words_of_one_learned_group_ask_the_same_fact(registered, old, new, answer, with_answer):
+    db = QuestionDatabase(None)
+    db.add(registered)
+    found = db.matches([NewQuestion("n", new, answer if with_answer else "")])["n"]
+    assert old in [m.matched_question for m in found]
+    assert next(m for m in found if m.matched_question == old).kind in ("synonym", "same_fact")
+
+
+def test_the_learned_table_puts_a_relations_phrases_in_one_group_and_opposites_apart():
+    groups = RelationGroups.load()
+    for a, b in [(["建于"], ["建造", "年代"]), (["修建"], ["始建"]), (["建于"], ["修建", "时间"]),
+                 (["始于", "朝代"], ["开始"]), (["出版"], ["刊行"]), (["逝世"], ["死亡"])]:
+        assert groups.compare(a, b)[0] == "same", (a, b)
+    for a, b in [(["出生"], ["去世"]), (["签订"], ["废除"]), (["发明"], ["改进"]), (["开始"], ["结束"])]:
+        assert groups.compare(a, b)[0] != "same", (a, b)
+    # Each phrase says where it was learned: a source file and line.
+    assert re.search(r"relation_cues\.tsv:\d+|question_templates\.tsv:\d+", groups.sources[("建于", "始建时间")])
+
+
+def test_the_shipped_table_is_what_the_learner_writes(capsys):
+    assert relation_groups_main(["--check"]) == 0
+
+
+@pytest.mark.parametrize("with_answer", [False, True], ids=["question-only", "with answers"])
+def test_different_facts_about_one_entity_do_not_match(registered, with_answer):
+    db = QuestionDatabase(None)
+    db.add(registered)
+    items = [NewQuestion(f"d{k}", new, answer if with_answer else "") for k, (_, new, _, answer) in
+             enumerate(DIFFERENT_FACTS)]
+    assert db.matches(items) == {}
+    # Known words of two relations are two facts even where the answers agree (a year of both).
+    assert db.matches([NewQuestion("x", "李白去世于哪一年？", "701年")]) == {}
+
+
+def test_registered_questions_teach_a_relation_synonym():
+    """Two registered questions with one answer and one entity but other relation words (射程, 能打多远 of one
+    missile) make those words one relation: another missile's two questions then match without answers."""
+    teaching = [("t1", "巨浪-2的射程是多少？", "8000公里"), ("t2", "巨浪-2能打多远？", "8000公里"),
+                ("t3", "红旗轿车的产量为多少？", "1540辆"), ("t4", "红旗轿车一共造了多少台？", "1540辆"),
+                ("t5", "汶川地震有多少人遇难？", "69227人"), ("t6", "汶川地震造成多少人死亡？", "69227人")]
+    plain = QuestionDatabase(None)
+    plain.add(read_question_file(SAMPLE, answers=True))
+    plain.add([(f"r{k}", old, a) for k, (old, _, a) in enumerate(NOT_IN_VOCABULARY)])
+    items = [NewQuestion(f"n{k}", new) for k, (_, new, _) in enumerate(NOT_IN_VOCABULARY)]
+    assert plain.matches(items) == {}  # the shipped vocabulary has no 射程, 产量 or 遇难
+    taught = QuestionDatabase(None)
+    taught.add(read_question_file(SAMPLE, answers=True))
+    taught.add([(f"r{k}", old, a) for k, (old, _, a) in enumerate(NOT_IN_VOCABULARY)] + teaching)
+    found = taught.matches(items)
+    assert taught.learned_groups == 3
+    for k, (old, _, _) in enumerate(NOT_IN_VOCABULARY):
+        assert found[f"n{k}"][0].matched_question == old and found[f"n{k}"][0].kind == "synonym"
+    # What was taught stays with its database: the shipped groups are not changed.
+    assert "射程" not in RelationGroups.load().groups
+
+
+def test_with_answers_a_relation_the_vocabulary_lacks_is_the_same_fact_when_the_entity_weighs_enough(registered):
+    db = QuestionDatabase(None)
+    db.add(registered)
+    found = db.matches([NewQuestion(f"n{k}", new, answer) for k, (_, new, answer) in enumerate(NOT_IN_VOCABULARY)])
+    assert {k: (m[0].matched_question, m[0].kind) for k, m in found.items()} == {
+        "n0": ("东风-41的射程是多少？", "same_fact"), "n2": ("唐山大地震有多少人遇难？", "same_fact")}
+    # 一共造了多少台 has three relation words against 产量's one: the entity is less than same_fact_min of what
+    # the two questions weigh, so the pair waits for the LLM judge (or a registered pair that teaches 产量).
+
+
+def test_an_llm_judge_settles_the_undecided_pairs_and_says_so(registered, tmp_path):
+    from verifiers.llm import LLMClient, LLMSettings
+
+    def script(body: dict):
+        user = body["messages"][1]["content"]
+        new = re.search(r"新题：(.*)", user).group(1).strip()
+        matched = re.search(r"题库中的题：(.*)", user).group(1).strip()
+        same = any(new == n and matched == o for o, n, _ in NOT_IN_VOCABULARY)
+        return reply({"same_fact": same})
+
+    items = [NewQuestion(f"n{k}", new) for k, (_, new, _) in enumerate(NOT_IN_VOCABULARY)]
+    items += [NewQuestion(f"d{k}", new) for k, (_, new, *_) in enumerate(DIFFERENT_FACTS)]
+    with ScriptedLLM(script) as llm:
+        client = LLMClient(LLMSettings(base_url=llm.base_url, model="judge-1"), tmp_path / "llm.duckdb")
+        db = QuestionDatabase(None, judge=client)
+        db.add(registered)
+        found = db.matches(items)
+        asked = [re.search(r"新题：(.*)", r["messages"][1]["content"]).group(1).strip() for r in llm.requests]
+    assert {k: (m[0].matched_question, m[0].kind) for k, m in found.items()} == {
+        f"n{k}": (old, "llm") for k, (old, _, _) in enumerate(NOT_IN_VOCABULARY)}
+    # Pairs the rules settle are never asked: known opposites (出生, 去世) and other numbers (1111, 111); 废除 and
+    # 拆除 are in no group of the shipped table, so the judge settles them too (here: another fact).
+    assert sorted(asked) == sorted([new for _, new, _ in NOT_IN_VOCABULARY] + ["《南京条约》废除于哪一年？",
+                                                                              "万寿宫拆除于哪一年？"])
+    assert db.judge_counts == {"asked": 5, "same": 3, "different": 2, "failed": 0}
+
+
+def test_without_a_judge_an_undecided_pair_is_no_match(registered):
+    db = QuestionDatabase(None)
+    db.add(registered)
+    assert db.matches([NewQuestion("n", "东风-41能打多远？")]) == {}
+
+
+@pytest.mark.parametrize("content, message", [
+    ("# groups\n建于\t始建时间\n", "groups.tsv:2: expected <phrase> TAB <group> TAB <source>, got 2 field(s)"),
+    ("建于\t\tfilters/relation_cues.tsv:151\n", "groups.tsv:1: expected <phrase> TAB <group> TAB <source>"),
+])
+def test_a_bad_relation_group_line_is_named_with_the_fix(tmp_path, content, message):
+    path = tmp_path / "groups.tsv"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(RelationGroupsError, match=re.escape(message)) as error:
+        RelationGroups.load(path)
+    assert "python -m builders.relation_groups" in str(error.value)
+
+
+def test_a_missing_relation_group_table_says_how_to_make_it(tmp_path):
+    with pytest.raises(RelationGroupsError, match="does not exist; regenerate it with"):
+        RelationGroups.load(tmp_path / "none.tsv")

@@ -80,3 +80,39 @@ def test_bad_files_are_one_line_errors(tmp_path):
     bad.write_text('{"question": "a？", "answer": "b"}\n', encoding="utf-8")
     wrong = zhbench("questions", "check", str(bad), "--against", str(db))
     assert wrong.returncode == 1 and "unknown file type" in wrong.stderr
+
+
+def test_explain_names_the_span_and_a_sense_list_catches_a_shared_title(tmp_path):
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in [
+        {"id": "debris", "question": "微孔滤膜的第一条是什么？", "answer": "概述"},
+        {"id": "village", "question": "七里村的面积有多大", "answer": "9.5平方公里"},
+        {"id": "sound", "question": "碳的原子序数是多少？", "answer": "6"}]) + "\n", encoding="utf-8")
+    senses = tmp_path / "senses.tsv"
+    senses.write_text("# title\tsense\n七里村\t潜山县梅城镇下辖村\n七里村\t福建省南平市下辖村\n", encoding="utf-8")
+    out = zhbench("questions", "check", str(mine), "--explain", "--senses", str(senses))
+    assert out.returncode == 0, out.stderr
+    got = {v["id"]: v for v in lines(out.stdout)}
+    assert got["debris"]["explain"] == [{"reason": "kb_debris", "field": "question", "span": "的第一条是什么"}]
+    assert got["village"]["explain"] == [{"reason": "underspecified_subject", "field": "question", "span": "七里村"}]
+    assert got["sound"] == {"id": "sound", "accepted": True, "reasons": [], "explain": []}
+    plain = {v["id"]: v for v in lines(zhbench("questions", "check", str(mine)).stdout)}
+    assert "explain" not in plain["debris"] and plain["village"]["accepted"]  # without senses nothing tells
+
+    senses.write_text("七里村 潜山县\n", encoding="utf-8")
+    bad = zhbench("questions", "check", str(mine), "--senses", str(senses))
+    assert bad.returncode == 1 and bad.stdout == ""
+    assert bad.stderr.strip() == f"zhbench: error: {senses}:1: expected title<TAB>sense label, got '七里村 潜山县'"
+
+
+def test_senses_from_a_release_pages_file(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from flows.questions import read_senses
+
+    sense = pa.struct([("label", pa.string()), ("url", pa.string())])
+    pq.write_table(pa.table({"title": ["七里村", "碳"], "senses": pa.array(
+        [[{"label": "潜山县下辖村", "url": "u1"}, {"label": "福建省下辖村", "url": "u2"}], []], pa.list_(sense))}),
+        tmp_path / "pages.parquet")
+    assert read_senses(tmp_path / "pages.parquet") == {"七里村": ["潜山县下辖村", "福建省下辖村"]}
