@@ -161,6 +161,19 @@ def value_forms(value: str) -> tuple[str, ...]:
     return tuple(f for f in dict.fromkeys((written, bare)) if f)
 
 
+def holds_form(text: str, forms: tuple[str, ...]) -> bool:
+    """Whether a normalised text holds one of a value's forms (:func:`value_forms`), a form that starts or ends
+    with a Latin letter or a digit only as a whole token: ca (Ca) is not in calcium, fe not in fes2."""
+    for form in forms:
+        if not form or form not in text:
+            continue
+        if not (form[0].isascii() and form[0].isalnum()) and not (form[-1].isascii() and form[-1].isalnum()):
+            return True
+        if re.search(rf"(?<![a-z0-9]){re.escape(form)}(?![a-z0-9])", text):
+            return True
+    return False
+
+
 # A dynasty named by its character and 代 or 朝 is one dynasty (明代 is 明朝).
 _DYNASTY = re.compile(r"^([夏商周秦汉晋隋唐宋元明清])[代朝]$")
 

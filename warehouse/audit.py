@@ -587,7 +587,7 @@ def _audit_evidence(items: list[dict], by_pair: dict[str, dict], page_texts: dic
     An URL's stored text is its source pair's text (the item's own page) or the passage its provenance keeps.
     An answer an adjudicator set in review is the reviewers' to source (provenance ``answer_set_by``). An item
     whose pair the release does not ship (reviewers rejected it) is read against its crawled page."""
-    from filters.normalize import value_forms
+    from filters.normalize import holds_form, value_forms
     from verifiers.items import site_of
 
     for item in items:
@@ -606,7 +606,7 @@ def _audit_evidence(items: list[dict], by_pair: dict[str, dict], page_texts: dic
         kept = provenance.get("evidence") or []
         stored.update((e.get("url"), e.get("passage") or "") for e in kept if isinstance(e, dict))
         urls = list(item.get("urls") or [])
-        holding = {site_of(u) for u in urls if u in stored and any(f in normalize(stored[u]) for f in forms)}
+        holding = {site_of(u) for u in urls if u in stored and holds_form(normalize(stored[u]), forms)}
         if len(holding) < 2:
             out.add("simpleqa.evidence", f"{item['question']} → {item['answer']}: {len(urls)} URL(s), the answer "
                                          f"stored on {len(holding)} site(s) ({'、'.join(sorted(holding)) or 'none'})")
