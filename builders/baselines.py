@@ -14,9 +14,10 @@ any model too. Four baselines, each a guess from what the question gives:
 * **type_prior**: the most frequent value of the answer's type over every relation (a dynasty → 唐朝).
 
 Priors leave the item's own entity out (its value, which the crawl holds, is counted one less), so a value
-that only the entity itself has is never its own prior; a tie goes to the first value in code point order. A baseline *solves* a short-answer or cloze item when its guess is the
-answer (as value keys), a multiple-choice item when its guess is the gold (an option of the gold's kind) and
-no other option fits it as well. The item's provenance records ``easy_by`` (which baselines); the flow keeps
+that only the entity itself has is never its own prior; a tie goes to the first value in code point order.
+A baseline *solves* a short-answer or cloze item when its guess is the answer (as value keys), a
+multiple-choice item when its guess is the gold (an option of the gold's kind) and no other option fits it
+as well. The item's provenance records ``easy_by`` (which baselines); the flow keeps
 the easy share of each config under ``items.easy_max_share`` (flows.items.easy_budget_drops).
 """
 

@@ -57,6 +57,8 @@ BLANK = "＿＿＿"
 OPEN_RELATIONS = Path(__file__).with_name("open_relations.txt")
 # Kinds of values that a marker such as 约 or 余 makes approximate (a text value keeps its 近 of 近代).
 APPROXIMABLE = frozenset({"quantity", "number", "date", "period", "year"})
+# A day of a year BC (孔子 公元前551年9月28日) is a reckoning back from another calendar, one of several.
+_RECONSTRUCTED = re.compile(r"公元前\d+年\d+月")
 # Words with which a text says a fact is not settled (一般认为, 相传): its value is not one objective answer.
 HEDGE_WORDS = Path(__file__).with_name("hedge_words.txt")
 SENSE_DESCRIPTOR_CHARS = 16  # the longest sense put before a title to say which one is meant
@@ -446,7 +448,7 @@ class ItemBuilder:
                 failed.append("multi_valued_relation")  # 职业: the one value this crawl gives is not the only one
             elif text_disputes(pair, t.relation, t.tail):
                 failed.append("disputed_in_text")  # the infobox says one year, the page's own text another
-            if base["answer_kind"] in APPROXIMABLE and is_approximate(t.tail):
+            if base["answer_kind"] in APPROXIMABLE and (is_approximate(t.tail) or _RECONSTRUCTED.search(t.tail)):
                 # 约33.76万平方千米: sources round it each their own way; 约公元前1046年: the date is not known
                 failed.append("approximate_answer")
             subject = self._subject(pair)

@@ -15,9 +15,9 @@ depends on what is configured:
 * **rag**: evidence from the search backend for the question (the search validation's query: the
   quoted entity and the relation). The retrieval check labels an item ``retrieval_support``
   when a page other than its source states the answer: a sentence about the entity that expresses
-  the relation (verifiers.web_facts.sentences) holds it, a Latin or numeric answer as a whole token
-  (Ca is not in Calcium); it keeps those pages (``sources``: URL and passage, one per site). A SimpleQA item needs its answer from
-  ``min_sources`` sites (2: Chinese SimpleQA asks each answer for two supporting URLs), its own
+  the relation (verifiers.web_facts.sentences) holds it, a Latin or numeric answer as a whole
+  token (Ca is not in Calcium); it keeps those pages (``sources``: URL and passage, one per
+  site). A SimpleQA item needs its answer from ``min_sources`` sites (2: Chinese SimpleQA asks each answer for two supporting URLs), its own
   page counted, else it is dropped (``evidence:single_source``). A question whose dated answer
   another page gives another year for, in a sentence expressing the relation, is disputed and
   dropped (``evidence:disputed``: verifiers.web_facts). With an LLM, a judge reads the

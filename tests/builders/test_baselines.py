@@ -164,7 +164,10 @@ def test_an_approximate_figure_or_a_description_is_no_short_answer():
 
     assert is_approximate("约33.76万平方千米") and is_approximate("3000余米") and is_approximate("100米左右")
     assert is_approximate("约公元前1046年—公元前771年") and not is_approximate("8848.86米")
-    assert open_relation("外观") and open_relation("花期") and not open_relation("化学式")
+    assert open_relation("外观") and open_relation("花期") and open_relation("面积") and not open_relation("化学式")
+    from builders.items import _RECONSTRUCTED
+
+    assert _RECONSTRUCTED.search("公元前551年9月28日") and not _RECONSTRUCTED.search("公元前551年")
 
 
 # --- the stage -----------------------------------------------------------------------------------------------------
