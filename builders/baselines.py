@@ -34,6 +34,7 @@ DESCRIPTION = ("offline baselines, no model: pinyin of the entity's name; the an
                "value of titles sharing part of it; the relation's most frequent value; the most frequent value "
                "of the answer's type")
 NEIGHBOURS_MIN = 2  # other titles sharing the name's part that must agree before it is a guess
+PLACE_LETTERS = 4  # the pinyin of a place name's two characters in a Latin epithet (furui of furuiensis)
 STEM_LETTERS = 4  # a shorter pinyin (an, li, yu) turns up inside unrelated Latin words
 PRIOR_MIN = 2  # other entities that must have a value before it is a prior (one is a coincidence)
 # A character pair in this share of the crawl's titles (and in GENERIC_MIN or more) names a kind of thing (大学,
@@ -57,7 +58,8 @@ def latin_letters(text: str) -> str:
 def transliterates(name: str, latin: str) -> bool:
     """Whether the Latin ``latin`` is the pinyin of ``name``, or holds the pinyin of all of it but its first or
     last character, in STEM_LETTERS letters or more (青海湖 → Qinghai Lake, 北宋 → Northern Song, 唐朝 → Tang
-    Dynasty: the generic character translated)."""
+    Dynasty: the generic character translated), or is a binomial whose epithet is the pinyin of the name's
+    first two characters (福瑞百合 → Lilium furuiensis)."""
     letters, name = latin_letters(latin), name.translate(_TITLE_MARKS)
     cjk = "".join(ch for ch in name if is_cjk(ch))
     if not letters or not cjk:
@@ -65,7 +67,12 @@ def transliterates(name: str, latin: str) -> bool:
     if letters == pinyin_letters(cjk):
         return True
     stems = (pinyin_letters(cjk[:-1]), pinyin_letters(cjk[1:])) if len(cjk) >= 2 else ()
-    return any(len(stem) >= STEM_LETTERS and stem in letters for stem in stems)
+    if any(len(stem) >= STEM_LETTERS and stem in letters for stem in stems):
+        return True
+    # a species named for a place: 福瑞百合 → Lilium furuiensis, its first two characters in the epithet
+    place = pinyin_letters(cjk[:2]) if len(cjk) >= 3 else ""
+    return len(place) >= PLACE_LETTERS and re.search(rf"(?<![a-z]){place}(?:ensis|ense|ica|icus|ana|anus)",
+                                                     latin.lower()) is not None
 
 
 def _bare(name: str) -> str:

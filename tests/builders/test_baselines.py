@@ -28,6 +28,8 @@ def test_pinyin_answers_a_foreign_name_that_transliterates_the_chinese_one():
     assert transliterates("北宋", "Northern Song") and transliterates("唐朝", "Tang Dynasty")
     assert not transliterates("珠穆朗玛峰", "Mount Everest")
     assert not transliterates("印度", "India")
+    assert transliterates("福瑞百合", "Lilium furuiensis") and transliterates("牛安麂", "Muntiacus niuanensis")
+    assert not transliterates("东北虎", "Panthera tigris altaica")
     assert not transliterates("钙", "Ca")
 
 
