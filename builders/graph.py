@@ -307,6 +307,30 @@ class Graph:
                OR (t.heads >= {int(few_heads)} AND t.tails <= {int(few)})""").fetchall())
         return {(relation, tail) for relation, tail in rows}
 
+    def facts(self, batch: int = 50_000) -> Iterator[tuple[str, str, str]]:
+        """Every (head, relation, tail) of the crawl, a batch at a time (for the offline baselines' priors)."""
+        cursor = self.con.cursor()
+        try:
+            result = cursor.execute("SELECT DISTINCT head, relation, tail FROM facts ORDER BY ALL")
+            while rows := result.fetchmany(batch):
+                yield from rows
+        finally:
+            cursor.close()
+
+    def multi_valued(self, share: float = 0.2, min_heads: int = 5) -> set[str]:
+        """Relations that take several values per entity: at least ``share`` of the (title, sense) entries with
+        the relation, among at least ``min_heads``, give two values or a row that lists several (职业: 卫青 is
+        军事家 on one page and 政治家 on another; 都城 of a dynasty that moved). A one-answer question about
+        one of them is right only where the crawl happens to give one value."""
+        rows = self._fitting(lambda: self.con.sql(f"""
+            WITH per AS (SELECT relation, head, sense, count(DISTINCT tail) AS values_,
+                                bool_or(regexp_matches(raw_value, '[、，；]')) AS listed
+                         FROM rows GROUP BY 1, 2, 3)
+            SELECT relation FROM per GROUP BY 1
+            HAVING count(*) >= {int(min_heads)}
+               AND count(*) FILTER (WHERE values_ > 1 OR listed) >= {float(share)} * count(*)""").fetchall())
+        return {relation for (relation,) in rows}
+
     def adapted(self) -> set[str]:
         """Titles that name an adaptation or a source of one: a work whose page gives an original work
         or author it was adapted from (原著, 改编自 ...), or a title another page gives as that source."""

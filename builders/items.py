@@ -39,21 +39,28 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from builders.baselines import BaselinePanel
 from builders.criteria import check_question, is_enumeration, load_word_list
 from builders.difficulty import DifficultyProxy
 from builders.distractors import DistractorPicker
 from builders.eras import other_granularity
 from builders.formats import value_format
 from builders.graph import Graph, Query
-from builders.templates import Templates, question_for
+from builders.templates import Templates, fit_question_word, question_for
 from builders.types import FORMAT_KINDS, ValueTyper
-from filters.normalize import is_cjk, normalize, value_key
+from filters.normalize import is_approximate, is_cjk, normalize, value_key
 from filters.triples import NAME_RELATIONS
 from schemas import Item, Pair, Triple
 
 BLANK = "＿＿＿"
 # Relations a short-answer question does not ask: their value is a selection or a judgement, not one fact.
 OPEN_RELATIONS = Path(__file__).with_name("open_relations.txt")
+# Kinds of values that a marker such as 约 or 余 makes approximate (a text value keeps its 近 of 近代).
+APPROXIMABLE = frozenset({"quantity", "number", "date", "period", "year"})
+# A day of a year BC (孔子 公元前551年9月28日) is a reckoning back from another calendar, one of several.
+_RECONSTRUCTED = re.compile(r"公元前\d+年\d+月")
+# Words with which a text says a fact is not settled (一般认为, 相传): its value is not one objective answer.
+HEDGE_WORDS = Path(__file__).with_name("hedge_words.txt")
 SENSE_DESCRIPTOR_CHARS = 16  # the longest sense put before a title to say which one is meant
 # One fact is asked by one question: where a fact could be asked in several configs, the first of these
 # keeps it (short-answer questions pass stricter criteria than multiple choice, and are scarcer).
@@ -139,9 +146,10 @@ class ItemBuilder:
                  relation_counts: dict[str, int], typer: ValueTyper, stated: Callable[[Pair, str, str], bool],
                  settings: ItemSettings | None = None, llm=None, polysemous: Iterable[str] = (),
                  difficulty: DifficultyProxy | None = None,
-                 elsewhere: Callable[[Pair, str, str], bool] | None = None):
+                 elsewhere: Callable[[Pair, str, str], bool] | None = None, baselines: BaselinePanel | None = None):
         """``polysemous``: titles several pages share; ``difficulty``: the offline difficulty proxy
-        stored on each item (none: the column stays empty)."""
+        stored on each item (none: the column stays empty); ``baselines``: the offline panel whose solvers each
+        item's provenance names (``easy_by``)."""
         self.graph, self.picker, self.templates = graph, picker, templates
         self.relation_counts = relation_counts
         self.typer, self.stated, self.elsewhere = typer, stated, elsewhere
@@ -149,7 +157,9 @@ class ItemBuilder:
         self.polysemous = set(polysemous)
         self.adapted = graph.adapted()
         self.guessable = graph.majority_values()
+        self.multi_valued = graph.multi_valued()
         self.difficulty = difficulty
+        self.baselines = baselines
         self.stats = BuildStats()
         self.llm = llm
         self.rewriter = self.writer = None
@@ -160,6 +170,15 @@ class ItemBuilder:
 
             self.rewriter = QuestionRewriter(llm, self.settings.max_answer_chars)
             self.writer = SimpleQAWriter(llm, self.settings.max_answer_chars)
+
+    def _easy_by(self, pair: Pair, relation: str, answer: str, type_key: str = "", asked: str = "tail",
+                  given: str = "", options=()) -> list[str]:
+        """The offline baselines that answer the item (builders.baselines), [] without a panel."""
+        if self.baselines is None:
+            return []
+        if not type_key and asked != "head":
+            type_key = self.typer.value_type(answer, relation).key()
+        return self.baselines.solved_by(pair.entity, relation, answer, type_key, asked, given, options)
 
     def _provenance(self, generator: str, **extra) -> str:
         # Which checks verified the item is its verified_by column (set by the verifiers and by review), not a
@@ -248,11 +267,12 @@ class ItemBuilder:
             sense = ""
         shown = self._shown(pair)
         head = f"{shown}（{sense}）" if sense else shown
+        kind = self.typer.answer_kind(q.gold, t.relation, "head" if ask.asked == "head" else "tail")
         if ask.asked == "head":
-            return (f"（？，{t.relation}，{t.tail}）",
-                    self.templates.question(t.relation, "head", tail=t.tail, pick=q.item) or "")
-        return (f"（{head}，{t.relation}，？）",
-                self.templates.question(t.relation, ask.asked, head=shown, sense=sense, pick=q.item) or "")
+            return (f"（？，{t.relation}，{t.tail}）", fit_question_word(
+                self.templates.question(t.relation, "head", tail=t.tail, pick=q.item) or "", kind))
+        return (f"（{head}，{t.relation}，？）", fit_question_word(
+            self.templates.question(t.relation, ask.asked, head=shown, sense=sense, pick=q.item) or "", kind))
 
     def _mcq(self, pairs: list[Pair]) -> Iterator[Item]:
         kinds = set(self.settings.kinds)
@@ -297,11 +317,13 @@ class ItemBuilder:
                     continue
                 choice = selection.choice
                 self.stats.built[kind] += 1
-                provenance = self._provenance("template")
+                easy = self._easy_by(pair, q.relation, q.gold, q.type_key, q.asked,
+                                     q.tail if q.asked == "head" else "", choice.options)
+                provenance = self._provenance("template", easy_by=easy)
                 if kind == "qa" and q.item in rewrites:
                     question = rewrites[q.item]
                     provenance = self._provenance("template+llm_rewrite", llm=self.llm.settings.model,
-                                                  template_question=questions[q.item][1])
+                                                  template_question=questions[q.item][1], easy_by=easy)
                 if kind == "kgc":
                     self.stats.asked[ask.asked] += 1
                     self.stats.gold_position[choice.answer_index] += 1
@@ -399,7 +421,8 @@ class ItemBuilder:
             self._cloze_sentences.add(value_key(sentence))
             base = self._base("cloze", pair, t.relation, t.tail, value_format(t.tail, t.relation).kind)
             self.stats.built["cloze"] += 1
-            yield Item(question=masked, provenance=self._provenance("text"), **base)
+            yield Item(question=masked, provenance=self._provenance(
+                "text", easy_by=self._easy_by(pair, t.relation, t.tail)), **base)
 
     def _simpleqa(self, pair: Pair, values: dict[tuple[str, str], list[tuple[str, str, str]]]) -> Iterator[Item]:
         """Template short-answer questions: one per relation of the pair whose value is the only one the
@@ -421,6 +444,13 @@ class ItemBuilder:
                 failed.append("guessable")  # 国籍 中国: the relation's usual value, right without knowing the entity
             if several_values(values.get((pair.entity, t.relation), [(pair.sense or "", t.tail, t.raw_value)])):
                 failed.append("several_values")  # one short answer cannot be right
+            elif t.relation in self.multi_valued:
+                failed.append("multi_valued_relation")  # 职业: the one value this crawl gives is not the only one
+            elif text_disputes(pair, t.relation, t.tail):
+                failed.append("disputed_in_text")  # the infobox says one year, the page's own text another
+            if base["answer_kind"] in APPROXIMABLE and (is_approximate(t.tail) or _RECONSTRUCTED.search(t.tail)):
+                # 约33.76万平方千米: sources round it each their own way; 约公元前1046年: the date is not known
+                failed.append("approximate_answer")
             subject = self._subject(pair)
             if subject is None:
                 failed.append("ambiguous_title" if pair.entity in self.polysemous else "needs_version")
@@ -437,7 +467,8 @@ class ItemBuilder:
                            provenance=self._provenance("template"), **base)
                 continue
             self.stats.built["simpleqa"] += 1
-            yield Item(question=question, provenance=self._provenance("template"), **base)
+            yield Item(question=question, provenance=self._provenance(
+                "template", easy_by=self._easy_by(pair, t.relation, t.tail)), **base)
 
     def _subject(self, pair: Pair) -> str | None:
         """How a short-answer question names the entity so that one thing is meant, or None.
@@ -518,6 +549,28 @@ def several_values(rows: list[tuple[str, str, str]]) -> bool:
     if len({value_key(tail) for _, tail, _ in rows}) > 1:
         return True
     return any(raw and is_enumeration(raw) for _, _, raw in rows)
+
+
+def text_disputes(pair: Pair, relation: str, value: str) -> str:
+    """What in the pair's own text disputes the value, or "": a sentence that states the value with a word saying
+    it is not settled (「夏朝，一般认为由禹建立」: ``hedge_words.txt``), or another year for the relation where the
+    infobox gives one (「生于162年」 beside an infobox's 161年: verifiers.web_facts.dispute, read on the text)."""
+    from filters.normalize import value_forms
+    from verifiers.search import Hit
+    from verifiers.web_facts import dispute
+
+    forms = value_forms(value)
+    hedges = load_word_list(HEDGE_WORDS)
+    for sentence in sentences(normalize(pair.text)):
+        if any(f in sentence for f in forms):
+            hedge = next((w for w in sorted(hedges) if w in sentence), None)
+            if hedge:
+                return hedge
+    # clause by clause, each read as about the entity: 「生于161年，卒于223年」 dates the birth in its first clause
+    # and the death in its second, never the death by the first
+    clauses = [Hit("", pair.entity, f"{pair.entity}，{c}", 0.0) for c in re.split(r"[，,。；;！？]", pair.text) if c]
+    found = dispute(clauses, pair.entity, pair.aliases, relation, value)
+    return found[1] if found else ""
 
 
 def _sentence_pair(pair: Pair, sentence: str) -> Pair:

@@ -114,6 +114,19 @@ def load_templates(path: Path | None = None) -> Templates:
     return found
 
 
+# The question word for an answer of each kind, in place of the generic 哪一项 (a thing): 「当代毕昇是下列哪位
+#人物的别名？」, not 「…是下列哪一项的别名？」 of a person.
+QUESTION_WORDS = {"person": "哪位人物", "place": "哪个地方", "year": "哪一年"}
+_WHICH_ITEM = re.compile(r"哪一?项")
+
+
+def fit_question_word(question: str, answer_kind: str) -> str:
+    """The question with 哪一项/哪项 asking as ``answer_kind`` asks (person 哪位人物, place 哪个地方, year 哪一年);
+    unchanged for a thing, and for a question that asks by a word of its own (哪本书, 哪所学校)."""
+    word = QUESTION_WORDS.get(answer_kind)
+    return _WHICH_ITEM.sub(word, question, count=1) if word else question
+
+
 def question_for(head: str, relation: str, templates: Templates, sense: str = "", pick: str = "") -> str:
     """The tail question of ``relation`` about ``head``; ``{head}{sense}的{relation}是什么？`` without a template."""
     return templates.question(relation, "tail", head=head, sense=sense, pick=pick) or ""

@@ -353,6 +353,25 @@ class ValueTyper:
         return bool(gold.names & candidate.names) and (
             gold.fmt is None or candidate.fmt is None or compatible(gold.fmt, candidate.fmt))
 
+    def answer_kind(self, value: str, relation: str, asked: str = "tail") -> str:
+        """What a question asks for, to choose its question word (builders.templates.QUESTION_WORDS): person,
+        place (a place or one of its kinds: city, river ...), year, or thing."""
+        t = self.answer_type(value, relation, asked)
+        if t.kind == "format":
+            return "year" if t.fmt is not None and t.fmt.kind == "year" else "thing"
+        if t.kind == "heads":  # an entity typed by the relations its page has
+            page = self.table.page_type(t.names)
+            names = frozenset({page}) if page else frozenset()
+        else:
+            names = t.names if t.kind == "entity" else t.owners if t.kind == "name" and asked == "head" else frozenset()
+        if not names:
+            return "thing"
+        if names == {"person"}:
+            return "person"
+        if all(n == "place" or self.table.parent(n) == "place" for n in names):
+            return "place"
+        return "thing"
+
     def describe(self, value: str, relation: str, asked: str = "tail") -> str:
         t = self.answer_type(value, relation, asked)
         if t.kind == "format" and t.fmt is not None:

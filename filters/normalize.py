@@ -144,12 +144,34 @@ def is_cjk(ch: str) -> bool:
 _APPROXIMATE = re.compile(r"^(?:约为|大约|约|近|逾|超过)|(?:余|多|左右|以上|前后)$")
 
 
+_ROUNDED = re.compile(r"[\d十百千万亿][余多](?![少])")  # 3000余米, 1万多人 (not 多少)
+
+
+def is_approximate(value: str) -> bool:
+    """Whether a value is written as an approximation: 约33.76万平方千米, 3000余米, 100米左右."""
+    written = normalize(value).strip()
+    return bool(_APPROXIMATE.search(written) or _ROUNDED.search(written))
+
+
 def value_forms(value: str) -> tuple[str, ...]:
     """The normalised ways a page may write ``value``, to find it in a normalised text: as it is, and without
     约 (or 左右 …) or 《》 (value_key's forms, less its removal of all punctuation, which a text keeps)."""
     written = normalize(value)
     bare = _APPROXIMATE.sub("", written.strip("《》〈〉「」“”\"'"))
     return tuple(f for f in dict.fromkeys((written, bare)) if f)
+
+
+def holds_form(text: str, forms: tuple[str, ...]) -> bool:
+    """Whether a normalised text holds one of a value's forms (:func:`value_forms`), a form that starts or ends
+    with a Latin letter or a digit only as a whole token: ca (Ca) is not in calcium, fe not in fes2."""
+    for form in forms:
+        if not form or form not in text:
+            continue
+        if not (form[0].isascii() and form[0].isalnum()) and not (form[-1].isascii() and form[-1].isalnum()):
+            return True
+        if re.search(rf"(?<![a-z0-9]){re.escape(form)}(?![a-z0-9])", text):
+            return True
+    return False
 
 
 # A dynasty named by its character and 代 or 朝 is one dynasty (明代 is 明朝).

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Callable, Iterator, NamedTuple
 
 import pyarrow.parquet as pq
 
+from builders.baselines import BASELINES, DESCRIPTION as BASELINE_PANEL, BaselinePanel
 from builders.contamination import QuestionDatabase, read_question_file
 from builders.difficulty import DESCRIPTION as DIFFICULTY_PROXY, DifficultyProxy
 from builders.distractors import DistractorPicker, DistractorSettings
@@ -93,9 +95,11 @@ def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
                                                                       settings.per_source, seed=settings.seed))
         difficulty = (DifficultyProxy.from_pages(page_shards).restricted(_kept_heads(pair_shards))
                       if page_shards else None)  # it scores the kept pairs' entities, against every page
+        baselines = BaselinePanel((head, relation, tail, typer.value_type(tail, relation).key())
+                                  for head, relation, tail in graph.facts())
         with _web_facts(verify, page_shards, cache) as web:
             return _built(graph, picker, templates, relation_counts, typer, _elsewhere(web), settings, embedder,
-                          client, difficulty, pair_shards, raw_dir)
+                          client, difficulty, pair_shards, raw_dir, baselines)
 
 
 def _elsewhere(web) -> Callable | None:
@@ -130,14 +134,15 @@ def _web_facts(verify, page_shards, cache):
 
 
 def _built(graph, picker, templates, relation_counts, typer, elsewhere, settings, embedder, client, difficulty,
-           pair_shards, raw_dir) -> tuple[list[Path], dict, dict]:
+           pair_shards, raw_dir, baselines=None) -> tuple[list[Path], dict, dict]:
     """The builder's run over the pairs: (the item shards, its report, its LLM writers' counts)."""
     from filters.align import GroundingFilter
 
     builder = ItemBuilder(graph, picker, templates, relation_counts, typer, stated_by(GroundingFilter()),
                           ItemSettings(tuple(settings.kinds), settings.max_answer_chars,
                                        embedder_name=embedder.name, cloze_max_chars=settings.cloze_max_chars),
-                          llm=client, polysemous=graph.senses(), difficulty=difficulty, elsewhere=elsewhere)
+                          llm=client, polysemous=graph.senses(), difficulty=difficulty, elsewhere=elsewhere,
+                          baselines=baselines)
     with ShardWriter(raw_dir, "items", Item) as writer:
         writer.write_all(builder.build(iter_records(pair_shards, Pair)))
     graph_counts = graph.counts()
@@ -235,6 +240,14 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     if client is not None:  # after verification, so its calls are counted too
         report["llm"] = {**client.report(), **writer_counts}
 
+    # The offline baselines' easy items: at most easy_max_share of each config, the rest dropped (after every
+    # other check, so the share is of what ships).
+    easy = {i.item_id: (i.kind, easy_by(i)) for i in iter_records(item_paths, Item)
+            if i.decision == "kept" and i.item_id not in drops}
+    over = easy_budget_drops(((item_id, kind, by) for item_id, (kind, by) in easy.items()), settings.easy_max_share)
+    drops.update(over)
+    report["baselines"] = baseline_summary(easy, over, settings.easy_max_share)
+
     splits = assign_splits((unit_of(i) for i in iter_records(item_paths, Item)
                             if i.decision == "kept" and i.item_id not in drops), settings.eval_fraction, settings.seed)
 
@@ -266,6 +279,65 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     report["items_kept"] = {k: kept_after.get(k, 0) for k in settings.kinds}
     report["difficulty"] = difficulty_summary(iter_records(final.paths, Item))
     return {"shards": final.paths, "report": report}
+
+
+def easy_by(item: Item) -> list[str]:
+    """The offline baselines that answer the item, as its provenance records them."""
+    try:
+        found = json.loads(item.provenance or "{}").get("easy_by") or []
+    except (ValueError, AttributeError):
+        return []
+    return [b for b in found if isinstance(b, str)]
+
+
+def easy_budget_drops(items, max_share: float) -> dict[str, tuple[str, dict]]:
+    """Drops that leave each kind's easy items (any baseline answers them) at most ``max_share`` of its kept
+    items: ``items`` are (item id, kind, the baselines that answer it). The easy items kept are those a guess
+    answers rather than a transliteration (pinyin: 秦宁鸿's 外文名 asks nothing), then those fewer baselines
+    answer, then by a hash of their id, so the same items make the same release."""
+    if not 0 <= max_share < 1:
+        raise ValueError(f"max_share must be in [0, 1), got {max_share}")
+    by_kind: dict[str, list[str]] = defaultdict(list)
+    hard: Counter = Counter()
+    solvers: dict[str, list[str]] = {}
+    for item_id, kind, by in items:
+        if by:
+            by_kind[kind].append(item_id)
+            solvers[item_id] = list(by)
+        else:
+            hard[kind] += 1
+    drops = {}
+    for kind, ids in sorted(by_kind.items()):
+        # e easy of e + h kept: e <= share (e + h)  <=>  e <= share h / (1 - share)
+        allowed = int(max_share * hard[kind] / (1 - max_share) + 1e-9)
+        ranked = sorted(ids, key=lambda i: ("pinyin" in solvers[i], len(solvers[i]),
+                                            hashlib.sha256(i.encode()).hexdigest(), i))
+        for item_id in ranked[allowed:]:
+            drops[item_id] = ("difficulty:easy_over_budget",
+                              {"kept_easy": allowed, "easy": len(ids), "max_share": max_share})
+    return drops
+
+
+def baseline_summary(easy: dict[str, tuple[str, list[str]]], over: dict, max_share: float) -> dict:
+    """Per config: the items the offline baselines saw, how many each answers, the easy ones, those dropped past
+    the budget and the easy share of what is kept."""
+    configs: dict[str, dict] = {}
+    for item_id, (kind, by) in sorted(easy.items()):
+        row = configs.setdefault(kind, {"items": 0, "solved": {b: 0 for b in BASELINES}, "easy": 0,
+                                        "dropped_over_budget": 0})
+        row["items"] += 1
+        for name in by:
+            row["solved"][name] = row["solved"].get(name, 0) + 1
+        row["easy"] += bool(by)
+        row["dropped_over_budget"] += item_id in over
+    for kind, row in configs.items():
+        kept = row["items"] - row["dropped_over_budget"]
+        row["kept"] = kept
+        row["easy_kept"] = row["easy"] - row["dropped_over_budget"]
+        row["easy_share"] = round(row["easy_kept"] / kept, 4) if kept else 0.0
+        if kind == "t2t":
+            row["note"] = "no short answer to guess: the baselines do not apply"
+    return {"panel": BASELINE_PANEL, "max_share": max_share, "configs": dict(sorted(configs.items()))}
 
 
 def difficulty_summary(items) -> dict:

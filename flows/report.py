@@ -191,6 +191,12 @@ def item_sections(items: dict) -> list[tuple[str, list[tuple[str, int]]]]:
         ("which end of the triple is asked (kgc)", items.get("asked")),
         (f"distractor similarity to the gold ({items.get('embedder', '?')})", items.get("distractor_similarity")),
         ("candidates rejected, by reason", items.get("rejected_candidates")),
+        ("offline baselines (no model): items each answers, by config",
+         {f"{kind}:{name}": n for kind, row in ((items.get("baselines") or {}).get("configs") or {}).items()
+          for name, n in row["solved"].items() if kind != "t2t"}),
+        ("offline baselines: easy share of each config after the budget, percent",
+         {kind: round(100 * row["easy_share"], 1)
+          for kind, row in ((items.get("baselines") or {}).get("configs") or {}).items() if kind != "t2t"}),
         ("item verifiers: dropped", {k: v["dropped"] for k, v in (items.get("verification") or {}).items()
                                      if isinstance(v, dict) and "dropped" in v}),
     ]

@@ -120,6 +120,10 @@ class ItemsSettings(_Section):
     subset_size: int = Field(0, ge=0, description="per item kind, a stratified subset of about this many; 0: all")
     subset_prefer_hard: float = Field(3.0, ge=0, description="how strongly the subset favours items the offline "
                                       "difficulty proxy rates harder: weight 1 + this x difficulty (0: uniform)")
+    easy_max_share: float = Field(0.10, ge=0, lt=1, description="most share of each config's kept items that an "
+                                  "offline baseline answers (builders/baselines.py: pinyin, the answer in the name, "
+                                  "the relation's or the type's most frequent value); easy items past it are "
+                                  "dropped, by a hash of their id (difficulty:easy_over_budget)")
     eval_fraction: float = Field(0.2, gt=0, lt=1, description="share of each domain's items in the eval split "
                                  "(whole entities: every item of an entity, in every config, is in one split)")
     contamination_files: list[Path] = Field(default_factory=list, description="benchmark question files (CSV or "

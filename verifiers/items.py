@@ -14,9 +14,10 @@ depends on what is configured:
   (``criteria_llm``: objective, single answer, time invariant, in its category).
 * **rag**: evidence from the search backend for the question (the search validation's query: the
   quoted entity and the relation). The retrieval check labels an item ``retrieval_support``
-  when a page other than its source names the entity and contains the answer, and keeps those
-  pages (``sources``: URL and passage, one per site). A SimpleQA item needs its answer from
-  ``min_sources`` sites (2: Chinese SimpleQA asks each answer for two supporting URLs), its own
+  when a page other than its source states the answer: a sentence about the entity that expresses
+  the relation (verifiers.web_facts.sentences) holds it, a Latin or numeric answer as a whole
+  token (Ca is not in Calcium); it keeps those pages (``sources``: URL and passage, one per
+  site). A SimpleQA item needs its answer from ``min_sources`` sites (2: Chinese SimpleQA asks each answer for two supporting URLs), its own
   page counted, else it is dropped (``evidence:single_source``). A question whose dated answer
   another page gives another year for, in a sentence expressing the relation, is disputed and
   dropped (``evidence:disputed``: verifiers.web_facts). With an LLM, a judge reads the
@@ -36,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from filters.normalize import normalize, value_forms
+from filters.normalize import holds_form, normalize, value_forms
 from schemas import Item
 from verifiers.llm import LLMClient, Prompt
 from verifiers.search import CachedSearch, SearchBackend
@@ -186,7 +187,7 @@ class EvidenceVerifier:
         """own_texts: item id -> the text of its own page (its source pair's); its site counts as a source only
         where that text holds the answer as written (a page giving only 南鹿市 does not state 山西省南鹿市).
         Without it, the item's own page is taken to state its answer."""
-        from verifiers.web_facts import dispute
+        from verifiers.web_facts import dispute, sentences
 
         found = {}  # item id -> the search's hits for its question
         for start in range(0, len(items), 2048):
@@ -201,13 +202,19 @@ class EvidenceVerifier:
             own = (own_texts or {}).get(item.item_id)
             own_sites = {site_of(u) for u in item.urls}
             # the sites that state the answer: its own, where its text holds the answer, and one page of each other
-            sites = set(own_sites) if own is None or any(f in normalize(own) for f in forms) else set()
+            sites = set(own_sites) if own is None or holds_form(normalize(own), forms) else set()
             support, sources = [], []  # other pages that state the answer; of them, the first of each other site
             for h in found[item.item_id]:
                 # the answer in the passage itself (what is kept as evidence), the entity in it or its title
                 passage = normalize(h.text)
-                if h.url in item.urls or h.url in support or not any(f in passage for f in forms) \
+                if h.url in item.urls or h.url in support or not holds_form(passage, forms) \
                         or not any(n in passage or n in normalize(h.title) for n in names):
+                    continue
+                # a sentence about the entity that expresses the relation holds the answer: a page that gives
+                # it as another fact (「出生地是和乐市」 for a 逝世地) or of another entity (a battle's era for
+                # its leader's) supports nothing
+                if item.relation and not any(holds_form(sentence, forms) for _, sentence, _ in sentences(
+                        [h], item.head, self.names.get(item.item_id, []), item.relation)):
                     continue
                 support.append(h.url)
                 site = site_of(h.url)

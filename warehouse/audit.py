@@ -74,6 +74,8 @@ RULES = {
                                "a row that lists several)",
     "simpleqa.evidence": "fewer than two URLs of different sites whose stored text holds the answer (its own "
                          "page, as the release's pair gives it, and other sites' passages kept in its provenance)",
+    "difficulty.easy_share": "more of the config's items than items.easy_max_share are ones an offline baseline "
+                             "answers (easy_by in their provenance: builders/baselines.py)",
     "question.duplicate": "one fact asked twice in a config",
     "question.near_duplicate": "two questions of a config give one entity, take one gold and differ only slightly",
     "split.entity_leak": "an entity has items in both train and eval",
@@ -201,6 +203,11 @@ def audit_files(directory: Path, files: list[str], config: dict, crawl: list[str
         _audit_evidence(items["simpleqa"], by_pair, _page_texts(pages, unshipped), report.config("simpleqa"))
     _audit_same_fact(items, report)
     _audit_splits(items, report)
+    max_share = (config.get("items") or {}).get("easy_max_share")
+    if max_share is not None:
+        for kind in QUESTIONS:
+            if kind in items:
+                _audit_easy_share(items[kind], float(max_share), report.config(kind))
     for kind, rows in items.items():
         report.config(kind).rows = len(rows)
     return report
@@ -580,7 +587,7 @@ def _audit_evidence(items: list[dict], by_pair: dict[str, dict], page_texts: dic
     An URL's stored text is its source pair's text (the item's own page) or the passage its provenance keeps.
     An answer an adjudicator set in review is the reviewers' to source (provenance ``answer_set_by``). An item
     whose pair the release does not ship (reviewers rejected it) is read against its crawled page."""
-    from filters.normalize import value_forms
+    from filters.normalize import holds_form, value_forms
     from verifiers.items import site_of
 
     for item in items:
@@ -599,10 +606,27 @@ def _audit_evidence(items: list[dict], by_pair: dict[str, dict], page_texts: dic
         kept = provenance.get("evidence") or []
         stored.update((e.get("url"), e.get("passage") or "") for e in kept if isinstance(e, dict))
         urls = list(item.get("urls") or [])
-        holding = {site_of(u) for u in urls if u in stored and any(f in normalize(stored[u]) for f in forms)}
+        holding = {site_of(u) for u in urls if u in stored and holds_form(normalize(stored[u]), forms)}
         if len(holding) < 2:
             out.add("simpleqa.evidence", f"{item['question']} → {item['answer']}: {len(urls)} URL(s), the answer "
                                          f"stored on {len(holding)} site(s) ({'、'.join(sorted(holding)) or 'none'})")
+
+
+def _audit_easy_share(items: list[dict], max_share: float, out: ConfigReport) -> None:
+    """The share of the config's items an offline baseline answers, as their provenance records it, at most
+    ``max_share`` (one violation per item past it, the first ones by id as examples)."""
+    easy = []
+    for item in items:
+        try:
+            provenance = json.loads(item.get("provenance") or "{}")
+        except ValueError:
+            continue
+        if isinstance(provenance, dict) and provenance.get("easy_by"):
+            easy.append(item)
+    allowed = int(max_share * (len(items) - len(easy)) / (1 - max_share) + 1e-9) if max_share < 1 else len(easy)
+    for item in sorted(easy, key=lambda i: i["item_id"])[allowed:]:
+        out.add("difficulty.easy_share", f"{item['question']} → {item['answer']}: {len(easy)} of {len(items)} easy, "
+                                         f"over {100 * max_share:.0f}%")
 
 
 def _audit_same_fact(items: dict[str, list[dict]], report: AuditReport) -> None:

@@ -519,6 +519,24 @@ def _difficulty_lines(difficulty: dict | None) -> list[str]:
     return lines
 
 
+def _baseline_lines(baselines: dict | None) -> list[str]:
+    """The offline baselines' panel: what each answers per config, and the easy share kept (builders.baselines)."""
+    if not baselines or not baselines.get("configs"):
+        return []
+    names = sorted({name for row in baselines["configs"].values() for name in row["solved"]})
+    lines = [f"- Offline baselines (no model answers here; {baselines.get('panel', '')}): an item one of them "
+             f"answers is easy, and easy items past {100 * baselines.get('max_share', 0):.0f}% of a config are "
+             "dropped (`difficulty:easy_over_budget`); `easy_by` in an item's provenance names its baselines.", "",
+             "| config | items | " + " | ".join(names) + " | easy | dropped past the budget | easy share kept |",
+             "|---|---:|" + "---:|" * len(names) + "---:|---:|---:|"]
+    for kind, row in baselines["configs"].items():
+        if kind == "t2t":
+            continue
+        lines.append(f"| {kind} | {row['items']} | " + " | ".join(str(row["solved"].get(n, 0)) for n in names)
+                     + f" | {row['easy']} | {row['dropped_over_budget']} | {100 * row['easy_share']:.1f}% |")
+    return lines
+
+
 def _review_lines(review: dict | None) -> list[str]:
     """The card's account of the human review applied to this release (review/verdicts.py)."""
     if not review or not review.get("reviewed"):
@@ -599,7 +617,7 @@ def default_card(manifest: ReleaseManifest, categories: dict | None = None) -> s
                   "embedder" + (" (character n-grams: it measures shared characters, not meaning)."
                                 if str(items.get("embedder", "")).startswith("char-ngram") else "."),
                   *_llm_lines(items.get("llm")), *_verification_lines(items.get("verification")),
-                  *_difficulty_lines(items.get("difficulty"))]
+                  *_difficulty_lines(items.get("difficulty")), *_baseline_lines(items.get("baselines"))]
     lines += _review_lines(manifest.counts.get("review"))
     lines += ["", "## Funnel", "", "```json", json.dumps(manifest.counts, ensure_ascii=False, indent=2), "```", ""]
     return "\n".join(lines)

@@ -262,3 +262,26 @@ def test_the_own_page_is_a_source_only_where_its_text_holds_the_answer_as_writte
     assert not partial.keep and partial.reason == "evidence:single_source"  # its own page says 南鹿市 only
     whole = EvidenceVerifier(web, None, k=5).check([question], {"q": "黄方翔，山西省南鹿市人。"})["q"]
     assert whole.keep
+
+
+def test_a_page_that_gives_the_answer_for_another_fact_or_entity_is_no_evidence():
+    from verifiers.items import EvidenceVerifier
+
+    web = _Web([("https://museum.example/1.html", "陆博鸿_博物馆", "【简介】陆博鸿。陆博鸿的出生地是云南省和乐市。"),
+                ("https://gazetteer.example/2.html", "宝和会战", "【概况】宝和会战。宝和会战的所处时代为清朝。领导者为陆博鸿。")])
+    died = _question("q1", "和乐市", relation="逝世地", head="陆博鸿")  # the page's 和乐市 is his birthplace
+    era = _question("q2", "清朝", relation="所处时代", head="陆博鸿")  # the page's 清朝 is the battle's era
+    checks = EvidenceVerifier(web, None, k=5).check([died, era])
+    assert [checks[q].reason for q in ("q1", "q2")] == ["evidence:single_source"] * 2
+    stated = _Web([("https://museum.example/1.html", "陆博鸿_博物馆", "【简介】陆博鸿。其逝世于和乐市。")])
+    assert EvidenceVerifier(stated, None, k=5).check([died])["q1"].keep
+
+
+def test_a_latin_answer_counts_as_a_whole_token_only():
+    from verifiers.items import EvidenceVerifier
+
+    web = _Web([("https://museum.example/1.html", "钙_博物馆", "【简介】钙。钙的外文名为Calcium。")])
+    symbol = _question("q", "Ca", relation="元素符号", head="钙")
+    assert EvidenceVerifier(web, None, k=5).check([symbol])["q"].reason == "evidence:single_source"
+    web = _Web([("https://museum.example/1.html", "钙_博物馆", "【简介】钙。钙的元素符号为Ca。")])
+    assert EvidenceVerifier(web, None, k=5).check([symbol])["q"].keep

@@ -148,3 +148,18 @@ def test_a_text_stating_a_fact_no_shipped_triple_covers_is_a_violation(tmp_path)
     assert report.configs["cdtp_pairs"].violations["pair.uncovered_mention"] == 1
     assert "1990年 (date)" in examples[0] and "实体3" in examples[0]
     assert not any("实体四号" in e for e in examples)
+
+
+def test_easy_items_past_the_configs_share_are_violations():
+    """Items an offline baseline answers (easy_by in their provenance) past items.easy_max_share of a config."""
+    from warehouse.audit import ConfigReport, _audit_easy_share
+
+    def item(n: int, easy: bool) -> dict:
+        return {"item_id": f"i{n:02d}", "question": f"问题{n}？", "answer": "答",
+                "provenance": json.dumps({"easy_by": ["pinyin"] if easy else []})}
+
+    within, over = ConfigReport("qa"), ConfigReport("qa")
+    _audit_easy_share([item(n, n < 2) for n in range(20)], 0.1, within)  # 2 of 20
+    _audit_easy_share([item(n, n < 5) for n in range(20)], 0.1, over)  # 5 of 20: 1 allowed beside 15 hard
+    assert not within.violations
+    assert over.violations["difficulty.easy_share"] == 4
