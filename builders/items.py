@@ -15,7 +15,12 @@
   (``guessable``: 国籍 中国, 界 植物界); a
   shared title or a work with versions is named with the context its sense gives
   (``ambiguous_title``, ``needs_version``), and that context does not hold the answer
-  (``context_gives_answer``); and the criteria rules pass (:mod:`builders.criteria`).
+  (``context_gives_answer``; a 《tune·title》 asked its genre shows it: 词); the relation is not
+  multi-valued in the crawl (``multi_valued_relation``), the page's text neither hedges nor contradicts
+  the value (``disputed_in_text``); the answer is not approximate (``approximate_answer``: 约, 余), a range
+  (``range_answer``: 1636年—1912年, whose ends sources give differently) or a genre at one grain of
+  several (``several_granularities``: 长篇讽刺小说 is also a 小说); and the criteria rules pass
+  (:mod:`builders.criteria`).
 
 One question, one gold: a head with several values of a relation gets one item for it (the
 first kept value is the gold, the others are never options), a value shared by several heads
@@ -59,6 +64,12 @@ OPEN_RELATIONS = Path(__file__).with_name("open_relations.txt")
 APPROXIMABLE = frozenset({"quantity", "number", "date", "period", "year"})
 # A day of a year BC (孔子 公元前551年9月28日) is a reckoning back from another calendar, one of several.
 _RECONSTRUCTED = re.compile(r"公元前\d+年\d+月")
+# A range (1636年—1912年, 10~20米): two values, each of which sources may give differently (清朝's first year is
+# 1616, 1636 or 1644 by what one counts). An ISO date's hyphens are not a range.
+_RANGE = re.compile(r"[\d年月日]\s*(?:[—–~～至到]|--)\s*(?:公元前?)?\d")
+# A genre answered with its modifiers (长篇讽刺小说) is right at several grains: 小说, 长篇小说, 讽刺小说.
+GENRE_RELATIONS = frozenset({"体裁", "文学体裁", "作品体裁"})
+GENRE_MAX_CHARS = 3
 # Words with which a text says a fact is not settled (一般认为, 相传): its value is not one objective answer.
 HEDGE_WORDS = Path(__file__).with_name("hedge_words.txt")
 SENSE_DESCRIPTOR_CHARS = 16  # the longest sense put before a title to say which one is meant
@@ -451,6 +462,13 @@ class ItemBuilder:
             if base["answer_kind"] in APPROXIMABLE and (is_approximate(t.tail) or _RECONSTRUCTED.search(t.tail)):
                 # 约33.76万平方千米: sources round it each their own way; 约公元前1046年: the date is not known
                 failed.append("approximate_answer")
+            if _RANGE.search(t.tail):
+                failed.append("range_answer")
+            if t.relation in GENRE_RELATIONS:
+                if len(t.tail.strip()) > GENRE_MAX_CHARS:
+                    failed.append("several_granularities")
+                elif "·" in pair.entity:
+                    failed.append("context_gives_answer")  # 《水调歌头·明月几时有》: a tune and a title make a 词
             subject = self._subject(pair)
             if subject is None:
                 failed.append("ambiguous_title" if pair.entity in self.polysemous else "needs_version")
