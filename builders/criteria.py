@@ -349,10 +349,35 @@ def _enumeration_span(answer: str) -> str:
     for word in _words(text):
         if word in _CONJUNCTIONS:
             before, after = text[:offset], text[offset + len(word):]
-            if len(before) >= 2 and len(after) >= 2 and not _joins_one_name(before, after, heads):
+            if len(before) >= 2 and len(after) >= 2 and (
+                    not _joins_one_name(before, after, heads) or _places_either_side(text, offset, len(word))):
                 return word
         offset += len(word)
     return ""
+
+
+def _places_either_side(text: str, offset: int, width: int) -> bool:
+    """Whether the words either side of the joining word at ``offset`` are both places (欧洲及亚洲中部: two
+    regions, however the second ends)."""
+    spans = _tagged_spans(text)
+    before = next((flag for _, end, flag in spans if end == offset), "")
+    after = next((flag for start, _, flag in spans if start == offset + width), "")
+    return before == after == "ns"
+
+
+@value_cache
+def _tagged_spans(text: str) -> tuple[tuple[int, int, str], ...]:
+    """(start, end, jieba tag) of each word of ``text``."""
+    import jieba.posseg
+
+    from filters.align import _jieba
+
+    _jieba()  # initialised quietly
+    position, out = 0, []
+    for pair in jieba.posseg.cut(text, HMM=False):
+        out.append((position, position + len(pair.word), pair.flag))
+        position += len(pair.word)
+    return tuple(out)
 
 
 def _alnum_at(text: str, index: int) -> bool:
@@ -423,6 +448,8 @@ def _time_variant_span(question: str) -> str:
         if word.endswith("排名") and _DIMENSION.search(masked[max(0, start - 3):start]):
             continue  # 面积排名: a measured rank among a fixed set (the 88 constellations) does not change
         asked = _ASKS_VALUE.match(masked, start + len(word))
+        if asked and "最" in asked.group(0) and _DIMENSION.fullmatch(word):
+            continue  # 海拔最高的首都: which one is highest holds however often the heights are measured again
         if asked:
             return question[start:asked.end()]
         if _ENDS_QUESTION.match(masked, start + len(word)) and _ASKS.search(masked[:start]):
