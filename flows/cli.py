@@ -654,9 +654,22 @@ def cmd_questions_check(args: argparse.Namespace) -> int:
     questions = read_questions(Path(args.file))
     senses = read_senses(Path(args.senses)) if args.senses else None
     summary = Summary()
-    for result in check_questions(questions, [Path(p) for p in args.against], args.max_answer_chars, summary,
-                                  args.explain, senses):
-        print(json.dumps(result, ensure_ascii=False), flush=False)
+    judge = llm = None
+    if args.llm_model:
+        from flows.questions import CriteriaJudge
+        from verifiers.llm import LLMClient, LLMSettings
+
+        Path(args.data_dir).mkdir(parents=True, exist_ok=True)
+        llm = LLMClient(LLMSettings(base_url=args.llm_base_url, model=args.llm_model, api_key_env=args.llm_api_key_env),
+                        Path(args.data_dir) / "catalog.duckdb")
+        judge = CriteriaJudge(llm)
+    try:
+        for result in check_questions(questions, [Path(p) for p in args.against], args.max_answer_chars, summary,
+                                      args.explain, senses, judge):
+            print(json.dumps(result, ensure_ascii=False), flush=False)
+    finally:
+        if llm is not None:
+            llm.close()
     sys.stdout.flush()
     print(summary.line(), file=sys.stderr)
     return 0
@@ -898,6 +911,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "zhbench questions check mine.jsonl > verdicts.jsonl\n"
                       "zhbench questions check mine.jsonl --explain   # each rejection with the text that triggered it\n"
                       "zhbench questions check mine.jsonl --senses data/releases/cdtp/0.1.0/pages.parquet\n"
+                      "zhbench questions check mine.jsonl --llm-model qwen2.5-72b-instruct   # a reader as well\n"
                       "zhbench questions check mine.jsonl --against chinese_simpleqa.jsonl --against old.csv",
                       cmd_questions_check)
     qcheck.add_argument("file", help="JSON lines with question, answer and optional id and relation")
@@ -908,6 +922,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="answer length budget in characters of the answer's Chinese core (default 20)")
     qcheck.add_argument("--explain", action="store_true",
                         help="add \"explain\": each failed criterion with its field and the span that triggered it")
+    qcheck.add_argument("--llm-model", help="also have this model (OpenAI-compatible endpoint) read each question "
+                                            "the rules accept, for what rules cannot see: ambiguity, garbled "
+                                            "questions, answers that do not answer")
+    qcheck.add_argument("--llm-base-url", default="http://127.0.0.1:8000/v1", help="the model's endpoint")
+    qcheck.add_argument("--llm-api-key-env", default="OPENAI_API_KEY",
+                        help="environment variable holding the model's API key")
+    qcheck.add_argument("--data-dir", default="zhbench-data", help="where the model's replies are cached "
+                                                                     "(default ./zhbench-data)")
     qcheck.add_argument("--senses", metavar="FILE",
                         help="titles several entries share: a TSV of title<TAB>sense label, or pages.parquet of a "
                              "crawl or release; a question naming one without saying which is underspecified")

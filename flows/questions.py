@@ -8,6 +8,12 @@ line gets one output line ``{"id", "accepted", "reasons", "explain"?, "contamina
 ``accepted`` is true when no criterion failed and no registered question matched. With ``explain``,
 each failure comes with the text that triggered it: ``{"reason", "field", "span"}``.
 
+With an LLM (``CriteriaJudge``), the questions the rules accept that carry an answer are read by the
+model too, against the points the rules cannot see (an ambiguous subject, a garbled question, an answer
+that does not answer); its failed points come back as ``llm:<point>`` reasons, the line names the
+model under ``judged_by``, and a reply that could not be used is ``llm_error``: that question was not
+judged, and the line does not say it was.
+
 A sense list (``read_senses``) tells the check which titles several entries share, so that a
 question naming one of them without saying which fails ``underspecified_subject``: a TSV of
 ``title<TAB>sense label`` lines, or the pages of a crawl or release (Parquet with ``title`` and
@@ -45,6 +51,9 @@ class Summary:
     reasons: Counter = field(default_factory=Counter)
     contaminated: int = 0
     registered: int = 0
+    judged: int = 0
+    judge_errors: int = 0
+    judge_model: str = ""
 
     def line(self) -> str:
         share = f" ({self.accepted / self.checked:.1%})" if self.checked else ""
@@ -53,7 +62,48 @@ class Summary:
             text += "; rejected by " + ", ".join(f"{k} {v}" for k, v in self.reasons.most_common())
         if self.registered:
             text += f"; {self.contaminated} match one of {self.registered} registered questions"
+        if self.judge_model:
+            text += f"; {self.judged} judged by {self.judge_model}"
+            if self.judge_errors:
+                text += f", {self.judge_errors} not judged (the model's reply could not be used)"
         return text
+
+
+JUDGE_POINTS = ("objective", "single_answer", "time_invariant", "unambiguous", "answers_question", "well_formed")
+JUDGE_PROMPT = Path(__file__).resolve().parents[1] / "verifiers" / "prompts" / "question_check.txt"
+
+
+class CriteriaJudge:
+    """An LLM reading each question with its answer against :data:`JUDGE_POINTS`."""
+
+    def __init__(self, llm):
+        from verifiers.llm import Prompt
+
+        self.llm = llm
+        self.prompt = Prompt.load(JUDGE_PROMPT)
+
+    @property
+    def model(self) -> str:
+        return self.llm.settings.model
+
+    def judge(self, questions: list[Question]) -> dict[str, dict]:
+        """id -> {"failed": [points], "reason": ...} or {"error": ...}."""
+        def validate(data) -> str:
+            if not isinstance(data, dict):
+                return "expected a JSON object"
+            missing = [k for k in JUDGE_POINTS if not isinstance(data.get(k), bool)]
+            return f"expected true or false for {', '.join(missing)}" if missing else ""
+
+        results = self.llm.map("question_check", [self.prompt.messages(question=q.question, answer=q.answer)
+                                                  for q in questions], validate)
+        out = {}
+        for question, result in zip(questions, results, strict=True):
+            if not result.ok:
+                out[question.id] = {"error": result.error}
+                continue
+            out[question.id] = {"failed": [k for k in JUDGE_POINTS if not result.data[k]],
+                                "reason": str(result.data.get("reason", ""))}
+        return out
 
 
 def read_questions(path: Path) -> list[Question]:
@@ -130,7 +180,7 @@ def criteria_failures(question: Question, max_answer_chars: int, senses: dict | 
 
 def check_questions(questions: list[Question], against: list[Path], max_answer_chars: int = 20,
                     summary: Summary | None = None, explain: bool = False,
-                    senses: dict | None = None) -> Iterator[dict]:
+                    senses: dict | None = None, judge: CriteriaJudge | None = None) -> Iterator[dict]:
     """One result per question, in input order (see the module docstring)."""
     summary = summary if summary is not None else Summary()
     matches: dict[str, list] = {}
@@ -139,12 +189,29 @@ def check_questions(questions: list[Question], against: list[Path], max_answer_c
         for path in against:
             summary.registered += database.add(read_question_file(path, answers=True))
         matches = database.matches([NewQuestion(q.id, q.question, q.answer, "", q.relation) for q in questions])
+    failures = {q.id: criteria_failures(q, max_answer_chars, senses) for q in questions}
+    verdicts: dict[str, dict] = {}
+    if judge is not None:
+        summary.judge_model = judge.model
+        verdicts = judge.judge([q for q in questions if not failures[q.id] and q.answer.strip()])
     for question in questions:
-        failures = criteria_failures(question, max_answer_chars, senses)
-        reasons = [f.reason for f in failures]
+        reasons = [f.reason for f in failures[question.id]]
+        verdict = verdicts.get(question.id)
+        if verdict is not None and "error" not in verdict:
+            reasons += [f"llm:{point}" for point in verdict["failed"]]
         result: dict = {"id": question.id, "accepted": not reasons, "reasons": reasons}
         if explain:
-            result["explain"] = [f.as_dict() for f in failures]
+            result["explain"] = [f.as_dict() for f in failures[question.id]]
+        if verdict is not None:
+            if "error" in verdict:
+                result["llm_error"] = verdict["error"]
+                summary.judge_errors += 1
+            else:
+                result["judged_by"] = judge.model
+                summary.judged += 1
+                if explain:
+                    result["explain"] += [{"reason": f"llm:{p}", "field": "question", "span": verdict["reason"]}
+                                          for p in verdict["failed"]]
         if against:
             found = matches.get(question.id, [])
             result["contaminated_by"] = [{"question": m.matched_question, "similarity": m.similarity,

@@ -116,3 +116,37 @@ def test_senses_from_a_release_pages_file(tmp_path):
         [[{"label": "潜山县下辖村", "url": "u1"}, {"label": "福建省下辖村", "url": "u2"}], []], pa.list_(sense))}),
         tmp_path / "pages.parquet")
     assert read_senses(tmp_path / "pages.parquet") == {"七里村": ["潜山县下辖村", "福建省下辖村"]}
+
+
+def test_an_llm_reads_what_the_rules_accept_and_says_so(tmp_path):
+    from tests.llm_server import ScriptedLLM, reply
+
+    points = {"objective": True, "single_answer": True, "time_invariant": True, "unambiguous": True,
+              "answers_question": True, "well_formed": True}
+
+    def script(body):
+        text = body["messages"][-1]["content"]
+        if "一反" in text:
+            return reply({**points, "well_formed": False, "reason": "题目不通顺"})
+        if "七里村" in text:
+            return reply("not json")  # never usable: the question is not judged
+        return reply({**points, "reason": "合格"})
+
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in [
+        {"id": "garbled", "question": "一反是什么等级的忍着", "answer": "中忍"},
+        {"id": "village", "question": "七里村的面积有多大", "answer": "9.5平方公里"},
+        {"id": "sound", "question": "碳的原子序数是多少？", "answer": "6"},
+        {"id": "debris", "question": "微孔滤膜的第一条是什么？", "answer": "概述"}]) + "\n", encoding="utf-8")
+    with ScriptedLLM(script) as llm:
+        out = zhbench("questions", "check", str(mine), "--llm-model", "judge-7b", "--llm-base-url", llm.base_url,
+                      "--data-dir", str(tmp_path / "data"), "--explain", env={"OPENAI_API_KEY": "test"})
+        asked = [r["messages"][-1]["content"] for r in llm.requests]
+    assert out.returncode == 0, out.stderr
+    got = {v["id"]: v for v in lines(out.stdout)}
+    assert got["garbled"]["reasons"] == ["llm:well_formed"] and got["garbled"]["judged_by"] == "judge-7b"
+    assert {"reason": "llm:well_formed", "field": "question", "span": "题目不通顺"} in got["garbled"]["explain"]
+    assert got["sound"]["accepted"] and got["sound"]["judged_by"] == "judge-7b"
+    assert got["village"]["accepted"] and "judged_by" not in got["village"] and got["village"]["llm_error"]
+    assert "judged_by" not in got["debris"] and not any("微孔滤膜" in a for a in asked)  # the rules settled it
+    assert "2 judged by judge-7b, 1 not judged" in out.stderr
