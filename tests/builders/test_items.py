@@ -192,4 +192,3 @@ def test_a_cloze_never_blanks_an_era_that_another_name_fits(tmp_path):
     assert cloze["赵匡胤"].answer == "太祖" and "北宋" in cloze["赵匡胤"].question
     assert cloze["汤显祖"].answer == "明代"
     assert result["report"]["items_dropped"]["cloze:era_at_another_granularity_fits"] == 1
-
