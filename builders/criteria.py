@@ -40,6 +40,26 @@ codes are stored in releases; keep them stable:
 * ``unnamed_referent``      the question's subject is only a pronoun or demonstrative: its
                             first word is one of ``referring_words.txt`` (他, 该, 这部, 此人 ...)
                             and it names nothing by a title, a quote or a Latin-script name
+* ``underspecified_subject`` the subject names no one in particular: a common given name alone
+                            or after a common surname (``underspecified_names.txt``: 卫国, 王伟)
+                            or a person known only by a generic title (赵戬老师), with nothing
+                            else said of them; a bare lower-case handle (max的父亲); a typhoon
+                            name without its year; a title that ``senses`` (a crawl's sense
+                            lists) gives to several entries, with no word of any of its senses
+* ``one_of_many``           a word of ``multi_valued_words.txt`` (孙子, 下设, 子公司 ...) is asked
+                            for in the singular with nothing that singles one value out (an
+                            order, 唯一, 最, a date, a count, a narrowing verb: 饰演X的演员)
+* ``explanatory``           the question asks for an explanation: a word of
+                            ``explanatory_words.txt`` (由来, 职能, 要点, 简介 ...) asked untyped, a
+                            how or why (怎么制作, 为什么会), a meaning (何意, 是什么意思), 你知道X是什么吗,
+                            a bare 如何 or 是怎样的; or the answer is a statement (名称来源于…)
+* ``kb_debris``             the question asks for a knowledge base's layout (第一条是什么, 解释2)
+                            or the answer is a section's name (概述, 简介)
+* ``no_reference_point``    a distance to a place of a kind rather than a name (离火车站有多远),
+                            or a rank asked with no field to rank in and no measured dimension
+* ``answer_type_mismatch``  the answer does not answer the ask: a time asked and no date or a
+                            duration given, a number asked and none given, a place or a person
+                            asked and only a date given, or an answer saying it is not known
 
 Codes come back in this order. Contention, difficulty, several answers that only the
 facts reveal (a ruler with two era names asked 使用过什么年号) and records that may be
@@ -641,10 +661,6 @@ def _tagged_names(text: str) -> tuple[str, ...]:
     return tuple(p.word for p in jieba.posseg.cut(text, HMM=False) if p.flag in ("ns", "nt", "nz") and len(p.word) > 1)
 
 
-def _clause_ask(clause: str) -> re.Match[str] | None:
-    return _ASK_ONE.search(clause)
-
-
 def _one_of_many_span(question: str) -> str:
     """The relation word of a question that asks for one of several values without saying which
     (万安公主的孙子是谁, 下设了哪个机构)."""
@@ -804,7 +820,7 @@ def explain_question(question: str, answer: str, relation: str = "", max_answer_
     mismatch = _mismatch_span(question, answer)
     if mismatch:
         failed.append(Failure("answer_type_mismatch", mismatch, "question"))
-    return failed
+    return sorted(failed, key=lambda f: REASONS.index(f.reason))
 
 
 def check_wording(question: str, relation: str = "", senses: Mapping[str, Sequence[str]] | None = None) -> list[str]:
