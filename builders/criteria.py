@@ -18,7 +18,9 @@ codes are stored in releases; keep them stable:
 * ``multiple_answers``      the answer's core (glosses left out, as for answer_too_long) is an
                             enumeration: it contains 、，；(or , ; outside numbers), joins two items with the word 和/及/与/以及/跟
                             (jieba segmentation: 阿尔及利亚 is one word; not inside one name,
-                            ``name_heads.txt``: 康乐及文化事务署), or ends with 等; unless the
+                            ``name_heads.txt``: 康乐及文化事务署, unless both sides are places:
+                            欧洲及亚洲中部), ends with 等 (等地), sets items apart by spaces, slashes
+                            or labels (平假名：…), or glosses several values (5（简单）8（普通）); unless the
                             question asks for a counted set (哪两种, 三种理论是什么), whose
                             members are its one answer, or for a full name (全称)
 * ``relative_time``         the question or answer contains a word from
