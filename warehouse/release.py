@@ -524,7 +524,8 @@ def _baseline_lines(baselines: dict | None) -> list[str]:
     if not baselines or not baselines.get("configs"):
         return []
     names = sorted({name for row in baselines["configs"].values() for name in row["solved"]})
-    lines = [f"- Offline baselines (no model answers here; {baselines.get('panel', '')}): an item one of them "
+    panel = baselines.get("panel", "").removeprefix("offline baselines, no model: ")
+    lines = [f"- Offline baselines (no model answers here: {panel}): an item one of them "
              f"answers is easy, and easy items past {100 * baselines.get('max_share', 0):.0f}% of a config are "
              "dropped (`difficulty:easy_over_budget`); `easy_by` in an item's provenance names its baselines.", "",
              "| config | items | " + " | ".join(names) + " | easy | dropped past the budget | easy share kept |",
