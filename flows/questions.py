@@ -8,8 +8,9 @@ line gets one output line ``{"id", "accepted", "reasons", "explain"?, "contamina
 ``accepted`` is true when no criterion failed and no registered question matched. With ``explain``,
 each failure comes with the text that triggered it: ``{"reason", "field", "span"}``.
 
-With an LLM (``CriteriaJudge``), the questions the rules accept that carry an answer are read by the
-model too, against the points the rules cannot see (an ambiguous subject, a garbled question, an answer
+With an LLM (``CriteriaJudge``), the registered questions a new one may repeat in other relation words
+are put to it as well (match kind ``llm``), and the questions the rules accept that carry an answer are
+read by the model too, against the points the rules cannot see (an ambiguous subject, a garbled question, an answer
 that does not answer); its failed points come back as ``llm:<point>`` reasons, the line names the
 model under ``judged_by``, and a reply that could not be used is ``llm_error``: that question was not
 judged, and the line does not say it was.
@@ -185,7 +186,7 @@ def check_questions(questions: list[Question], against: list[Path], max_answer_c
     summary = summary if summary is not None else Summary()
     matches: dict[str, list] = {}
     if against:
-        database = QuestionDatabase(None)
+        database = QuestionDatabase(None, judge=judge.llm if judge is not None else None)
         for path in against:
             summary.registered += database.add(read_question_file(path, answers=True))
         matches = database.matches([NewQuestion(q.id, q.question, q.answer, "", q.relation) for q in questions])

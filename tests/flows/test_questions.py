@@ -150,3 +150,24 @@ def test_an_llm_reads_what_the_rules_accept_and_says_so(tmp_path):
     assert got["village"]["accepted"] and "judged_by" not in got["village"] and got["village"]["llm_error"]
     assert "judged_by" not in got["debris"] and not any("微孔滤膜" in a for a in asked)  # the rules settled it
     assert "2 judged by judge-7b, 1 not judged" in out.stderr
+
+
+def test_the_llm_also_settles_registered_questions_the_relation_table_cannot(tmp_path):
+    from tests.llm_server import ScriptedLLM, reply
+
+    def script(body):
+        if "防泄漏" in body["messages"][0]["content"]:  # the contamination judge's prompt
+            return reply({"same_fact": True})
+        return reply({})
+
+    registered = tmp_path / "db.jsonl"
+    registered.write_text('{"question": "鹰击81导弹的射程是多少？", "answer": "50公里"}\n', encoding="utf-8")
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text('{"id": "m", "question": "鹰击81导弹能打多远？", "answer": ""}\n', encoding="utf-8")
+    with ScriptedLLM(script) as llm:
+        out = zhbench("questions", "check", str(mine), "--against", str(registered), "--llm-model", "judge-7b",
+                      "--llm-base-url", llm.base_url, "--data-dir", str(tmp_path / "data"),
+                      env={"OPENAI_API_KEY": "test"})
+    assert out.returncode == 0, out.stderr
+    got = lines(out.stdout)[0]
+    assert [m["kind"] for m in got["contaminated_by"]] == ["llm"] and not got["accepted"], got
