@@ -140,11 +140,14 @@ _CLAUSE = re.compile(r"[，,。；;：:！!？?]")
 _DATE = re.compile(r"\d{3,4}\s*年|\d{1,2}\s*月|\d{1,2}\s*世纪|\d{2,4}\s*年代|[（(]\d{3,4}[）)]|\d{4}-\d{1,2}|公元"
                    r"|\d+\.\d+\.\d+")
 _ASKS = re.compile(r"什么|哪|谁|何|多少|几")
-# What follows a relation word that is itself the thing asked: 首席执行官是谁, 人口是多少, 人口最多的.
+# An answer that is still going on (2010年6月-), or a count as of a day (截至2019年7月): both change.
 _OPEN_RANGE = re.compile(r"(?<=[\d年月日])\s*[-—–~～至]\s*(?:今)?$")
 _AS_OF = re.compile(r"截至|截止|至今|迄今")
+# A relation word at the end of the question, after an ask before it: 谁是X公司的法人代表.
 _ENDS_QUESTION = re.compile(r"的?[吗呢啊呀？?。]*$")
-_ASKS_VALUE = re.compile(r"的?(?:总数|数量|人数|数)?(?:一共|总共|共)?(?:约|大约)?(?:是|为|有|达|约为|叫|叫做|名叫)?(?:谁|多少|几|哪|什么|最多|最少|最高|最低|最大|最小)")
+# What follows a relation word that is itself the thing asked: 首席执行官是谁, 人口是多少, 人口最多的.
+_ASKS_VALUE = re.compile(r"的?(?:总数|数量|人数|数)?(?:一共|总共|共)?(?:约|大约)?(?:是|为|有|达|约为|叫|叫做|名叫)?"
+                         r"(?:谁|多少|几|哪|什么|最多|最少|最高|最低|最大|最小)")
 # An award or a poll: 最佳导演奖 and a chart's 最受欢迎男歌手 name a prize, whose winner is a fact.
 _AWARD = re.compile(r"奖|榜|评选|票选|称号|获|当选|电影节")
 # A counted set: 哪两种, 由哪三部分组成, 两种密钥分别是什么, 三种理论是什么 — its members are one answer.
@@ -167,7 +170,8 @@ _ASKS_SURNAME = re.compile(r"(?:的)?(?:姓|姓氏)(?:是|为|叫)?(?:什么|啥
 _HANDLE = re.compile(r"([a-z]{1,6}|[a-z]+(?: [a-z]+)+)(?=[的是])")
 # What a question adds to a name that the crawl gives to several entries: a sense in brackets, a kind.
 _SENSE_CUE = re.compile(r"[（(][^）)]+[）)]")
-# A named typhoon: the Western Pacific lists of names are used again every few years, so a name alone is several storms.
+# A named typhoon: the Western Pacific lists of names are used again every few years, so a name alone is
+# several storms.
 _STORM = re.compile(r"(?:超强台风|强台风|台风|强热带风暴|热带风暴)[\u3400-\u9fff·]{2,6}")
 # One-character words that end a name the segmenter cut into characters (王 伟 是).
 _FUNCTION_CHARS = frozenset("是的在于有从为和与及了把被将向对给以由属叫")
@@ -181,7 +185,8 @@ _PERSON_TITLES = frozenset({"老师", "医生", "教授", "先生", "女士", "�
 # Asking for an opinion: 如何评价, 怎样看待, 你认为, 应该先学哪种…比较好, 主题是什么, 值得一看吗.
 _OPINION = re.compile(r"(?:如何|怎样|怎么|怎么样)(?:评价|看待|理解|认识|评论)|看法|你(?:认为|觉得|怎么看)|您(?:认为|觉得)|"
                       r"应该[^，。？?]{0,12}(?:比较好|更好|最好|好呢|好)|哪[个种款家所][^，。？?]{0,8}(?:比较好|更好)|"
-                      r"(?:什么时候|何时|哪里|哪个|哪种|哪家|哪款)[^，。？?]{0,10}(?:比较好|最好|最合适|最佳|合适)|好不好|值不值得|值得[^，。？?]{0,6}吗|(?<!曲)(?<!歌)主题(?:思想)?(?:是什么|是啥|为何)|中心思想|"
+                      r"(?:什么时候|何时|哪里|哪个|哪种|哪家|哪款)[^，。？?]{0,10}(?:比较好|最好|最合适|最佳|合适)|"
+                      r"好不好|值不值得|值得[^，。？?]{0,6}吗|(?<!曲)(?<!歌)主题(?:思想)?(?:是什么|是啥|为何)|中心思想|"
                       r"(?:什么|何)(?:启示|启发)|读后感|感想")
 # An ask for one thing.
 _ASK_ONE = re.compile(r"什么|啥|谁|哪(?!些|几)|何")
@@ -239,7 +244,8 @@ _DURATION = re.compile(r"约?\s*\d+(?:\.\d+)?\s*(?:秒|秒钟|分钟|小时|个�
 # A place or a person asked, and an answer that is only a date.
 _ASKS_PLACE = re.compile(r"哪里|哪儿|什么地方|哪个地方|哪个国家|哪个城市|哪座城市|何地|何处|哪个省")
 _ASKS_PERSON = re.compile(r"谁|哪位|哪个人")
-_ONLY_DATE = re.compile(r"(?:公元前?)?\s*\d{1,4}\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?)?|\d{4}[-./]\d{1,2}(?:[-./]\d{1,2})?")
+_ONLY_DATE = re.compile(r"(?:公元前?)?\s*\d{1,4}\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?)?"
+                        r"|\d{4}[-./]\d{1,2}(?:[-./]\d{1,2})?")
 # An answer that says the fact is not known: it answers nothing.
 _NO_ANSWER = re.compile(r"不详|未知|尚不明确|尚不清楚|不清楚|不明确|还没有|没有找到|暂无|待定|待考|无从考证")
 _ASKS_NUMBER = re.compile(r"多少|几(?![乎何])|多[长高大远重宽深久厚]")
@@ -652,15 +658,10 @@ def _shared_title(question: str, rest: str, senses: Mapping[str, Sequence[str]])
     return ""
 
 
-@value_cache
-def _tagged_names(text: str) -> tuple[str, ...]:
+def _tagged_names(text: str) -> list[str]:
     """The words of ``text`` that jieba tags as proper names (places, organisations, other names), not people."""
-    import jieba.posseg
-
-    from filters.align import _jieba
-
-    _jieba()
-    return tuple(p.word for p in jieba.posseg.cut(text, HMM=False) if p.flag in ("ns", "nt", "nz") and len(p.word) > 1)
+    return [text[start:end] for start, end, flag in _tagged_spans(text)
+            if flag in ("ns", "nt", "nz") and end - start > 1]
 
 
 def _one_of_many_span(question: str) -> str:
@@ -806,12 +807,12 @@ def explain_question(question: str, answer: str, relation: str = "", max_answer_
     if not question.strip() or not answer.strip():
         return [Failure("empty", "", "")]
     failed = []
-    if not answer_budget_ok(answer, max_answer_chars) and not _one_name(answer):
+    listed = _enumeration_span(answer)
+    if not answer_budget_ok(answer, max_answer_chars) and (listed or not _one_name(answer)):
         failed.append(Failure("answer_too_long", answer_core(answer), "answer"))
     given_away = _answer_in_question_span(question, answer)
     if given_away:
         failed.append(Failure("answer_in_question", given_away, "question"))
-    listed = _enumeration_span(answer)
     if listed and not asks_counted_set(question) and not _ASKS_FULL_NAME.search(question):
         failed.append(Failure("multiple_answers", listed, "answer"))
     failed += _wording(question, answer, relation, senses)
@@ -831,29 +832,32 @@ def check_wording(question: str, relation: str = "", senses: Mapping[str, Sequen
     return [f.reason for f in explain_wording(question, relation, senses)]
 
 
-def explain_wording(question: str, relation: str = "", senses: Mapping[str, Sequence[str]] | None = None) -> list[Failure]:
+def explain_wording(question: str, relation: str = "",
+                    senses: Mapping[str, Sequence[str]] | None = None) -> list[Failure]:
     """:func:`check_wording` with the span of each failure."""
     return _wording(question, "", relation, senses) if question.strip() else [Failure("empty", "", "")]
 
 
 def _one_name(answer: str) -> bool:
-    """Whether a long answer is one institution's name (中国科学院…研究所): a name is one answer however long."""
+    """Whether a long answer, not a list, is one institution's name (中国科学院…研究所): a name is one answer
+    however long."""
     core = answer_core(answer)
-    return bool(_CJK.match(core)) and not _enumeration_span(answer) and not _CLAUSE.search(core) \
+    return bool(_CJK.match(core)) and not _CLAUSE.search(core) \
         and any(core.endswith(h) for h in load_word_list(NAME_HEADS) if len(h) >= 2)
 
 
-def _wording(question: str, answer: str, relation: str, senses: Mapping[str, Sequence[str]] | None = None) -> list[Failure]:
+def _wording(question: str, answer: str, relation: str,
+             senses: Mapping[str, Sequence[str]] | None = None) -> list[Failure]:
     failed = []
     relative = _relative_time_words(question)
     if relative:
         failed.append(Failure("relative_time", relative[0], "question"))
-    elif answer and _relative_time_words(answer):
-        failed.append(Failure("relative_time", _relative_time_words(answer)[0], "answer"))
-    elif answer and _OPEN_RANGE.search(answer.strip()):  # 2010年6月-: still going on
-        failed.append(Failure("relative_time", _OPEN_RANGE.search(answer.strip()).group(0), "answer"))
-    elif answer and _AS_OF.search(answer):  # 2篇（截至2019年7月）: a count as of a day, which has changed since
-        failed.append(Failure("relative_time", _AS_OF.search(answer).group(0), "answer"))
+    elif answer:
+        # 2010年6月-: still going on; 2篇（截至2019年7月）: a count as of a day, which has changed since
+        found = _relative_time_words(answer) or [m.group(0) for m in (_OPEN_RANGE.search(answer.strip()),
+                                                                       _AS_OF.search(answer)) if m]
+        if found:
+            failed.append(Failure("relative_time", found[0], "answer"))
     if relation and (relation in load_word_list(TIME_VARIANT_RELATIONS)
                      or _word_pattern(RELATIVE_TIME_WORDS).search(relation)):
         failed.append(Failure("time_variant_relation", relation, "relation"))
