@@ -205,15 +205,16 @@ class Site:
         return _html(self.web.render(page))
 
     def corpus_key(self) -> str:
-        """What the search's results depend on: the entries and the code that writes the web's pages and ranks
-        them (a digest of the mirror's modules). Computed once."""
+        """What the search's results depend on: the pages it ranks (:meth:`search_documents`, as written) and the
+        code that ranks them (crawlers/mirror/search.py). How the pages came to be written (the generators'
+        code) is not part of it: a change there that writes the same pages finds the same results. Computed
+        once."""
         if self._corpus_key is None:
             digest = hashlib.sha256(self.profile.encode())
-            for path in sorted(Path(__file__).parent.glob("*.py")):
-                digest.update(path.read_bytes())
-            for entry in self.entries:
-                digest.update(f"{entry.key}\0{entry.baidu_id}\0{entry.summary}\0{entry.infobox}\0{entry.sections}"
-                              .encode("utf-8"))
+            digest.update(Path(__file__).with_name("search.py").read_bytes())
+            for document in self.search_documents():
+                digest.update(json.dumps([document.url, document.title, document.site, document.paragraphs],
+                                         ensure_ascii=False).encode("utf-8") + b"\n")
             self._corpus_key = f"mirror-{self.profile}-{digest.hexdigest()[:16]}"
         return self._corpus_key
 
