@@ -27,7 +27,7 @@ def write_pages(count: int, out_dir: Path) -> None:
     from crawlers.mirror.facts import load_facts
     from crawlers.mirror.synth import SynthConfig, Synthesizer
     from schemas import InfoboxEntry, Page
-    from warehouse.shards import ShardWriter
+    from schemas.storage.shards import ShardWriter
 
     fetched = datetime(2026, 1, 1, tzinfo=timezone.utc)
     with ShardWriter(out_dir, "pages", Page) as writer:
@@ -41,7 +41,7 @@ def write_pages(count: int, out_dir: Path) -> None:
 
 
 def run_align(pages_dir: Path, out_dir: Path) -> dict:
-    from flows.cdtp import align_stage
+    from filters.align_stage import align_stage
     from flows.settings import AlignSettings
 
     start = time.perf_counter()
@@ -52,7 +52,7 @@ def run_align(pages_dir: Path, out_dir: Path) -> dict:
 
 
 def run_dedup(out_dir: Path) -> dict:
-    from flows.cdtp import dedup_stage
+    from filters.dedup_stage import dedup_stage
     from flows.settings import DedupSettings
 
     funnel = json.loads((out_dir / "funnel.json").read_text(encoding="utf-8"))

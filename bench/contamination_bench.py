@@ -49,7 +49,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from builders.contamination import Former, NewQuestion, QuestionDatabase, read_question_file
+from builders.contamination import NewQuestion, QuestionDatabase, read_question_file
+from builders.question_forms import Former
 from filters.embeddings import make_embedder
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -467,7 +468,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.llm_judge:
             import tempfile
 
-            from verifiers.llm import LLMClient, LLMSettings
+            from schemas.llm import LLMClient, LLMSettings
 
             database.judge = LLMClient(LLMSettings(base_url=args.llm_base_url, model=args.llm_model),
                                        Path(tempfile.mkdtemp()) / "llm.duckdb")

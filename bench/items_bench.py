@@ -27,7 +27,7 @@ def write_pairs(count: int, out_dir: Path) -> list[Path]:
     from crawlers.mirror.synth import SynthConfig, Synthesizer
     from filters.triples import pair_id
     from schemas import Pair, Triple
-    from warehouse.shards import ShardWriter
+    from schemas.storage.shards import ShardWriter
 
     with ShardWriter(out_dir, "pairs", Pair) as writer:
         for index, entry in enumerate(Synthesizer(load_facts(), SynthConfig(seed=9)).take(count)):

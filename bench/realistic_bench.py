@@ -41,7 +41,7 @@ def pages(size: int, seed: int, out_dir: Path) -> tuple[list[Path], dict[str, di
     from crawlers.mirror.site import Site
     from crawlers.parsers import parse
     from schemas import Page
-    from warehouse.shards import ShardWriter
+    from schemas.storage.shards import ShardWriter
 
     site = Site(profile="realistic", size=size, seed=seed, faults=False)
     labels: dict[str, dict] = {}
@@ -92,7 +92,7 @@ def rules(page_shards: list[Path], labels: dict[str, dict]) -> dict:
     from filters.normalize import normalize
     from filters.triples import page_to_pair, relation_aliases
     from schemas import Page
-    from warehouse.shards import iter_records
+    from schemas.storage.shards import iter_records
 
     aliases = relation_aliases()
     canonical = lambda r: aliases.get(r, r)  # noqa: E731
@@ -167,12 +167,13 @@ def rules(page_shards: list[Path], labels: dict[str, dict]) -> dict:
 
 def funnel(page_shards: list[Path], work: Path) -> dict:
     """The stages of a run after the crawl, on the same pages."""
-    from flows.cdtp import align_stage, dedup_stage
+    from filters.align_stage import align_stage
+    from filters.dedup_stage import dedup_stage
     from flows.items import items_stage
     from flows.settings import AlignSettings, DedupSettings, ItemsSettings, VerifySettings
     from flows.verify import verify_stage
     from schemas import Pair
-    from warehouse.shards import iter_records
+    from schemas.storage.shards import iter_records
 
     aligned = align_stage(page_shards, AlignSettings(), work / "pairs")
     deduped = dedup_stage(aligned.shards, DedupSettings(against_releases=False), aligned.funnel, work / "dedup")

@@ -103,11 +103,11 @@ def per_query_supports(backend, claims: list[tuple], k: int = 10, exclude_source
 def corpus(size: int, directory: Path) -> tuple[list[Path], list[list[tuple]]]:
     """Page shards of a realistic corpus of ``size`` entries and its claims, by batch of 2048 pairs."""
     from bench.realistic_bench import pages
-    from flows.cdtp import align_stage
+    from filters.align_stage import align_stage
     from flows.settings import AlignSettings
     from flows.verify import batched
     from schemas import Pair
-    from warehouse.shards import iter_records
+    from schemas.storage.shards import iter_records
 
     here = directory / f"realistic-{size}"
     if not (here / ".done").exists():
@@ -122,7 +122,7 @@ def corpus(size: int, directory: Path) -> tuple[list[Path], list[list[tuple]]]:
 
 
 def measure(size: int, directory: Path, old_sample: int) -> dict:
-    from warehouse.cache import SEARCH_CACHE, CatalogCache
+    from schemas.storage.cache import SEARCH_CACHE, CatalogCache
 
     page_shards, batches = corpus(size, directory)
     claims = [c for batch in batches for c in batch]

@@ -26,7 +26,7 @@ from typing import Iterable
 import numpy as np
 
 from schemas import Page
-from warehouse.shards import iter_records
+from schemas.storage.shards import iter_records
 
 SIGNALS = ("in_links", "page_length", "relation_frequency")
 DESCRIPTION = ("offline proxy, not a measured model accuracy: mean rarity (1 - percentile rank in the crawl) "

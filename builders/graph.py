@@ -34,7 +34,7 @@ import duckdb
 import pyarrow as pa
 
 from filters.triples import NAME_RELATIONS
-from warehouse.shards import bounded_duck, sql_path_list
+from schemas.storage.shards import bounded_duck, sql_path_list
 
 T = TypeVar("T")
 

@@ -53,9 +53,11 @@ from builders.formats import value_format
 from builders.graph import Graph, Query
 from builders.templates import Templates, fit_question_word, question_for
 from builders.types import FORMAT_KINDS, ValueTyper
-from filters.normalize import is_approximate, is_cjk, normalize, value_key
+from filters.normalize import is_approximate, is_cjk, normalize, value_forms, value_key
+from filters.statements import dispute
 from filters.triples import NAME_RELATIONS
 from schemas import Item, Pair, Triple
+from schemas.records import Hit
 
 BLANK = "＿＿＿"
 # Relations a short-answer question does not ask: their value is a selection or a judgement, not one fact.
@@ -573,10 +575,6 @@ def text_disputes(pair: Pair, relation: str, value: str) -> str:
     """What in the pair's own text disputes the value, or "": a sentence that states the value with a word saying
     it is not settled (「夏朝，一般认为由禹建立」: ``hedge_words.txt``), or another year for the relation where the
     infobox gives one (「生于162年」 beside an infobox's 161年: verifiers.web_facts.dispute, read on the text)."""
-    from filters.normalize import value_forms
-    from verifiers.search import Hit
-    from verifiers.web_facts import dispute
-
     forms = value_forms(value)
     hedges = load_word_list(HEDGE_WORDS)
     for sentence in sentences(normalize(pair.text)):

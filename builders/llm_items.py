@@ -9,7 +9,7 @@
   ``rounds`` rounds. A question is kept only when the critique passes it, the
   criteria rules pass it and its answer occurs in the pair's text.
 
-Every LLM call goes through :class:`verifiers.llm.LLMClient` (cached, retried,
+Every LLM call goes through :class:`schemas.llm.LLMClient` (cached, retried,
 budgeted); a failed call leaves the template item in place and is counted.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 from builders.criteria import check_question
 from filters.normalize import normalize
 from schemas import Pair
-from verifiers.llm import LLMClient, Prompt
+from schemas.llm import LLMClient, Prompt
 
 PROMPTS = Path(__file__).with_name("prompts")
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from builders.question_forms import Former, QuestionWords, classes_agree
 from filters.normalize import is_cjk, normalize
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,8 +140,6 @@ def page_cues() -> dict[str, list[tuple[str, int, float]]]:
 def learn(aliases: Path = ALIASES, cues: Path = CUES, templates: Path = TEMPLATES, words: Path = WORDS,
           learned_cues: dict[str, list[tuple[str, int, float]]] | None = None) -> list[Entry]:
     """The table's entries learned from the shipped vocabulary (see the module docstring)."""
-    from builders.contamination import Former, QuestionWords
-
     lists = QuestionWords.load(words)
     former = Former(lists)
 
@@ -426,8 +425,6 @@ def learn_from_questions(rows: list[tuple[str, str, str]], forms, index, groups:
     """Add to ``groups`` what registered questions tell: two with one answer, sharing their entity and their
     numbers, whose words differ on both sides name one relation with those words. rows: (id, question,
     answer); forms and index: the contamination check's (builders.contamination). Returns groups added."""
-    from builders.contamination import classes_agree
-
     by_answer: dict[str, list[int]] = defaultdict(list)
     for row, form in enumerate(forms):
         if form.answer and len(form.answer) >= 1:

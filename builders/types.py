@@ -226,7 +226,7 @@ class ValueTyper:
         title, relations and tags go straight to the build, which reads the facts after the pages."""
         from filters.triples import extract_triples, relation_aliases
         from schemas import Page
-        from warehouse.shards import iter_records
+        from schemas.storage.shards import iter_records
 
         aliases = relation_aliases()
         facts = _Facts()

@@ -38,7 +38,7 @@ from crawlers.processes import signals_held
 from crawlers.rawstore import RawStore
 from crawlers.urls import canonicalize
 from schemas import Page
-from warehouse.shards import ShardWriter, crawl_environment
+from schemas.storage.shards import ShardWriter, crawl_environment
 
 DEFAULT_USER_AGENT = "zhbench/0.1 (Chinese benchmark data crawler; set crawl.user_agent to add your contact)"
 

@@ -47,7 +47,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from filters.normalize import normalize, normalize_once, value_cache
-from warehouse.shards import bounded_duck
+from schemas.storage.shards import bounded_duck
 
 SHINGLES = ("char", "word")
 SCHEME = "zhbench-minhash-1"  # change when the signing changes: signatures of two schemes do not compare

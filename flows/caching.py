@@ -21,7 +21,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from warehouse.shards import sha256_file
+from schemas.storage.shards import sha256_file
 
 PACKAGES = ("crawlers", "filters", "verifiers", "builders", "schemas", "warehouse", "flows")
 CODE_SUFFIXES = {".py", ".tsv", ".toml", ".txt", ".jsonl", ".json", ".md"}

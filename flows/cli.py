@@ -21,12 +21,12 @@ from typing import Callable, Sequence
 from crawlers.crawl import CrawlError
 from crawlers.mirror.facts import FactsError
 from flows.report import ReportError
-from warehouse.catalog import CatalogError
+from schemas.storage.catalog import CatalogError
 from crawlers.seeds import SeedError
 from flows.settings import SEARCH_BACKENDS, SettingsError
 from warehouse.release import ReleaseError
-from warehouse.shards import system_allocator
-from verifiers.llm import LLMError
+from schemas.storage.shards import system_allocator
+from schemas.llm import LLMError
 from verifiers.search import SearchError
 
 USER_ERRORS = (SeedError, CrawlError, ReleaseError, FactsError, SettingsError, CatalogError, ReportError, LLMError,
@@ -159,7 +159,7 @@ def format_summary(summary, seconds: float | None = None, startup: float | None 
 
 
 def _validation_lines(summary) -> list[str]:
-    from warehouse.release import load_manifest
+    from schemas.releases import load_manifest
 
     try:
         validation = load_manifest(summary.release_dir).validation
@@ -657,7 +657,7 @@ def cmd_questions_check(args: argparse.Namespace) -> int:
     judge = llm = None
     if args.llm_model:
         from flows.questions import CriteriaJudge
-        from verifiers.llm import LLMClient, LLMSettings
+        from schemas.llm import LLMClient, LLMSettings
 
         Path(args.data_dir).mkdir(parents=True, exist_ok=True)
         llm = LLMClient(LLMSettings(base_url=args.llm_base_url, model=args.llm_model, api_key_env=args.llm_api_key_env),
@@ -681,7 +681,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     directory = _release_dir(args)
     grader = None
     if args.grader_model:
-        from verifiers.llm import LLMClient, LLMSettings
+        from schemas.llm import LLMClient, LLMSettings
 
         grader = LLMClient(LLMSettings(base_url=args.grader_base_url, model=args.grader_model,
                                        api_key_env=args.grader_api_key_env),

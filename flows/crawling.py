@@ -6,17 +6,20 @@ Shared by ``zhbench crawl`` and the crawl stage of the ``cdtp`` flow.
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 from urllib.parse import urlsplit
 
-from crawlers.crawl import CrawlConfig, CrawlError, CrawlResult, run_crawl
+from crawlers.crawl import CrawlConfig, CrawlError, CrawlResult, collect, run_crawl
 from crawlers.fetchlog import FetchLog
 from crawlers.seeds import bundled_seed_files, read_seeds, seed_url
-from flows.settings import CrawlSettings
-from warehouse.catalog import Catalog
+from flows import caching, progress
+from flows.settings import CrawlSettings, Settings
+from flows.stages import StageClock
+from schemas.storage.catalog import Catalog
 
 SITE_URLS = {
     "baidu": "https://baike.baidu.com",
@@ -179,3 +182,125 @@ def register_crawl(data_dir: Path, name: str, out_dir: Path) -> int:
 def _validators(info: dict) -> dict:
     return {k: info.get(k) or "" for k in ("etag", "last_modified", "record_hash", "content_hash")}
 
+
+# How a crawl runs, not what it finds: left out of the crawl's key.
+CRAWL_RUN_ONLY = {"mirror_port", "concurrency", "reuse", "from_crawl", "recrawl_after"}
+
+
+COMPLETE = ".complete"  # in a crawl directory: the crawl ran to its end
+
+
+def crawl_run_stage(settings: Settings, data_dir: Path, clock: StageClock) -> tuple[list[CrawlResult], str]:
+    """The run's crawls (oldest first: of a page in several, the snapshot keeps the latest fetch), and the
+    origin (scheme://host:port) they fetched from.
+
+    With ``crawl.from_crawl``: those finished crawls of the data directory, as they are. Otherwise the run's
+    own, ``crawls/run-<key>*``, named by the crawl settings, the seeds' content and the site's address:
+
+    * an unfinished one (a killed run's) is resumed;
+    * a finished one is reused (``crawl.reuse``) with the recrawls made after it; when the last of them
+      finished ``crawl.recrawl_after`` ago or more, a recrawl asks again, conditionally, for the pages
+      fetched that long ago (``run-<key>-<time>``), so an unchanged site gives the same snapshot;
+    * ``crawl.reuse = false``, or no finished crawl: a full crawl (``run-<key>`` or ``run-<key>-<time>``).
+    """
+    crawl = settings.crawl
+    if crawl.from_crawl:
+        clock.start("crawl", unit="pages")
+        results = []
+        for name in crawl.from_crawl:
+            out = crawl_dir_of(data_dir, name)
+            if not (out / "crawl-stats.json").exists():
+                raise CrawlError(f"crawl {name} in {out} has not finished (no crawl-stats.json): continue it with "
+                                 f"zhbench crawl --resume --name {out.name}, or name another crawl")
+            results.append(_collected(out))
+        clock.finish("crawl", None, sum(sum(r.by_status.values()) for r in results), "pages", cached=True)
+        return results, _crawl_origin(Path(results[0].out_dir))
+    with site_for(crawl, crawl.mirror_port) as base_url:
+        key = caching.stage_key("crawl", {k: v for k, v in caching.section(crawl).items() if k not in CRAWL_RUN_ONLY},
+                                base_url, code=False)
+        root = crawls_root(data_dir)
+        prefix = f"run-{key[:12]}"
+        earlier = sorted(p for p in root.glob(prefix + "*") if (p / "fetched.jsonl").exists()) if root.is_dir() else []
+        clock.start("crawl", unit="pages")
+        latest = earlier[-1] if earlier else None
+        if latest is not None and not (latest / COMPLETE).exists():
+            kind = (latest / KIND).read_text(encoding="utf-8").strip() if (latest / KIND).exists() else "full"
+            resumed = _crawl_into(settings, data_dir, base_url, latest, kind, resume=True)
+            results = [*(_finished(earlier[:-1]) if kind == "recrawl" else []), resumed]
+        elif latest is not None and crawl.reuse:
+            results = _finished(earlier)
+            due = crawl.recrawl_after and _finished_at(latest) <= datetime.now(timezone.utc) - parse_age(
+                crawl.recrawl_after)
+            if due:
+                results.append(_crawl_into(settings, data_dir, base_url, root / f"{prefix}-{_stamp()}", "recrawl"))
+        else:
+            out = root / (prefix if latest is None else f"{prefix}-{_stamp()}")
+            results = [_crawl_into(settings, data_dir, base_url, out, "full")]
+        # Out: the fetches this run made (a recrawl's 304s included), or, reusing, the pages it reused.
+        fetched_now = [r for r in results if not r.stats.get("zhbench/reused")]
+        clock.finish("crawl", None, sum(sum(r.by_status.values()) for r in fetched_now or results), "pages",
+                     cached=not fetched_now)
+        return results, base_url
+
+
+KIND = ".kind"  # in a crawl directory of a run: "full" or "recrawl"
+
+
+def _stamp() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+
+
+def _crawl_into(settings: Settings, data_dir: Path, base_url: str, out: Path, kind: str,
+                resume: bool = False) -> CrawlResult:
+    """Crawl (or resume) into ``out``: a full crawl, or a recrawl that asks only for what is due."""
+    crawl = settings.crawl
+    out.mkdir(parents=True, exist_ok=True)
+    (out / KIND).write_text(kind + "\n", encoding="utf-8")
+    config = crawl_config(crawl, base_url, out, data_dir / "raw", resume=resume)
+    if kind == "recrawl":
+        due_only(config, data_dir, base_url, parse_age(crawl.recrawl_after or "0s"))
+
+    def advanced(p: dict) -> None:
+        if p:
+            progress.advanced("crawl", int(p.get("pages", 0)), None, "pages")
+
+    result = run_crawl(config, progress=advanced)
+    (out / COMPLETE).write_text(datetime.now(timezone.utc).isoformat(timespec="seconds") + "\n", encoding="utf-8")
+    register_crawl(data_dir, out.name, out)
+    return result
+
+
+def _finished(crawl_dirs: list[Path]) -> list[CrawlResult]:
+    """The finished crawls a run builds from, oldest first: the last full crawl and the recrawls after it."""
+    done = [p for p in crawl_dirs if (p / COMPLETE).exists()]
+    full = [i for i, p in enumerate(done)
+            if not (p / KIND).exists() or (p / KIND).read_text(encoding="utf-8").strip() == "full"]
+    results = []
+    for path in done[full[-1] if full else 0:]:
+        result = _collected(path)
+        result.stats = {**result.stats, "zhbench/reused": 1}
+        results.append(result)
+    return results
+
+
+def _collected(crawl_dir: Path) -> CrawlResult:
+    """A finished crawl as its directory holds it: fetch log, page shards and final counters."""
+    return collect(crawl_dir, json.loads((crawl_dir / "crawl-stats.json").read_text(encoding="utf-8")))
+
+
+def _finished_at(crawl_dir: Path) -> datetime:
+    text = (crawl_dir / COMPLETE).read_text(encoding="utf-8").strip()
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError:
+        return datetime.fromtimestamp((crawl_dir / COMPLETE).stat().st_mtime, timezone.utc)
+
+
+def _crawl_origin(crawl_dir: Path) -> str:
+    """scheme://host:port a finished crawl fetched from, from its saved config."""
+    try:
+        config = json.loads((crawl_dir / "crawl-config.json").read_text(encoding="utf-8"))
+        parts = urlsplit(config["start_urls"][0])
+        return f"{parts.scheme}://{parts.netloc}"
+    except (OSError, ValueError, KeyError, IndexError):
+        return ""

@@ -25,9 +25,9 @@ from pathlib import Path
 from flows.settings import VerifySettings
 from schemas import Item
 from verifiers.items import CriteriaVerifier, DifficultyFilter, EvidenceVerifier, SafetyVerifier, load_terms
-from verifiers.llm import LLMClient, LLMSettings, error_code
-from flows.items import QUESTION_KINDS
-from warehouse.shards import iter_records
+from schemas.llm import LLMClient, LLMSettings, error_code
+from schemas.records import QUESTION_KINDS
+from schemas.storage.shards import iter_records
 
 
 def _tally() -> dict:

@@ -1,7 +1,7 @@
 """The item stage: kept pairs -> KGC, QA, T2T, cloze and SimpleQA-style items, deduplicated by fields
 and checked against the question database; and the release queries that split them.
 
-Stage logic is a plain function over file paths, like the other stages in flows.cdtp.
+Stage logic is a plain function over file paths, like the other stages the flow in flows/cdtp.py calls.
 """
 
 from __future__ import annotations
@@ -28,12 +28,13 @@ from filters.dedup import FieldDeduplicator, field_key
 from filters.embeddings import make_embedder
 from filters.normalize import clear_value_caches, value_key
 from flows.settings import ItemsSettings, LLMSection, VerifySettings
+from flows.item_checks import verify_items
 from schemas import ITEM_SCHEMA, Item, Pair
+from schemas.records import QUESTION_KINDS
 from warehouse import release as releases
 from warehouse.hierarchy import LEVELS, Labels
-from warehouse.shards import ShardWriter, iter_records, release_freed
+from schemas.storage.shards import ShardWriter, iter_records, release_freed
 
-QUESTION_KINDS = ("qa", "simpleqa")  # kinds whose questions are natural language, checked for contamination
 
 
 def released_items(data_dir: Path, name: str, kinds: tuple[str, ...],
@@ -67,7 +68,7 @@ def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path,
     client = None
     cache = catalog_path or out_dir / "catalog.duckdb"
     if llm is not None and llm.base_url:
-        from verifiers.llm import LLMClient
+        from schemas.llm import LLMClient
 
         client = LLMClient(llm.client_settings(), cache)
     try:
@@ -228,8 +229,6 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     unverified_by: dict[str, list[str]] = {}  # checks that ran on it without one
     sources: dict[str, list[dict]] = {}  # pages of other sites that state its answer
     if verify is not None and verify.items:
-        from flows.item_checks import verify_items
-
         texts = {row["pair_id"]: row["text"] for path in pair_shards
                  for row in pq.read_table(path, columns=["pair_id", "text", "decision"]).to_pylist()
                  if row["decision"] == "kept"}

@@ -16,7 +16,7 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
-from flows.settings import SettingsError, env_variable
+from flows.env import SettingsError, env_variable
 
 MASK = "***"
 _MISSING = object()  # a path that the real settings lack

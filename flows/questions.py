@@ -78,7 +78,7 @@ class CriteriaJudge:
     """An LLM reading each question with its answer against :data:`JUDGE_POINTS`."""
 
     def __init__(self, llm):
-        from verifiers.llm import Prompt
+        from schemas.llm import Prompt
 
         self.llm = llm
         self.prompt = Prompt.load(JUDGE_PROMPT)

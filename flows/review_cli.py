@@ -19,7 +19,7 @@ zhbench review status 0.1.0"""
 
 def _release(args: argparse.Namespace) -> tuple[Path, str, str]:
     from flows.cli import _release_dir
-    from warehouse.release import load_manifest
+    from schemas.releases import load_manifest
 
     directory = _release_dir(args)
     manifest = load_manifest(directory)

@@ -18,10 +18,8 @@ from pydantic_core import PydanticCustomError
 from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDict
 
 from crawlers.crawl import DEFAULT_USER_AGENT
-
-
-class SettingsError(ValueError):
-    """Settings cannot be loaded; the message names the setting and the fix."""
+from flows.env import ENV_DELIMITER, ENV_PREFIX, SettingsError, env_variable
+from flows.masking import mask_value
 
 
 class _Section(BaseModel):
@@ -199,7 +197,7 @@ class LLMSection(_Section):
                                    "the longest reply, and the output part of each request's budget reservation")
 
     def client_settings(self):
-        from verifiers.llm import LLMSettings
+        from schemas.llm import LLMSettings
 
         return LLMSettings(base_url=self.base_url or "", model=self.model, api_key_env=self.api_key_env,
                            timeout_s=self.timeout_s, max_retries=self.max_retries, concurrency=self.concurrency,
@@ -294,8 +292,6 @@ def invalid_setting(exc: ValidationError, prefix: str = "") -> SettingsError:
 
 def _shown(value: Any) -> str:
     """A setting's value as an error message shows it, credentials masked."""
-    from flows.masking import mask_value
-
     return repr(mask_value(value) if isinstance(value, str) else value)
 
 
@@ -327,7 +323,7 @@ def _prefect_croniter():
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="ZHBENCH_", env_nested_delimiter="__", extra="forbid")
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_nested_delimiter=ENV_DELIMITER, extra="forbid")
 
     data_dir: Path = Path("zhbench-data")
     crawl: CrawlSettings = Field(default_factory=CrawlSettings)
@@ -377,12 +373,6 @@ class Settings(BaseSettings):
             else:
                 sources[dotted] = "default"
         return settings, sources
-
-
-def env_variable(dotted: str) -> str:
-    """The environment variable that sets a dotted setting: ``crawl.max_pages`` -> ``ZHBENCH_CRAWL__MAX_PAGES``."""
-    config = Settings.model_config
-    return (config["env_prefix"] + config["env_nested_delimiter"].join(dotted.split("."))).upper()
 
 
 def _read_config(config_file: Path | None) -> dict[str, Any]:

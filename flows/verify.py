@@ -22,7 +22,7 @@ from filters.base import rejudge
 from flows.settings import VerifySettings
 from schemas import Pair
 from verifiers.search import CachedSearch, HTTPSearch, LocalBM25, SearchError, SearchValidator, SearxNG, Support
-from warehouse.shards import ShardWriter, iter_records
+from schemas.storage.shards import ShardWriter, iter_records
 
 T = TypeVar("T")
 

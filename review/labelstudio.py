@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from review.store import CRITERIA, QUESTION_CONFIGS, Annotation, ReviewError, ReviewStore
-from warehouse.scoring import LETTERS  # a reviewer and a scored model name an option by the same letter
+from schemas.records import LETTERS  # a reviewer and a scored model name an option by the same letter
 
 CONFIG_XML = Path(__file__).with_name("labelstudio.xml")
 GOLD_MARK = "  ✓"

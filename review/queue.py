@@ -22,6 +22,8 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from review.store import MCQ_CONFIGS, ReviewError, ReviewStore
+from schemas.releases import by_config, load_manifest
+from schemas.storage.catalog import Catalog
 
 SAMPLED_CONFIGS = ("cdtp_pairs", *MCQ_CONFIGS)
 
@@ -48,7 +50,6 @@ def _draw(ids: list[str], seed: int, n: int | None) -> list[str]:
 
 def release_configs(release_dir: Path) -> dict[str, list[Path]]:
     """{config: its files} of the configs that can be reviewed: items and cdtp_pairs."""
-    from warehouse.release import by_config, load_manifest
 
     manifest = load_manifest(release_dir)
     out = {}
@@ -63,7 +64,6 @@ def select(release_dir: Path, policy: Policy | None = None, configs: list[str] |
            sample: int | None = None, seed: int = 0, split: str = "all") -> dict[str, list[str]]:
     """{config: ids} to queue. With ``policy``, the policy's choice; otherwise ``configs`` (all when
     None), each in full or a seeded ``sample`` of it, items of ``split`` only."""
-    from warehouse.release import load_manifest
 
     available = release_configs(release_dir)
     manifest = load_manifest(release_dir)
@@ -153,7 +153,6 @@ def _checks(path: Path | None, ids: set[str]) -> dict[str, list[dict]]:
 def checks_of(data_dir: Path, name: str, version: str) -> Path | None:
     """The checks.jsonl of the run that published a release, found through the catalog; None when the
     run's work files are gone."""
-    from warehouse.catalog import Catalog
 
     catalog = Path(data_dir) / "catalog.duckdb"
     if not catalog.is_file():
@@ -173,9 +172,17 @@ def queue_release(data_dir: Path, release_dir: Path, policy: Policy | None = Non
                   checks: Path | None = None) -> int:
     """Queue a release's items (by ``policy``, or ``configs``/``sample`` as in :func:`select`); returns
     how many were added (items already queued stay as they are)."""
-    from warehouse.release import load_manifest
 
     manifest = load_manifest(release_dir)
     chosen = select(release_dir, policy, configs, sample, seed, split)
     checks = checks or checks_of(data_dir, manifest.name, manifest.version)
     return ReviewStore.at(data_dir).enqueue(manifest.name, manifest.version, payloads(release_dir, chosen, checks))
+
+
+def queue_for_review(release_dir: Path, data_dir: Path, review, item_shards: list[Path]) -> int:
+    """The release's items queued for two blind annotations each, by the run's [review] settings (``review``:
+    flows.settings.ReviewSettings), with what the verifiers recorded about them: the checks.jsonl beside the
+    item stage's own shards ``item_shards`` (not those the review verdicts rewrote into the run directory)."""
+    policy = Policy(tuple(review.all_configs), tuple(review.sampled_configs), review.sample_per_domain, review.seed)
+    checks = next((p for p in (Path(s).parent.parent / "checks.jsonl" for s in item_shards) if p.is_file()), None)
+    return queue_release(data_dir, release_dir, policy, checks=checks)

@@ -127,3 +127,9 @@ def apply_verdicts(store_path: Path, item_shards: list[Path], pair_shards: list[
                                       "dropped_pair_rejected", "pairs_dropped_rejected")}
     summary["dropped"] = sum(v for k, v in summary.items() if k.startswith("dropped_"))
     return items, pairs, summary
+
+
+def rejected_relations(data_dir: Path) -> list[str]:
+    """Relations people rejected in review (review/store.py); none while there is no review file."""
+    path = Path(data_dir) / "review.sqlite"
+    return ReviewStore(path).rejected_relations() if path.is_file() else []

@@ -21,6 +21,8 @@ import pyarrow as pa
 PAGE_STATUSES = ("ok", "blocked", "not_found", "disambiguation", "truncated", "unparsable")
 SOURCES = ("baidu", "sogou", "wikipedia", "other")
 ITEM_KINDS = ("kgc", "qa", "t2t", "cloze", "simpleqa")
+QUESTION_KINDS = ("qa", "simpleqa")  # kinds whose questions are natural language, checked for contamination
+LETTERS = "ABCDEFGHIJ"  # an option's letter: a reviewer and a scored model name an option alike
 SPLITS = ("train", "eval", "all")
 DOMAINS = (
     "history_politics",
@@ -129,6 +131,15 @@ PAGE_SCHEMA = _with_version(
     "page",
     "1.1.0",
 )
+
+
+@dataclass(frozen=True, slots=True)  # one per passage of a crawl: no __dict__ each
+class Hit:
+    """A search result or a passage of a crawl: the page's URL and title, the text, the backend's score."""
+    url: str
+    title: str
+    text: str
+    score: float
 
 
 @dataclass(slots=True)

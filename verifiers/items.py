@@ -39,7 +39,8 @@ from typing import Any, Iterable
 
 from filters.normalize import holds_form, normalize, value_forms
 from schemas import Item
-from verifiers.llm import LLMClient, Prompt
+from schemas.llm import LLMClient, Prompt
+from filters.statements import dispute, sentences
 from verifiers.search import CachedSearch, SearchBackend
 
 PROMPTS = Path(__file__).with_name("prompts")
@@ -187,8 +188,6 @@ class EvidenceVerifier:
         """own_texts: item id -> the text of its own page (its source pair's); its site counts as a source only
         where that text holds the answer as written (a page giving only 南鹿市 does not state 山西省南鹿市).
         Without it, the item's own page is taken to state its answer."""
-        from verifiers.web_facts import dispute, sentences
-
         found = {}  # item id -> the search's hits for its question
         for start in range(0, len(items), 2048):
             batch = items[start:start + 2048]

@@ -111,7 +111,7 @@ class PassageFile:
               memory_limit: str = "64MB") -> "PassageFile | None":
         """The crawl's passages (see page_passages) in a new directory under ``work_dir`` (the system's
         temporary directory when None); None when there are none."""
-        from warehouse.shards import bounded_duck, sql_path_list
+        from schemas.storage.shards import bounded_duck, sql_path_list
 
         if work_dir is not None:
             Path(work_dir).mkdir(parents=True, exist_ok=True)
@@ -204,7 +204,7 @@ def _close(fd: int, directory: Path) -> None:
 
 def _remove_orphans(work_dir: Path) -> None:
     """Passage files left by processes that are gone (killed before they could remove them)."""
-    from warehouse.catalog import process_alive
+    from schemas.storage.catalog import process_alive
 
     for directory in work_dir.glob("zhbench-passages-*-*"):
         pid = directory.name.split("-")[2]

@@ -14,7 +14,7 @@
   (``https://search.example/api?q={query}&n={k}``): results are read from
   ``results_key`` with ``url``, ``title`` and ``content`` fields.
 * :class:`CachedSearch`: top-k results per (backend and corpus, query, k) in the
-  catalog's ``search_cache`` table (warehouse.cache), so a rerun asks nothing twice:
+  catalog's ``search_cache`` table (schemas.storage.cache), so a rerun asks nothing twice:
   each hit whole, or for the local index, each passage's position in its corpus
   and its score (a tenth of the size: the passages are in the index).
   A backend's ``corpus`` says what its results depend on besides the query: for the
@@ -51,6 +51,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from filters.normalize import normalize, value_forms
+from schemas.records import Hit
 
 
 _SEGMENTS = pa.schema([("segments", pa.string())])  # a local index's segmented passages, as cached
@@ -58,14 +59,6 @@ _SEGMENTS = pa.schema([("segments", pa.string())])  # a local index's segmented 
 
 class SearchError(RuntimeError):
     """A search backend cannot be used; the message says what to fix."""
-
-
-@dataclass(frozen=True, slots=True)  # one per passage of a crawl: no __dict__ each
-class Hit:
-    url: str
-    title: str
-    text: str
-    score: float
 
 
 class SearchBackend(Protocol):
@@ -378,7 +371,7 @@ class _SavedIndexes:
 
     def _remove_orphans(self) -> None:
         """Half-written index directories of processes that are gone."""
-        from warehouse.catalog import process_alive
+        from schemas.storage.catalog import process_alive
 
         for tmp in self.directory.glob(".index-*.tmp"):
             pid = tmp.name.rsplit(".", 2)[-2].split("-")[0]
@@ -614,7 +607,7 @@ def search_many(backend: SearchBackend, queries: list[str], k: int) -> list[list
 
 class CachedSearch:
     def __init__(self, backend: SearchBackend, catalog_path: Path):
-        from warehouse.cache import SEARCH_CACHE, CatalogCache
+        from schemas.storage.cache import SEARCH_CACHE, CatalogCache
 
         self.backend, self.name = backend, backend.name
         # the cache's backend column: what the results depend on besides the query and k

@@ -41,7 +41,7 @@ from filters.normalize import normalize, value_key
 from filters.triples import NAME_RELATIONS, relation_aliases
 from schemas import Page, Pair, Triple
 from schemas.records import ITEM_KINDS
-from warehouse.release import ReleaseError, load_manifest
+from schemas.releases import ReleaseError, load_manifest
 
 EXAMPLES = 3
 MCQ = ("kgc", "qa")
@@ -269,7 +269,7 @@ class Truth:
     def build(cls, page_shards: list[Path], pairs: list[dict], dropped: Iterable[dict], heads: set[str] | None = None,
               facts: set[tuple[str, str]] | None = None) -> "Truth":
         from filters.triples import extract_triples
-        from warehouse.shards import iter_records
+        from schemas.storage.shards import iter_records
 
         truth = cls(wanted_heads=heads, wanted_facts=facts)
         aliases = relation_aliases()
@@ -376,7 +376,7 @@ def _entry_facts(pages: list[Path], pairs: list[dict], dropped: list[Path], craw
     from crawlers.urls import public_url
     from filters.triples import extract_triples
     from warehouse.coverage import Planted
-    from warehouse.shards import iter_records
+    from schemas.storage.shards import iter_records
 
     by_url = {p["url"]: p["pair_id"] for p in pairs}
     facts = {p["pair_id"]: EntryFacts(links=list(p.get("linked") or [])) for p in pairs}
@@ -569,7 +569,7 @@ def _audit_simpleqa(items: list[dict], truth: Truth, out: ConfigReport) -> None:
 def _page_texts(pages: list[Path], urls: set[str]) -> dict[str, str]:
     """The crawled text (summary and paragraphs) of the pages at ``urls`` (their published URLs)."""
     from crawlers.urls import public_url
-    from warehouse.shards import iter_records
+    from schemas.storage.shards import iter_records
 
     found: dict[str, str] = {}
     if urls:

@@ -48,7 +48,7 @@ import pyarrow.parquet as pq
 
 from filters.domains import load_taxonomy
 from schemas import ReleaseFile, ReleaseManifest
-from warehouse.release import ReleaseError, config_files, load_manifest
+from schemas.releases import ReleaseError, config_files, load_manifest
 
 FORMATS = ("chinese-simpleqa-jsonl", "simple-evals-csv", "jsonl")
 SPLITS = ("eval", "train", "all")

@@ -6,8 +6,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from warehouse.release import ReleaseError, config_files, load_manifest, releases_root
-from warehouse.shards import duck, sql_path_list
+from schemas.releases import ReleaseError, config_files, load_manifest
+from warehouse.release import releases_root
+from schemas.storage.shards import duck, sql_path_list
 
 # The column that identifies a row of each config; a config not listed is keyed by all its columns.
 KEYS = {"cdtp_pairs": ("pair_id",), "dropped_triples": ("pair_id", "relation", "tail", "raw_value", "reason")}

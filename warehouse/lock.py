@@ -26,7 +26,7 @@ from typing import Callable, Iterator
 
 from filelock import FileLock, Timeout
 
-from warehouse.catalog import CatalogError
+from schemas.storage.catalog import CatalogError
 
 LOCK_NAME = ".zhbench.lock"
 

@@ -20,55 +20,21 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 from packaging.version import Version
 
 from schemas import ReleaseFile, ReleaseManifest, schema_name, schema_version
-from warehouse.catalog import Catalog
+from schemas.releases import SEMVER, ReleaseError, by_config, list_versions, load_manifest, releases_root
+from schemas.storage.tables import TableSpec, write_table
+from schemas.storage.catalog import Catalog
 from warehouse.lock import data_dir_lock
-from warehouse.shards import WRITE_OPTIONS, duck, sha256_file, sql_path_list
-
-SEMVER = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
-ROW_GROUP = 10_000
-
-
-class ReleaseError(RuntimeError):
-    """A release cannot be written or read; the message says which and why."""
-
-
-@dataclass
-class TableSpec:
-    """One config/split file of a release, produced by a SQL query over shards.
-
-    ``query`` reads the shards through ``read_parquet($paths)`` and must order its
-    rows by a unique key, so the file's bytes depend only on its content.
-    """
-
-    config: str
-    split: str
-    schema: pa.Schema
-    query: str
-    paths: list[Path]
-
-
-def releases_root(data_dir: Path, name: str) -> Path:
-    return Path(data_dir) / "releases" / name
-
-
-def list_versions(data_dir: Path, name: str) -> list[str]:
-    root = releases_root(data_dir, name)
-    if not root.is_dir():
-        return []
-    found = [p.name for p in root.iterdir() if SEMVER.match(p.name) and (p / "manifest.json").is_file()]
-    return sorted(found, key=Version)
+from schemas.storage.shards import duck, sha256_file, sql_path_list
 
 
 def schema_changes(data_dir: Path, name: str, schemas: dict[str, str]) -> list[str]:
@@ -122,19 +88,6 @@ def check_version(data_dir: Path, name: str, version: str, schemas: dict[str, st
                            f"must rise: use {Version(latest).major + 1}.0.0 or leave the version unset")
 
 
-def _batches(spec: TableSpec) -> Iterator[pa.RecordBatch]:
-    con = duck()
-    try:
-        con.execute("SET threads = 1")  # a single thread keeps DuckDB's output order fixed
-        if not spec.paths:
-            raise ReleaseError("a release table has no input shards")
-        relation = con.sql(spec.query.replace("$paths", sql_path_list(spec.paths)))
-        reader = relation.to_arrow_reader(ROW_GROUP)
-        yield from reader
-    finally:
-        con.close()
-
-
 def release_time(environ: Mapping[str, str] = os.environ) -> str:
     """A release's ``created_at``: ``SOURCE_DATE_EPOCH`` (whole seconds since 1970, UTC) when it is set,
     else the current time."""
@@ -147,38 +100,6 @@ def release_time(environ: Mapping[str, str] = os.environ) -> str:
         raise ReleaseError(f"SOURCE_DATE_EPOCH must be whole seconds since 1970-01-01 UTC (e.g. "
                            f"$(git log -1 --format=%ct)), got {epoch!r}")
     return when.isoformat(timespec="seconds")
-
-
-def write_table(spec: TableSpec, path: Path) -> int:
-    """Stream the query's rows into one Parquet file, in row groups of a fixed size."""
-    rows = 0
-    buffer: list[pa.RecordBatch] = []
-    buffered = 0
-    with pq.ParquetWriter(path, spec.schema, **WRITE_OPTIONS) as writer:
-        def emit(final: bool) -> None:
-            nonlocal buffer, buffered, rows
-            if not buffer:
-                return
-            table = pa.Table.from_batches(buffer).cast(spec.schema)
-            offset = 0
-            while table.num_rows - offset >= ROW_GROUP or (final and offset < table.num_rows):
-                part = table.slice(offset, ROW_GROUP)
-                writer.write_table(part, row_group_size=ROW_GROUP)
-                offset += part.num_rows
-                rows += part.num_rows
-            rest = table.slice(offset)
-            buffer = rest.to_batches() if rest.num_rows else []
-            buffered = rest.num_rows
-
-        for batch in _batches(spec):
-            if batch.num_rows == 0:
-                continue
-            buffer.append(batch)
-            buffered += batch.num_rows
-            if buffered >= ROW_GROUP:
-                emit(final=False)
-        emit(final=True)
-    return rows
 
 
 def publish(data_dir: Path, name: str, tables: list[TableSpec], config: dict[str, Any],
@@ -341,29 +262,6 @@ def _relative(path: Path, root: Path) -> str:
         return Path(path).relative_to(root).as_posix()
     except ValueError:
         return str(path)
-
-
-def by_config(files: list[ReleaseFile]) -> dict[str, list[ReleaseFile]]:
-    """A release's files grouped by config, in manifest order."""
-    grouped: dict[str, list[ReleaseFile]] = {}
-    for f in files:
-        grouped.setdefault(f.config, []).append(f)
-    return grouped
-
-
-def config_files(manifest: ReleaseManifest, config: str, split: str = "all") -> list[ReleaseFile]:
-    """The files of one config; ``split`` "all" means every split."""
-    return [f for f in manifest.files if f.config == config and (split == "all" or f.split == split)]
-
-
-def load_manifest(release_dir: Path) -> ReleaseManifest:
-    path = Path(release_dir) / "manifest.json"
-    if not path.is_file():
-        raise ReleaseError(f"{release_dir} is not a release: it has no manifest.json")
-    try:
-        return ReleaseManifest.from_json(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, TypeError, KeyError) as exc:
-        raise ReleaseError(f"{path} is not a valid manifest ({exc})") from None
 
 
 def verify(release_dir: Path) -> list[str]:

@@ -37,10 +37,10 @@ import pyarrow.parquet as pq
 
 from filters.normalize import _t2s, normalize, value_key
 from schemas.jsonl import JSONLinesError, read_jsonl
-from warehouse.release import ReleaseError, config_files, load_manifest
+from schemas.records import LETTERS
+from schemas.releases import ReleaseError, config_files, load_manifest
 
 MAIN_METRIC = {"kgc": "accuracy", "qa": "accuracy", "t2t": "rouge-l", "cloze": "accuracy", "simpleqa": "f_score"}
-LETTERS = "ABCDEFGHIJ"
 _TOKEN = re.compile(r"[A-Za-z0-9]+|[^\sA-Za-z0-9]")
 _REFUSALS = ("不知道", "不清楚", "无法回答", "我不确定", "idontknow")
 
@@ -186,7 +186,7 @@ GRADES = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED")
 
 
 def _llm_grades(grader, items: list[dict], responses: list[str]) -> list[str]:
-    from verifiers.llm import Prompt
+    from schemas.llm import Prompt
     from verifiers.items import PROMPTS
 
     prompt = Prompt.load(PROMPTS / "grade.txt")

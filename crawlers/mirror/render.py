@@ -101,7 +101,7 @@ class HashedClasses:
 
 # Where the mirror's entries are published (releases, search results): hosts RFC 2606 reserves, since the
 # entries are the mirror's own and exist on no real site. A crawl's snapshot moves its pages there
-# (flows.cdtp.snapshot_stage); crawlers.urls.public_url keeps these hosts.
+# (crawlers.snapshot.snapshot_stage); crawlers.urls.public_url keeps these hosts.
 PUBLIC_ORIGIN = {"baidu": "https://baike.example", "sogou": "https://baike-sogou.example",
                  "wikipedia": "https://zhwiki.example"}
 

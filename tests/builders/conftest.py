@@ -9,7 +9,7 @@ import pytest
 
 from crawlers.mirror.facts import load_facts
 from schemas import InfoboxEntry, Page
-from warehouse.shards import ShardWriter
+from schemas.storage.shards import ShardWriter
 
 
 def fact_pages(directory: Path) -> list[Path]:
@@ -26,7 +26,8 @@ def fact_pages(directory: Path) -> list[Path]:
 
 @pytest.fixture(scope="session")
 def kept_pair_shards(tmp_path_factory) -> list[Path]:
-    from flows.cdtp import align_stage, dedup_stage
+    from filters.align_stage import align_stage
+    from filters.dedup_stage import dedup_stage
     from flows.settings import AlignSettings, DedupSettings
 
     root = tmp_path_factory.mktemp("pairs")

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from builders.contamination import (ContaminationError, Match, NewQuestion, QuestionDatabase, QuestionWords,
-                                    read_question_file)
+from builders.contamination import ContaminationError, Match, NewQuestion, QuestionDatabase, read_question_file
+from builders.question_forms import QuestionWords
 from filters.embeddings import CharNgramEmbedder
 from flows.items import items_stage
 from flows.settings import ItemsSettings, LLMSection
 from schemas import Item
 from tests.llm_server import ScriptedLLM, reply, status
-from warehouse.shards import iter_records
+from schemas.storage.shards import iter_records
 
 SAMPLE = Path(__file__).parents[1] / "fixtures" / "contamination" / "chinese_simpleqa_sample.jsonl"
 NAME = SAMPLE.name
@@ -324,7 +324,7 @@ def test_with_answers_a_relation_the_vocabulary_lacks_is_the_same_fact_when_the_
 
 
 def test_an_llm_judge_settles_the_undecided_pairs_and_says_so(registered, tmp_path):
-    from verifiers.llm import LLMClient, LLMSettings
+    from schemas.llm import LLMClient, LLMSettings
 
     def script(body: dict):
         user = body["messages"][1]["content"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flows.items import items_stage
 from flows.settings import ItemsSettings
 from schemas import Item, Pair, Triple
-from warehouse.shards import ShardWriter, iter_records
+from schemas.storage.shards import ShardWriter, iter_records
 
 JOBS = ["音乐家", "数学家", "天文学家", "医学家", "哲学家", "史学家", "军事家", "政治家", "建筑学家", "地理学家", "农学家",
         "外交家", "教育家", "物理学家"]

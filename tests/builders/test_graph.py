@@ -8,7 +8,7 @@ import pytest
 from builders.graph import Candidate, Graph, Query
 from filters.normalize import value_key
 from schemas import Pair, Triple
-from warehouse.shards import ShardWriter
+from schemas.storage.shards import ShardWriter
 
 
 def pair(pair_id: str, entity: str, facts: list[tuple[str, str]], sense: str = "") -> Pair:

@@ -15,7 +15,7 @@ from filters.normalize import normalize
 from flows.items import items_stage, split_query
 from flows.settings import ItemsSettings
 from schemas import Item, Pair
-from warehouse.shards import iter_records, sql_path_list
+from schemas.storage.shards import iter_records, sql_path_list
 
 
 @pytest.fixture(scope="module")

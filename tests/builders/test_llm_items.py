@@ -10,7 +10,7 @@ from flows.items import items_stage
 from flows.settings import ItemsSettings, LLMSection
 from schemas import Item, Pair
 from tests.llm_server import ScriptedLLM, reply
-from warehouse.shards import iter_records
+from schemas.storage.shards import iter_records
 
 
 def field(text: str, name: str) -> str:

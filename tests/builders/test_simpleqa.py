@@ -15,12 +15,13 @@ from flows.items import Asked, _kind_rank, same_fact_drops, split_query
 from flows.settings import ItemsSettings
 from schemas import Item, Pair
 from tests.builders.conftest import fact_pages
-from warehouse.shards import ShardWriter, iter_records, sql_path_list
+from schemas.storage.shards import ShardWriter, iter_records, sql_path_list
 
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    from flows.cdtp import align_stage, dedup_stage
+    from filters.align_stage import align_stage
+    from filters.dedup_stage import dedup_stage
     from flows.items import items_stage
     from flows.settings import AlignSettings, DedupSettings
 

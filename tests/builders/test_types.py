@@ -9,7 +9,7 @@ from filters.normalize import value_key
 from filters.triples import extract_triples, page_to_pair, relation_aliases
 from schemas import Page
 from tests.builders.conftest import fact_pages
-from warehouse.shards import iter_records
+from schemas.storage.shards import iter_records
 
 
 def _reference(pages):
@@ -46,7 +46,7 @@ def _reference(pages):
 def test_the_typer_read_from_pages_holds_the_sets_the_crawl_gives(tmp_path):
     from dataclasses import replace
 
-    from warehouse.shards import ShardWriter
+    from schemas.storage.shards import ShardWriter
 
     # Tags type some pages; a second record of a title joins its relations and types to the first's.
     pages = [replace(p, tags=["城市"] if n % 5 == 0 else []) for n, p in enumerate(

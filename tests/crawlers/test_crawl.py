@@ -10,7 +10,7 @@ from bench.localhost import free_port
 from crawlers.crawl import CrawlConfig, CrawlError, run_crawl
 from crawlers.seeds import seed_url
 from schemas import Page
-from warehouse.shards import iter_records
+from schemas.storage.shards import iter_records
 
 
 def crawl(mirror, out, *titles, **options):

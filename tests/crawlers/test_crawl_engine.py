@@ -22,7 +22,7 @@ from crawlers.mirror.site import MirrorServer, Site
 from crawlers.seeds import bundled_seed_files, read_seeds, seed_url
 from schemas import Page
 from tests.conftest import MINI_FACTS
-from warehouse.shards import iter_records
+from schemas.storage.shards import iter_records
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,7 +15,7 @@ from crawlers.mirror.facts import load_facts
 from crawlers.mirror.site import MirrorServer, Site
 from crawlers.seeds import bundled_seed_files, read_seeds, seed_url
 from schemas import Page
-from warehouse.shards import iter_records
+from schemas.storage.shards import iter_records
 
 REDIS = shutil.which("redis-server")
 pytestmark = pytest.mark.skipif(REDIS is None, reason="redis-server is not installed (.ci/run installs it)")

@@ -89,7 +89,7 @@ def test_the_per_value_caches_keep_the_values_met_lately_not_the_crawls():
 
 
 def test_the_per_value_caches_are_emptied_together():
-    """A run empties them as each stage ends (flows.cdtp.StageClock): their last entries would keep the
+    """A run empties them as each stage ends (flows.stages.StageClock): their last entries would keep the
     memory of the stage's freed models."""
     from builders.criteria import _bounds, _tagged, _words
     from builders.formats import value_format

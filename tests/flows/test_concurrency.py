@@ -15,13 +15,14 @@ import pyarrow.parquet as pq
 import pytest
 
 from bench.localhost import free_port
-from flows.cdtp import crawl_digest, release_counts, snapshot_stage
+from crawlers.snapshot import crawl_digest, snapshot_stage
+from warehouse.publish import release_counts
 from schemas import Page
 from tests.builders.conftest import fact_pages
 from tests.flows.test_cli import ROOT, zhbench
 from tests.warehouse.test_lock import hold
 from warehouse.release import list_versions
-from warehouse.shards import ShardWriter, iter_records, sha256_file
+from schemas.storage.shards import ShardWriter, iter_records, sha256_file
 
 EPOCH = {"SOURCE_DATE_EPOCH": "1767225600"}  # 2026-01-01: the manifests' created_at
 
@@ -147,7 +148,7 @@ def test_two_runs_started_together_in_one_data_directory_never_both_publish(tmp_
     assert f"release         {data / 'releases' / 'cdtp' / '0.1.0'}" in out_first
     assert "release         none published: all" in out_second and "already in earlier cdtp releases" in out_second
     assert list_versions(data, "cdtp") == ["0.1.0"]
-    from warehouse.catalog import Catalog
+    from schemas.storage.catalog import Catalog
 
     catalog = Catalog(data / "catalog.duckdb")
     assert [r["status"] for r in catalog.runs()] == ["published", "nothing_new"]
@@ -156,7 +157,7 @@ def test_two_runs_started_together_in_one_data_directory_never_both_publish(tmp_
 
 KILLED_AFTER_PUBLISHING = """
 import os, sys
-from warehouse.catalog import Catalog
+from schemas.storage.catalog import Catalog
 Catalog.set_published = lambda *args: os._exit(9)  # killed between the release's rename and the catalog
 from flows.cli import main
 main(sys.argv[1:])
@@ -190,7 +191,7 @@ def test_a_run_killed_after_publishing_is_registered_by_the_next_start(tmp_path)
     (run,) = re.findall(r"published by run (\S+) killed before the catalog recorded it", again.stdout)
     assert "repaired        registered cdtp 0.1.0 (releases/cdtp/0.1.0)" in again.stdout
     assert "already in earlier cdtp releases" in again.stdout  # deduplicated against the registered one
-    from warehouse.catalog import Catalog
+    from schemas.storage.catalog import Catalog
 
     catalog = Catalog(data / "catalog.duckdb")
     assert [(r["version"], r["run_id"]) for r in catalog.releases("cdtp")] == [("0.1.0", run)]

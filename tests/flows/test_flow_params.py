@@ -25,7 +25,7 @@ def test_the_flow_loads_from_its_entrypoint_and_validates_a_settings_dump():
 
 
 def test_parameters_are_laid_over_the_config_file_and_masked_values_restored(tmp_path, monkeypatch):
-    from flows.cdtp import resolve_settings
+    from flows.stages import resolve_settings
     from flows.masking import mask_settings
 
     config = tmp_path / "zhbench.toml"
@@ -75,8 +75,8 @@ def test_the_alignment_in_parts_is_the_alignment_in_one(tmp_path):
     funnel as one pass over all pages."""
     import pyarrow.parquet as pq
 
-    from flows.cdtp import align_rules, align_shard, align_stage, iter_page_range, merge_aligned, page_ranges, \
-        snapshot_stage
+    from crawlers.snapshot import iter_page_range, page_ranges, snapshot_stage
+    from filters.align_stage import align_rules, align_shard, align_stage, merge_aligned
     from tests.builders.conftest import fact_pages
 
     pages = snapshot_stage(fact_pages(tmp_path / "pages"), tmp_path / "data").shards[0]
@@ -96,7 +96,7 @@ def test_the_alignment_in_parts_is_the_alignment_in_one(tmp_path):
 
 
 def test_a_bad_parameter_is_one_line_naming_the_setting_with_its_value_masked():
-    from flows.cdtp import resolve_settings
+    from flows.stages import resolve_settings
 
     with pytest.raises(SettingsError) as raised:
         resolve_settings({"llm": {"timeout_s": "https://user:pw@llm.example/v1?key=s3cret"}})

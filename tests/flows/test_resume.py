@@ -106,7 +106,7 @@ def test_a_run_killed_at_three_stages_resumes_to_the_same_release(reference, tmp
     assert len(crawls) == 1
     urls = [json.loads(line)["url"] for line in open(crawls[0] / "fetched.jsonl", encoding="utf-8")]
     assert fetched_before < len(urls) and len(urls) == len(set(urls))
-    from warehouse.catalog import Catalog
+    from schemas.storage.catalog import Catalog
 
     statuses = [r["status"] for r in Catalog(data / "catalog.duckdb").runs()]
     assert statuses[-1] == "published" and len(statuses) == 4

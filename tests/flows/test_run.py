@@ -122,7 +122,7 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
     assert manifest["hierarchy"]["simpleqa"]["dataset"] == "cdtp-simpleqa"
     assert all(i["capability"] and i["task"] and i["dataset"] == f"cdtp-{i['kind']}" for i in mcq)
     assert list((tmp_path / "data" / "runs").glob("*/validation/gx/uncommitted/data_docs/local_site/index.html"))
-    from warehouse.catalog import Catalog
+    from schemas.storage.catalog import Catalog
 
     catalog = Catalog(tmp_path / "data" / "catalog.duckdb")
     assert [r["status"] for r in catalog.runs()] == ["published", "nothing_new", "published"]

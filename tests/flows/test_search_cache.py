@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flows.cdtp import align_stage
+from filters.align_stage import align_stage
 from flows.settings import AlignSettings, VerifySettings
 from flows.verify import verify_stage
 from schemas import Page
 from tests.builders.conftest import fact_pages
-from warehouse.shards import ShardWriter, iter_records
+from schemas.storage.shards import ShardWriter, iter_records
 
 
 def every_other_page(pages: list[Path], directory: Path) -> list[Path]:

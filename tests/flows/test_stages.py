@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from flows.cdtp import dedup_stage
+from filters.dedup_stage import dedup_stage
 from flows.settings import DedupSettings
 from schemas import Pair, Triple
-from warehouse.shards import ShardWriter, iter_records
+from schemas.storage.shards import ShardWriter, iter_records
 
 
 def test_dedup_stage_drops_later_copies_and_updates_the_funnel(tmp_path):

@@ -58,7 +58,7 @@ def published_pages(directory):
     from crawlers.mirror import render
     from crawlers.mirror.facts import load_facts
     from schemas import InfoboxEntry, Page
-    from warehouse.shards import ShardWriter
+    from schemas.storage.shards import ShardWriter
 
     with ShardWriter(directory, "pages", Page) as writer:
         for entry in load_facts():
@@ -78,11 +78,11 @@ def test_search_validation_runs_against_a_stand_in_searxng_and_the_mirror_alike(
     from urllib.parse import parse_qs, urlsplit
 
     from crawlers.mirror.site import MirrorServer, Site
-    from flows.cdtp import align_stage
+    from filters.align_stage import align_stage
     from flows.settings import AlignSettings, VerifySettings
     from flows.verify import verify_stage
     from schemas import Pair
-    from warehouse.shards import iter_records
+    from schemas.storage.shards import iter_records
 
     pages = published_pages(tmp_path / "pages")
     aligned = align_stage(pages, AlignSettings(), tmp_path / "pairs")

@@ -8,7 +8,7 @@ import pytest
 from review.queue import Policy, payloads, queue_release, select
 from review.store import ReviewError, ReviewStore
 from tests.warehouse.conftest import release  # noqa: F401 (the published release fixture)
-from warehouse.release import load_manifest
+from schemas.releases import load_manifest
 
 
 def _ids(release, config):

@@ -16,7 +16,7 @@ from tests.builders.conftest import fact_pages
 from tests.builders.test_llm_items import script as writer_script
 from tests.llm_server import ScriptedLLM, delay, raw, reply, status
 from verifiers.items import match_grade, quoted_in
-from warehouse.shards import iter_records
+from schemas.storage.shards import iter_records
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from schemas import Page
 from tests.builders.conftest import fact_pages
 from verifiers.passages import PassageFile
 from verifiers.search import Hit, corpus_digest
-from warehouse.shards import ShardWriter, iter_records
+from schemas.storage.shards import ShardWriter, iter_records
 
 # Characters whose orders differ between UTF-16 code units, bytes of other encodings and code points, JSON
 # escapes, and white space Python strips: the sort and the digest must follow Python's str on all of them.

@@ -163,7 +163,7 @@ def test_the_local_corpus_is_what_the_index_holds_not_when_it_was_fetched(tmp_pa
     from datetime import datetime, timezone
 
     from schemas import Page
-    from warehouse.shards import ShardWriter, iter_records
+    from schemas.storage.shards import ShardWriter, iter_records
 
     pages = fact_pages(tmp_path / "a")
 
@@ -191,7 +191,7 @@ def test_the_local_corpus_is_what_the_index_holds_not_when_it_was_fetched(tmp_pa
 
 def test_hits_of_equal_score_come_in_url_order_whatever_order_the_pages_were_crawled_in(tmp_path):
     from schemas import Page
-    from warehouse.shards import ShardWriter
+    from schemas.storage.shards import ShardWriter
 
     def page(title: str, n: int, summary: str) -> Page:
         url = f"http://127.0.0.1:8800/item/{title}/{n}"
@@ -213,7 +213,7 @@ def test_hits_of_equal_score_come_in_url_order_whatever_order_the_pages_were_cra
 def claims_of(pages) -> list[tuple[str, list[str], str, str]]:
     """Every infobox value of every page as a claim about the page's title, from its own page."""
     from schemas import Page
-    from warehouse.shards import iter_records
+    from schemas.storage.shards import iter_records
 
     return [(page.title, [], entry.name, entry.value, page.url) for page in iter_records(pages, Page)
             for entry in page.infobox]
@@ -243,7 +243,7 @@ def test_batched_search_and_verdicts_are_the_per_query_retrievers(tmp_path):
 
 
 def test_a_batch_of_searches_is_cached_with_one_journal_append_and_counted_as_one_by_one(bm25, tmp_path):
-    from warehouse.cache import journal_dir
+    from schemas.storage.cache import journal_dir
 
     catalog = tmp_path / "catalog.duckdb"
     cached = CachedSearch(bm25, catalog)
@@ -390,7 +390,7 @@ def test_the_newest_indexes_stay_and_older_ones_go_with_their_segments(tmp_path)
 
     from schemas import Page
     from verifiers.search import _SavedIndexes
-    from warehouse.shards import ShardWriter
+    from schemas.storage.shards import ShardWriter
 
     cache = tmp_path / "cache" / "bm25"
     crawls = []

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from verifiers.search import Hit
-from verifiers.web_facts import WebFacts, dispute, relation_words
+from filters.statements import dispute, relation_words
+from verifiers.web_facts import WebFacts
 
 OWN = "https://baike.example/item/a"
 HITS = [

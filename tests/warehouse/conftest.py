@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from flows.cdtp import publish_stage
+from warehouse.publish import publish_stage
 from flows.items import item_tables
 from flows.settings import ItemsSettings, ReleaseSettings
 from schemas import Item, Pair, Triple
 from warehouse.hierarchy import load_hierarchy
-from warehouse.shards import ShardWriter
-from warehouse.validation import GateRules
+from schemas.storage.shards import ShardWriter
+from warehouse.gate import GateRules
 
 DOMAINS = ("history_politics", "nature_environment")
 

@@ -85,7 +85,7 @@ def test_homonyms_with_one_value_are_two_facts(tmp_path):
 def test_the_gate_runs_the_audit_and_publishes_nothing_on_a_violation(tmp_path):
     import pytest
 
-    from warehouse.validation import GateFailed
+    from warehouse.gate import GateFailed
 
     bad = items()
     for item in bad:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import threading
 from datetime import datetime, timedelta, timezone
 
-from warehouse.catalog import Catalog
+from schemas.storage.catalog import Catalog
 
 
 def entry(url: str, when: datetime, status: str = "ok", record: str = "r1") -> dict:
@@ -55,7 +55,7 @@ def test_two_writers_take_turns(tmp_path):
 
 
 def test_runs_stage_outputs_and_the_release_registry(release, tmp_path):
-    from warehouse.shards import ShardWriter
+    from schemas.storage.shards import ShardWriter
     from schemas import Pair
     from tests.warehouse.conftest import pairs
 
@@ -79,8 +79,8 @@ def test_runs_stage_outputs_and_the_release_registry(release, tmp_path):
 
 
 def test_fetches_are_stored_as_row_by_row_inserts_would_store_them(tmp_path):
-    from warehouse.catalog import FETCH_COLUMNS, SCHEMA
-    from warehouse.shards import duck
+    from schemas.storage.catalog import FETCH_COLUMNS, SCHEMA
+    from schemas.storage.shards import duck
 
     rows = [("u1", "http://a/u1", "c1", "ok", 200, "h1", "r1", '"e1"', "Mon, 01 Jan 2024 00:00:00 GMT", "new",
              "2026-11-26T20:03:39.394+00:00"),

@@ -12,19 +12,19 @@ import time
 
 from schemas import PAIR_SCHEMA, Pair
 from tests.warehouse.test_release import pair
-from warehouse.catalog import Catalog
+from schemas.storage.catalog import Catalog
 from warehouse.release import list_versions, repair, verify
-from warehouse.shards import ShardWriter
+from schemas.storage.shards import ShardWriter
 
 CHILD = textwrap.dedent("""
     import sys, time
     from pathlib import Path
     from tests.warehouse.test_release import pair
-    from flows.cdtp import publish_stage
+    from warehouse.publish import publish_stage
     from flows.settings import ReleaseSettings
     from schemas import Pair
     from warehouse import release
-    from warehouse.shards import ShardWriter
+    from schemas.storage.shards import ShardWriter
 
     tmp, marker = Path(sys.argv[1]), Path(sys.argv[2])
     with ShardWriter(tmp / "pairs", "pairs", Pair) as writer:
@@ -58,9 +58,9 @@ def test_a_kill_mid_write_leaves_no_release_and_the_next_publish_is_clean(tmp_pa
     assert len(debris) == 1 and debris[0].startswith(".tmp-0.1.0-")  # hidden, never listed
     assert list_versions(data, "cdtp") == []
 
-    from flows.cdtp import publish_stage
+    from warehouse.publish import publish_stage
     from flows.settings import ReleaseSettings
-    from warehouse.shards import ShardWriter
+    from schemas.storage.shards import ShardWriter
     from schemas import Pair
     from tests.warehouse.test_release import pair
 
@@ -78,7 +78,7 @@ KILLED_AFTER_RENAME = textwrap.dedent("""
     from pathlib import Path
     from schemas import PAIR_SCHEMA
     from warehouse import release
-    from warehouse.catalog import Catalog
+    from schemas.storage.catalog import Catalog
 
     data, shards = Path(sys.argv[1]), [Path(p) for p in sys.argv[2:]]
     Catalog(data / "catalog.duckdb").start_run({"run_id": "r1", "started_at": None})

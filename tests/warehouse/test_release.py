@@ -5,11 +5,11 @@ import json
 import pyarrow.parquet as pq
 import pytest
 
-from flows.cdtp import publish_stage
+from warehouse.publish import publish_stage
 from flows.settings import ReleaseSettings
 from schemas import Pair, Triple
 from warehouse.release import ReleaseError, list_versions, next_version, verify
-from warehouse.shards import ShardWriter
+from schemas.storage.shards import ShardWriter
 
 
 def pair(i: int, kept: bool = True) -> Pair:
@@ -115,7 +115,7 @@ def test_release_verify_finds_a_flipped_byte(shards, tmp_path, capsys):
 
 
 def release_digests(release) -> dict[str, str]:
-    from warehouse.shards import sha256_file
+    from schemas.storage.shards import sha256_file
 
     return {p.relative_to(release).as_posix(): sha256_file(p) for p in sorted(release.rglob("*")) if p.is_file()}
 
@@ -147,7 +147,7 @@ def test_the_release_time_is_source_date_epoch_or_now_and_a_malformed_one_is_an_
 
 
 def test_a_publish_registers_the_release_with_its_run_in_the_catalog(shards, tmp_path):
-    from warehouse.catalog import Catalog
+    from schemas.storage.catalog import Catalog
 
     data = tmp_path / "data"
     publish_stage(shards, ReleaseSettings(), data, {}, {}, "snap", "flow-1", run_id="run-1")

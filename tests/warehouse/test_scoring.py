@@ -6,7 +6,7 @@ import pytest
 
 from flows.cli import main
 from tests.llm_server import ScriptedLLM, reply
-from verifiers.llm import LLMClient, LLMSettings
+from schemas.llm import LLMClient, LLMSettings
 from warehouse.scoring import (PredictionsError, cuge, match_grade, read_predictions, score_choice, score_cloze,
                                score_release, score_short, score_text, tokens)
 

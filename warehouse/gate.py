@@ -22,8 +22,8 @@ from typing import Any, Iterator
 
 from schemas import ReleaseFile
 from schemas.records import ITEM_KINDS
-from warehouse.release import ReleaseError, by_config
-from warehouse.shards import duck, sql_path_list
+from schemas.releases import ReleaseError, by_config
+from schemas.storage.shards import duck, sql_path_list
 
 MCQ_CONFIGS = ("kgc", "qa")
 ITEM_CONFIGS = ITEM_KINDS

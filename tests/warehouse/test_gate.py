@@ -5,7 +5,7 @@ import json
 import pytest
 
 from tests.warehouse.conftest import items, mcq, publish_release
-from warehouse.validation import GateFailed
+from warehouse.gate import GateFailed
 
 
 def test_a_sound_release_passes_every_suite_and_records_it(release):
@@ -71,8 +71,8 @@ def test_a_dropped_triple_without_a_reason_blocks_the_release(tmp_path):
 
 
 def test_the_suites_read_one_table_at_a_time(tmp_path):
-    from warehouse.release import load_manifest
-    from warehouse.validation import GateRules, _checks
+    from schemas.releases import load_manifest
+    from warehouse.gate import GateRules, _checks
 
     release = publish_release(tmp_path, tmp_path / "data", gate=False)
     checks = _checks(release, load_manifest(release).files, GateRules())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.llm_server import ScriptedLLM, delay, raw, reply, status
-from verifiers.llm import (TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST, BudgetExceeded, LLMClient, LLMSettings, Prompt,
+from schemas.llm import (TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST, BudgetExceeded, LLMClient, LLMSettings, Prompt,
                            cost_bound, prompt_token_bound, request_key)
 
 MESSAGES = [{"role": "user", "content": "长江的发源地在哪里？请用JSON回答。"}]

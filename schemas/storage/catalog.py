@@ -22,7 +22,8 @@ import duckdb
 import pyarrow as pa
 from packaging.version import InvalidVersion, Version
 
-from warehouse.shards import duck
+from schemas.releases import load_manifest
+from schemas.storage.shards import duck
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS fetched_pages (
@@ -243,7 +244,6 @@ class Catalog:
         start in the data directory settles a pending row a kill left behind."""
         import hashlib
 
-        from warehouse.release import load_manifest
 
         if state not in ("pending", "published"):
             raise ValueError(f"state must be pending or published, got {state!r}")

@@ -26,7 +26,7 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from warehouse.catalog import Catalog, CatalogError, process_alive
+from schemas.storage.catalog import Catalog, CatalogError, process_alive
 
 
 @dataclass(frozen=True)

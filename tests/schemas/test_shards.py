@@ -7,7 +7,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from schemas import InfoboxEntry, Page
-from warehouse.shards import ALLOCATOR_FLUSH, ShardWriter, duck, iter_records
+from schemas.storage.shards import ALLOCATOR_FLUSH, ShardWriter, duck, iter_records
 
 
 def test_shards_roll_over_and_stream_back_in_order(tmp_path):
@@ -47,7 +47,7 @@ def test_system_allocator_for_this_process_and_its_children(monkeypatch):
 
     import pyarrow as pa
 
-    from warehouse.shards import system_allocator
+    from schemas.storage.shards import system_allocator
 
     monkeypatch.setattr(pa, "set_memory_pool", lambda pool: chosen.append(pool.backend_name))
     chosen: list[str] = []
@@ -84,7 +84,7 @@ print(libc.mallinfo2().hblks - before)  # 1: the second block has a mapping of i
 def test_malloc_keeps_giving_large_blocks_back_in_this_process_and_its_children(monkeypatch):
     import subprocess
 
-    from warehouse.shards import MMAP_THRESHOLD, fixed_mmap_threshold
+    from schemas.storage.shards import MMAP_THRESHOLD, fixed_mmap_threshold
 
     def second_block_mapped(env) -> str:
         return subprocess.run([sys.executable, "-c", _FREED_BLOCK_PROBE], env=env, capture_output=True,
@@ -106,7 +106,7 @@ def test_malloc_keeps_giving_large_blocks_back_in_this_process_and_its_children(
 
 
 def test_a_crawl_child_is_started_without_the_threshold_fixed_here(monkeypatch):
-    from warehouse import shards
+    from schemas.storage import shards
 
     monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "")
     monkeypatch.delenv("MALLOC_MMAP_THRESHOLD_")
@@ -130,7 +130,7 @@ def heaps():
     libc.fclose(out)
     return open(sys.argv[2]).read().count("<heap nr=")
 if sys.argv[1] == "one":
-    from warehouse.shards import one_arena  # its imports may have started threads, with arenas of their own
+    from schemas.storage.shards import one_arena  # its imports may have started threads, with arenas of their own
     assert one_arena()
 before = heaps()
 barrier = threading.Barrier(4)
@@ -148,7 +148,7 @@ print(heaps() - before)  # arenas made for the four threads
 def test_one_arena_for_every_thread_in_this_process_and_its_children(monkeypatch, tmp_path):
     import subprocess
 
-    from warehouse import shards
+    from schemas.storage import shards
 
     monkeypatch.setenv("MALLOC_ARENA_MAX", "")  # so that the variable is put back as it was after the test
     monkeypatch.delenv("MALLOC_ARENA_MAX")

@@ -7,7 +7,7 @@
   keyed by the SHA-256 of what the reply depends on: the model, the messages, the
   temperature, JSON mode and the version of the prompt the messages were filled from
   (its name and a hash of its template file, see :class:`Prompt`). It is journaled the
-  moment it arrives (warehouse.cache), so a rerun, or a rerun after a kill, pays for
+  moment it arrives (schemas.storage.cache), so a rerun, or a rerun after a kill, pays for
   nothing twice. An entry written under another key scheme, or one that no longer
   parses, is a miss: the request is sent again.
 * **Retries**: 429, 5xx, timeouts, connection errors and answers that are not a chat
@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from warehouse.cache import LLM_CACHE, CatalogCache
+from schemas.storage.cache import LLM_CACHE, CatalogCache
 
 
 class LLMError(RuntimeError):
@@ -167,7 +167,7 @@ _MISS = object()
 
 class LLMClient:
     def __init__(self, settings: LLMSettings, catalog_path: Path, sleep: Callable[[float], None] = time.sleep):
-        """Replies are cached in the catalog at ``catalog_path`` (see warehouse.cache)."""
+        """Replies are cached in the catalog at ``catalog_path`` (see schemas.storage.cache)."""
         import openai
 
         key = os.environ.get(settings.api_key_env, "")

@@ -10,8 +10,8 @@ import sys
 
 import duckdb
 
-from warehouse.cache import LLM_CACHE, SEARCH_CACHE, CatalogCache, journal_dir
-from warehouse.catalog import Catalog
+from schemas.storage.cache import LLM_CACHE, SEARCH_CACHE, CatalogCache, journal_dir
+from schemas.storage.catalog import Catalog
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -65,7 +65,7 @@ def test_flushes_every_n_entries(tmp_path):
 
 KILLED = """
 import os, signal, sys
-from warehouse.cache import LLM_CACHE, CatalogCache
+from schemas.storage.cache import LLM_CACHE, CatalogCache
 cache = CatalogCache(sys.argv[1], LLM_CACHE, flush_every=7)
 for n in range(30):
     cache.put((f"key-{n}",), ("judge", "criteria", f"reply {n}", n, 1))
@@ -99,8 +99,8 @@ def test_a_live_process_journal_is_left_to_it(tmp_path):
 
 WRITER = """
 import sys
-from warehouse.cache import SEARCH_CACHE, CatalogCache
-from warehouse.catalog import Catalog
+from schemas.storage.cache import SEARCH_CACHE, CatalogCache
+from schemas.storage.catalog import Catalog
 cache = CatalogCache(sys.argv[1], SEARCH_CACHE, flush_every=5)
 for n in range(60):
     assert cache.get((sys.argv[2], f"q{n}", 10)) is None
