@@ -206,10 +206,10 @@ class Site:
 
     def corpus_key(self) -> str:
         """What the search's results depend on: the entries and the code that writes the web's pages and ranks
-        them (a digest of the mirror's modules). Computed once."""
+        them (a digest of the mirror's modules, the realistic package's among them). Computed once."""
         if self._corpus_key is None:
             digest = hashlib.sha256(self.profile.encode())
-            for path in sorted(Path(__file__).parent.glob("*.py")):
+            for path in sorted(Path(__file__).parent.rglob("*.py")):
                 digest.update(path.read_bytes())
             for entry in self.entries:
                 digest.update(f"{entry.key}\0{entry.baidu_id}\0{entry.summary}\0{entry.infobox}\0{entry.sections}"
