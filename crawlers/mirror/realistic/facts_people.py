@@ -1,9 +1,5 @@
 """The world's facts about people, the works they made (books, films, poems) and the events and
-treaties they took part in.
-
-Relations are stated from one side only (a film names its director; the director's page need not list
-the film), so the world has no contradicting inverse facts. Generated people are fictional and long dead.
-"""
+treaties they took part in. Generated people are fictional and long dead."""
 
 from __future__ import annotations
 

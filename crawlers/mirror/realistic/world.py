@@ -8,6 +8,8 @@ depend on (seed, i) alone and are unique per title (a seeded bijection of the me
 name space) up to about 800,000 entries, apart from the planted multi-sense titles.
 
 The facts of each type are written by the subclasses in facts_people, facts_places and facts_nature.
+Relations are stated from one side only (a film names its director; the director's page need not list
+the film), so the world has no contradicting inverse facts.
 """
 
 from __future__ import annotations
