@@ -12,6 +12,8 @@ import pytest
 
 from crawlers.mirror import realistic
 from crawlers.mirror.realistic import INFOBOX_ROWS, REALISTIC_ID_BASE, SUMMARY_CHARS, RealisticCorpus
+from crawlers.mirror.realistic.labels import _find
+from crawlers.mirror.realistic.phrasing import _NAMES
 from crawlers.mirror.render import Linker, strip_markup
 from crawlers.mirror.site import Site
 from crawlers.parsers import parse
@@ -158,7 +160,7 @@ def test_absent_rows_are_really_absent_and_stale_rows_keep_the_current_value_in_
         facts = {tuple(f) for f in labels["facts"]}
         for row in labels["rows"]:
             if row["how"] == "absent":
-                assert realistic._find(text, row["value"]) is None, (e.title, row)
+                assert _find(text, row["value"]) is None, (e.title, row)
             if row["how"] == "contradicted":
                 start, end = row["span"]
                 relation = _canonical(row["relation"])
@@ -267,7 +269,7 @@ def test_links_point_at_entries_of_the_corpus(corpus, entries):
 
 
 def test_fillers_name_no_relation_of_the_vocabulary():
-    names = {n for rel in realistic.PHRASES for n in realistic._NAMES[rel] if len(n) >= 2} | {"中文名"}
+    names = {n for rel in realistic.PHRASES for n in _NAMES[rel] if len(n) >= 2} | {"中文名"}
     for family, sentences in {**realistic.FILLERS, **realistic.LINK_FILLERS}.items():
         for sentence in sentences:
             assert not [n for n in names if n in sentence], (family, sentence)
