@@ -226,7 +226,7 @@ def test_a_triggered_run_of_the_served_deployment_completes_and_publishes(tmp_pa
 @pytest.mark.slow
 def test_the_projects_own_prefect_server_creates_and_completes_a_scheduled_run(tmp_path):
     """``prefect server start`` from this environment (its SQLAlchemy pinned below 2.1: with 2.1 the scheduler
-    fails on every loop and never creates a run), started as the README says on a port other than 4200; a
+    fails on every loop and never creates a run), started as docs/running.md says on a port other than 4200; a
     one-minute cron; the run the *scheduler* created (not a triggered one) completes, with each stage's start,
     end and counts in its log."""
     from prefect.client.orchestration import get_client
@@ -236,7 +236,7 @@ def test_the_projects_own_prefect_server_creates_and_completes_a_scheduled_run(t
     port = _free_port()
     api_url = f"http://127.0.0.1:{port}/api"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ZHBENCH_", "PREFECT_"))}
-    # As the README: PREFECT_API_URL set before the server starts, so its UI calls this port, not 4200. The
+    # As docs/running.md: PREFECT_API_URL set before the server starts, so its UI calls this port, not 4200. The
     # scheduler looks every 10 s here instead of every 60 s, only to keep the test short.
     env.update(PREFECT_HOME=str(tmp_path / "prefect"), PREFECT_SERVER_ANALYTICS_ENABLED="false",
                PREFECT_API_URL=api_url, PREFECT_SERVER_SERVICES_SCHEDULER_LOOP_SECONDS="10", PYTHONPATH=str(ROOT))
