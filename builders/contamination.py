@@ -76,6 +76,7 @@ import numpy as np
 from filters.dedup import MinHasher, lsh_bands
 from filters.embeddings import Embedder
 from filters.normalize import is_cjk, normalize, value_key
+from filters.text import segmenter
 from builders.relation_groups import RelationGroups, learn_from_questions
 from schemas.jsonl import JSONLinesError, read_jsonl
 
@@ -222,12 +223,6 @@ def _is_punctuation(ch: str) -> bool:
     return unicodedata.category(ch).startswith(("P", "Z"))
 
 
-def _jieba():
-    from filters.align import _jieba as load
-
-    return load()
-
-
 @dataclass(slots=True)
 class Form:
     """What the rule compares of one question (see the module docstring)."""
@@ -281,7 +276,7 @@ class Former:
         units: list[str] = []
         run: list[str] = []
         words = self.words
-        for token in _jieba().cut(fragment, HMM=False):
+        for token in segmenter().cut(fragment, HMM=False):
             token = words.synonyms.get(token, token)
             if token in words.function:
                 if run:

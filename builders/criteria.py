@@ -67,7 +67,7 @@ Codes come back in this order. Contention, difficulty, several answers that only
 facts reveal (a ruler with two era names asked 使用过什么年号) and records that may be
 broken (世界上最高的建筑) need a reader or a model and are left to the verification stages.
 
-Word lists are matched against jieba words (:func:`filters.align._jieba`, initialised
+Word lists are matched against jieba words (:func:`filters.text.segmenter`, initialised
 quietly, its global dictionary untouched); the segmentation of a text is cached.
 """
 
@@ -81,6 +81,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from filters.normalize import normalize, value_cache
+from filters.text import segmenter
 
 REASONS = ("empty", "answer_too_long", "answer_in_question", "multiple_answers", "relative_time",
            "time_variant_relation", "time_variant_question", "asks_for_several", "subjective", "unnamed_referent",
@@ -276,9 +277,7 @@ def _word_pattern(path: Path) -> re.Pattern[str]:
 
 @value_cache  # a question is segmented once for all the rules that read its words
 def _words(text: str) -> tuple[str, ...]:
-    from filters.align import _jieba
-
-    return tuple(_jieba().lcut(text, HMM=False))
+    return tuple(segmenter().lcut(text, HMM=False))
 
 
 @value_cache
@@ -398,9 +397,7 @@ def _tagged_spans(text: str) -> tuple[tuple[int, int, str], ...]:
     """(start, end, jieba tag) of each word of ``text``."""
     import jieba.posseg
 
-    from filters.align import _jieba
-
-    _jieba()  # initialised quietly
+    segmenter()  # initialised quietly
     position, out = 0, []
     for pair in jieba.posseg.cut(text, HMM=False):
         out.append((position, position + len(pair.word), pair.flag))
@@ -557,9 +554,7 @@ def _tagged(text: str) -> tuple[tuple[str, str], ...]:
     """The first two words of ``text`` with their jieba part-of-speech tags."""
     import jieba.posseg
 
-    from filters.align import _jieba
-
-    _jieba()  # initialised quietly
+    segmenter()  # initialised quietly
     words = []
     for pair in jieba.posseg.cut(text, HMM=False):
         words.append((pair.word, pair.flag))

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Iterable
 
 from filters.normalize import is_cjk, normalize
+from filters.text import segmenter
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = Path(__file__).with_name("relation_groups.tsv")
@@ -87,9 +88,7 @@ def _noun(word: str) -> bool:
     """Whether jieba tags the word a noun or a time word (朝代, 年代; not 命名, 影响)."""
     from jieba import posseg
 
-    from filters.align import _jieba
-
-    _jieba()
+    segmenter()
     tags = [flag for _, flag in posseg.cut(word, HMM=False)]
     return len(tags) == 1 and tags[0].startswith(("n", "t"))
 
@@ -107,12 +106,6 @@ def _anchored(seeds: Iterable[str], words: list[str]) -> list[str]:
                 chars |= set(word)
                 grew = True
     return [w for w in words if w in kept]
-
-
-def _segmenter():
-    from filters.align import _jieba
-
-    return _jieba()
 
 
 def page_cues() -> dict[str, list[tuple[str, int, float]]]:
@@ -150,7 +143,7 @@ def learn(aliases: Path = ALIASES, cues: Path = CUES, templates: Path = TEMPLATE
         out = []
         for clause in former._clauses(normalize(text)):
             for fragment in former._question.split(clause):
-                out.extend(w for w in _segmenter().cut(fragment, HMM=False) if _chinese(w) and w not in lists.function)
+                out.extend(w for w in segmenter().cut(fragment, HMM=False) if _chinese(w) and w not in lists.function)
         return out
 
     def usable(word: str) -> bool:

@@ -22,13 +22,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
 from filters.base import PairFilter, TripleFilter, Verdict
 from filters.normalize import is_cjk, normalize
-from filters.grounding import CLAUSE_MARKS
+from filters.text import CLAUSE_MARKS, AlignedText, tagged_words
 from schemas import Pair, Triple
 
 ENUM_SEPARATORS = "、"
@@ -37,106 +36,6 @@ _TITLE = re.compile(r"《[^《》]+》")
 # Titles in a row, joined by 、，和及 (not 与: 「《A》与《B》齐名」 compares two works, it lists none).
 _TITLE_RUN = re.compile(r"《[^《》]+》(?:(?:[、，,和及]|以及)?《[^《》]+》)+")
 _CLAUSE = re.compile(r"[，,。；;：:！!？?（）()“”\"]")
-
-
-@lru_cache(maxsize=1)
-def _jieba():
-    import jieba
-
-    jieba.setLogLevel(60)
-    jieba.initialize()
-    return jieba
-
-
-def token_boundaries(text: str) -> set[int]:
-    """Offsets where a jieba token starts or ends."""
-    bounds = {0}
-    offset = 0
-    for token in _jieba().cut(text, HMM=False):
-        offset += len(token)
-        bounds.add(offset)
-    return bounds
-
-
-class AlignedText:
-    """A pair's text, normalised once, with its token boundaries and clauses computed on first use."""
-
-    def __init__(self, text: str):
-        self.text = normalize(text)
-        self._bounds: set[int] | None = None
-        self._clauses = None
-        self._ordinals = None
-
-    @property
-    def bounds(self) -> set[int]:
-        if self._bounds is None:
-            self._bounds = token_boundaries(self.text)
-        return self._bounds
-
-    @property
-    def ordinals(self) -> tuple[str, list[int]]:
-        """The text with ordinals in digits and each character's offset (filters.grounding)."""
-        if self._ordinals is None:
-            from filters.grounding import _ordinals
-
-            self._ordinals = _ordinals(self.text)
-        return self._ordinals
-
-    @property
-    def clauses(self):
-        if self._clauses is None:
-            from filters.grounding import Clauses
-
-            self._clauses = Clauses(self.text)
-        return self._clauses
-
-    def find(self, value: str) -> tuple[int, int] | None:
-        """(start, end) of the first standalone mention of value, or None."""
-        needle = normalize(value)
-        if not needle:
-            return None
-        text = self.text
-        start = text.find(needle)
-        while start != -1:
-            end = start + len(needle)
-            if not self.inside_number(start, end, needle) and self.standalone(start, end, needle):
-                return start, end
-            start = text.find(needle, start + 1)
-        return None
-
-    def inside_number(self, start: int, end: int, needle: str) -> bool:
-        """Whether text[start:end] is part of a longer number (545米 in 1545米) or Latin word."""
-        text = self.text
-        before = text[start - 1] if start > 0 else ""
-        after = text[end] if end < len(text) else ""
-        if needle[0].isdigit() and before.isdigit() or needle[-1].isdigit() and after.isdigit():
-            return True
-        if needle[0].isascii() and needle[0].isalnum() and before.isascii() and before.isalnum():
-            return True
-        return needle[-1].isascii() and needle[-1].isalnum() and after.isascii() and after.isalnum()
-
-    def standalone(self, start: int, end: int, needle: str) -> bool:
-        """Whether text[start:end] is not inside a longer word by the segmentation (中国 in 中国人民银行)."""
-        text = self.text
-        before = text[start - 1] if start > 0 else ""
-        after = text[end] if end < len(text) else ""
-        if any(ch.isdigit() for ch in needle):
-            # Quantities and dates (12首, 701年): the segmenter often glues a measure word to what
-            # follows (首歌), so only the number boundary decides for them.
-            return True
-        starts_inside = is_cjk(needle[0]) and before and is_cjk(before) and start not in self.bounds
-        ends_inside = is_cjk(needle[-1]) and after and is_cjk(after) and end not in self.bounds
-        if starts_inside and not ends_inside:
-            # the end of a word is a mention of its kind (男歌手 states 歌手, 唐代诗人 诗人); its start is not
-            # (中国 in 中国人民银行); a name of three characters or more that the segmenter glued to the character
-            # before it is a name (「境内有关会岭」 as 有关/会岭)
-            return len(needle) >= 2 and not any(start < b < end for b in self.bounds) \
-                or len(needle) >= 3 and start - 1 in self.bounds
-        if ends_inside and not starts_inside:
-            # a name of three characters or more that the segmenter glued to the next character (「和浦河流过」
-            # as 河流)
-            return len(needle) >= 3 and end + 1 in self.bounds
-        return not starts_inside
 
 
 class _PairTextCache:
@@ -405,7 +304,7 @@ _STOP = frozenset("有是为的在于和与及了等之将把被由从向对以�
 def _two(text: str, first: tuple[int, int], last: tuple[int, int]) -> int:
     """How long the last of two items may be: a verb of one character takes its object, as long as the first item
     (赛龙舟、吃粽子, not 吃); otherwise its first word alone (刘文治、张燕主演 lists 张燕)."""
-    words = _words(text[last[0]:last[1]])
+    words = tagged_words(text[last[0]:last[1]])
     if words and len(words[0][0]) == 1 and words[0][1].startswith("v"):
         return first[1] - first[0]
     return 0
@@ -424,18 +323,11 @@ def _in_item(word: str, flag: str, taken: int, typical: int) -> bool:
     return taken + len(word) <= typical or taken + len(word) <= typical + 1 and not flag.startswith(_NOT_IN_ITEM)
 
 
-def _words(text: str) -> list[tuple[str, str]]:
-    import jieba.posseg
-
-    _jieba()
-    return [(w.word, w.flag) for w in jieba.posseg.cut(text, HMM=False)]
-
-
 def _item_start(text: str, start: int, end: int, typical: int) -> int:
     """Where a list's first item begins, the part before its first 、 being text[start:end]: its last word, or
     as many words back as the list's other items are long (杨波济 of 「人物有杨波济、范贤、高兰光」, which the
     segmenter cuts into characters), never over a verb or a function word."""
-    words = _words(text[start:end])
+    words = tagged_words(text[start:end])
     if not words:
         return end
     at, taken = end - len(words[-1][0]), len(words[-1][0])
@@ -448,7 +340,7 @@ def _item_start(text: str, start: int, end: int, typical: int) -> int:
 
 def _item_end(text: str, start: int, end: int, typical: int) -> int:
     """Where a list's last item ends, the part after its last separator being text[start:end] (see _item_start)."""
-    words = _words(text[start:end])
+    words = tagged_words(text[start:end])
     if not words:
         return start
     at, taken = start + len(words[0][0]), len(words[0][0])

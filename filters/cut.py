@@ -36,6 +36,7 @@ from typing import Iterable
 
 from filters.mentions import Lexicon, Mention, RelationNames, covering_spans, find_mentions, occurrences, uncovered
 from filters.normalize import normalize, normalize_mapped
+from filters.text import AlignedText, segmenter, tagged_words
 from schemas import Pair, Triple
 
 SENTENCE_END = frozenset("。！？!?；;\n")
@@ -237,9 +238,7 @@ def _topic(at: "_Round", clause: _Clause, siblings: list[_Clause]) -> bool:
     if "的" not in rest or any(ch in rest for ch in "（）()“”") or any(c in rest for c in COPULA_ENDS) \
             or _opens_predicate(*_first_word(rest)):
         return False  # 「交子是北宋时期…的纸币」 says something of 交子: no topic
-    from filters.align import _words
-
-    words = _words(rest[rest.rindex("的") + 1:])
+    words = tagged_words(rest[rest.rindex("的") + 1:])
     # nouns (the segmenter may call 大米 a numeral): nothing that predicates
     return bool(words) and not any(flag.startswith(("v", "p", "c", "u", "d", "a", "y", "e", "l", "i"))
                                    for _, flag in words)
@@ -303,8 +302,6 @@ class TextCutter:
     def cut(self, pair: Pair) -> CutResult:
         """The pair's source text cut to its kept triples; raises NoFluentCut when it cannot be. The pair's
         triples are read, not changed: the result names the kept triples the cut took."""
-        from filters.align import AlignedText
-
         source = pair.source_text or pair.text
         text = _Text(source)
         kept = [t for t in pair.triples if t.decision == "kept"]
@@ -595,14 +592,12 @@ class TextCutter:
     def _unsupported_predicate(at: "_Round", clause: _Clause) -> tuple[int, int] | None:
         """What follows the copula of a clause whose supported mentions all stand before it: 「桃泉科技大学（简称
         桃泉科大）是一所理工类高等院校」 less its predicate is 「桃泉科技大学（简称桃泉科大）」."""
-        from filters.align import _jieba
-
         inside = _bracketed(at.text)
         last = max((e for s, e in at.protected if clause.start <= s < clause.end), default=None)
         if last is None:
             return None
         i = clause.start
-        for word in _jieba().cut(at.text[clause.start:clause.end], HMM=False):
+        for word in segmenter().cut(at.text[clause.start:clause.end], HMM=False):
             if i >= last and not inside[i] and word in ("是", "为", "系", "乃"):  # the copula, a word of its own
                 # only after the subject: the entity's name and what its brackets hold (never 「以X为开端」)
                 subject = "".join(ch for k, ch in enumerate(at.text[clause.start:i], clause.start)

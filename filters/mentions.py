@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from filters.normalize import is_cjk, normalize
+from filters.text import segmenter
 
 KINDS = ("value", "date", "number", "title", "latin", "place", "link", "lexicon", "named", "enumeration", "story")
 # Shorter names and values are too often part of an ordinary word to be a fact on their own.
@@ -155,9 +156,7 @@ def _words_from(aligned) -> dict[int, tuple[int, str]]:
     """start -> (end, part of speech) of each jieba word of the aligned text."""
     import jieba.posseg
 
-    from filters.align import _jieba
-
-    _jieba()
+    segmenter()
     out, at = {}, 0
     for word in jieba.posseg.cut(aligned.text, HMM=False):
         out[at] = (at + len(word.word), word.flag)

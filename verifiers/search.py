@@ -51,6 +51,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from filters.normalize import normalize, value_forms
+from filters.text import segmenter
 
 
 _SEGMENTS = pa.schema([("segments", pa.string())])  # a local index's segmented passages, as cached
@@ -90,9 +91,7 @@ def corpus_digest(passages: Iterable[Hit]) -> str:
 
 
 def _segment(text: str) -> str:
-    from filters.align import _jieba
-
-    return " ".join(w for w in _jieba().cut_for_search(text) if w.strip())
+    return " ".join(w for w in segmenter().cut_for_search(text) if w.strip())
 
 
 def _segmenter() -> str:
