@@ -34,6 +34,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
+from filters.base import NoFluentCut
+from filters.enumerations import item_end, item_start, last_of_two
+from filters.grounding import qualified_noun
 from filters.mentions import Lexicon, Mention, RelationNames, covering_spans, find_mentions, occurrences, uncovered
 from filters.normalize import normalize, normalize_mapped
 from filters.text import AlignedText, segmenter, tagged_words
@@ -76,14 +79,6 @@ MODIFIED_AFTER = COPULA_ENDS + ("由", "被", "的")
 # Words opening a sentence or clause that refer to what came before it: where that was cut, they go too.
 CONNECTIVE = re.compile(r"^(?:此后|之后|随后|其后|后来|此外|同时|同年|次年|翌年|当年|因此|因而|所以|但是|但|然而|并且|而且|另外|其中|并|而|也|还|亦)[，,]?")
 CONNECTIVE_AT = re.compile(CONNECTIVE.pattern.lstrip("^"))  # matched at a position (match() anchors there)
-
-
-class NoFluentCut(Exception):
-    """The text cannot be cut so that it states nothing beyond the triples and stays good Chinese."""
-
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
 
 
 @dataclass(slots=True)
@@ -680,8 +675,6 @@ class TextCutter:
         """The noun a kept value qualifies, where no kept triple states it: 宦官 of 「东汉宦官」 for 所处时代 东汉
         says what 蔡伦 was, a fact of its own (开国皇帝, 宦官), unless a triple's value ends it (药学家 of
         「中国药学家」 for 职业). Nouns that only say the entity is a person (人物) are no fact."""
-        from filters.grounding import qualified_noun
-
         text, found = aligned.text, []
         cues = self.grounding.grounder.cues
         for triple, (start, end) in zip(live, supports):
@@ -817,35 +810,17 @@ def _list_items(at: "_Round", start: int, end: int) -> list[tuple[int, int, str]
     # a kept triple states, a copula or a 的
     stops = [e for s, e in at.stated + at.protected if first_a <= e < first_b] + \
         [first_a + m.end() for m in re.finditer("|".join(map(re.escape, MODIFIED_AFTER + ("（", "(", "“"))),
-                                                text[first_a:first_b])] + [_item_start(text, first_a, first_b, typical)]
+                                                text[first_a:first_b])] + [item_start(text, first_a, first_b, typical)]
     items[0] = (max(stops), first_b, "")
     last_a, last_b, sep = items[-1]
     cut_at = min([last_a + i for i, ch in enumerate(text[last_a:last_b]) if ch in "等）)”"] + [last_b])
     # as long as the others (黄章牌乳饮料, not 黄章), never over the verb after it (「…和崔善方主演」)
-    last_end = max([_item_end(text, last_a, cut_at, typical or _two_items(text, items[0][:2], (last_a, cut_at)))]
+    last_end = max([item_end(text, last_a, cut_at, typical or last_of_two(text, items[0][:2], (last_a, cut_at)))]
                    + [e for s, e in at.stated + at.protected + at.missing if s == last_a and e <= cut_at])
     items[-1] = (last_a, last_end, sep)
     if not any(a <= start and end <= b for a, b, _ in items):
         return []
     return [(a, b, s) for a, b, s in items if b > a]
-
-
-def _item_end(text: str, start: int, end: int, typical: int) -> int:
-    from filters.align import _item_end as item_end
-
-    return item_end(text, start, end, typical)
-
-
-def _two_items(text: str, first: tuple[int, int], last: tuple[int, int]) -> int:
-    from filters.align import _two
-
-    return _two(text, first, last)
-
-
-def _item_start(text: str, start: int, end: int, typical: int) -> int:
-    from filters.align import _item_start as item_start
-
-    return item_start(text, start, end, typical)
 
 
 def _opens_predicate(word: str, flag: str) -> bool:

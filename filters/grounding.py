@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from filters.clean import clean
 from filters.normalize import is_cjk, normalize, value_cache
 from filters.text import Clauses, ordinals_as_digits, segmenter
 from filters.triples import relation_aliases
@@ -240,8 +241,6 @@ def _name_spans(text: str, names: list[str], needle: str) -> list[tuple[int, int
 def _clean_value(value: str) -> str:
     """A value cleaned as texts are (citation marks, footnote digits, markup, stray spaces): 1936年10月19日[2]
     is 1936年10月19日."""
-    from filters.clean import clean
-
     return clean(value)
 
 
@@ -271,7 +270,7 @@ class Grounder:
     def support(self, aligned, clauses: Clauses, names: list[str], relation: str,
                 value: str) -> tuple[int, int] | None:
         """(start, end) of the first mention of ``value`` that states ``relation`` in the normalised
-        text of ``aligned`` (filters.align.AlignedText), or None."""
+        text of ``aligned`` (filters.text.AlignedText), or None."""
         needle = normalize(_clean_value(value))
         if not needle:
             return None
