@@ -81,7 +81,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from filters.normalize import normalize, value_cache
-from filters.text import segmenter
+from filters.text import segmenter, tagger
 
 REASONS = ("empty", "answer_too_long", "answer_in_question", "multiple_answers", "relative_time",
            "time_variant_relation", "time_variant_question", "asks_for_several", "subjective", "unnamed_referent",
@@ -395,11 +395,8 @@ def _places_either_side(text: str, offset: int, width: int) -> bool:
 @value_cache
 def _tagged_spans(text: str) -> tuple[tuple[int, int, str], ...]:
     """(start, end, jieba tag) of each word of ``text``."""
-    import jieba.posseg
-
-    segmenter()  # initialised quietly
     position, out = 0, []
-    for pair in jieba.posseg.cut(text, HMM=False):
+    for pair in tagger().cut(text, HMM=False):
         out.append((position, position + len(pair.word), pair.flag))
         position += len(pair.word)
     return tuple(out)
@@ -552,11 +549,8 @@ def _unnamed_span(question: str) -> str:
 @value_cache
 def _tagged(text: str) -> tuple[tuple[str, str], ...]:
     """The first two words of ``text`` with their jieba part-of-speech tags."""
-    import jieba.posseg
-
-    segmenter()  # initialised quietly
     words = []
-    for pair in jieba.posseg.cut(text, HMM=False):
+    for pair in tagger().cut(text, HMM=False):
         words.append((pair.word, pair.flag))
         if len(words) == 2:
             break

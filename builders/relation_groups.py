@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Iterable
 
 from filters.normalize import is_cjk, normalize
-from filters.text import segmenter
+from filters.text import segmenter, tagger
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = Path(__file__).with_name("relation_groups.tsv")
@@ -86,10 +86,7 @@ def _chinese(word: str) -> bool:
 
 def _noun(word: str) -> bool:
     """Whether jieba tags the word a noun or a time word (朝代, 年代; not 命名, 影响)."""
-    from jieba import posseg
-
-    segmenter()
-    tags = [flag for _, flag in posseg.cut(word, HMM=False)]
+    tags = [flag for _, flag in tagger().cut(word, HMM=False)]
     return len(tags) == 1 and tags[0].startswith(("n", "t"))
 
 

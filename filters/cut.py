@@ -39,7 +39,7 @@ from filters.enumerations import item_end, item_start, last_of_two
 from filters.grounding import qualified_noun
 from filters.mentions import Lexicon, Mention, RelationNames, covering_spans, find_mentions, occurrences, uncovered
 from filters.normalize import normalize, normalize_mapped
-from filters.text import AlignedText, segmenter, tagged_words
+from filters.text import AlignedText, segmenter, tagged_words, tagger
 from schemas import Pair, Triple
 
 SENTENCE_END = frozenset("。！？!?；;\n")
@@ -764,9 +764,7 @@ class TextCutter:
 
 def _last_word(text: str) -> tuple[str, str]:
     """The last word of a text and its part of speech (jieba)."""
-    import jieba.posseg
-
-    words = list(jieba.posseg.cut(text[-12:], HMM=False))
+    words = list(tagger().cut(text[-12:], HMM=False))
     return (words[-1].word, words[-1].flag) if words else ("", "")
 
 
@@ -831,9 +829,7 @@ def _opens_predicate(word: str, flag: str) -> bool:
 
 def _first_word(text: str) -> tuple[str, str]:
     """The first word of a text and its part of speech (jieba)."""
-    import jieba.posseg
-
-    for word, flag in jieba.posseg.cut(text[:12], HMM=False):
+    for word, flag in tagger().cut(text[:12], HMM=False):
         return word, flag
     return "", ""
 

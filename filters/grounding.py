@@ -29,7 +29,7 @@ from pathlib import Path
 
 from filters.clean import clean
 from filters.normalize import is_cjk, normalize, value_cache
-from filters.text import Clauses, ordinals_as_digits, segmenter
+from filters.text import Clauses, ordinals_as_digits, segmenter, tagger
 from filters.triples import relation_aliases
 
 CUES_FILE = Path(__file__).with_name("relation_cues.tsv")
@@ -247,18 +247,14 @@ def _clean_value(value: str) -> str:
 @value_cache
 def _is_adjective(text: str) -> bool:
     """Whether a short text is an adjective phrase: 伟大, 最杰出, 著名 (jieba's a, ad, d, b)."""
-    import jieba.posseg
-
-    words = jieba.posseg.lcut(text, HMM=False)
+    words = tagger().lcut(text, HMM=False)
     return 0 < len(text) <= 6 and bool(words) and all(f.startswith(("a", "d", "b")) for _, f in words) \
         and words[-1].flag.startswith(("a", "b"))
 
 
 @value_cache
 def _has_verb(text: str) -> bool:
-    import jieba.posseg
-
-    return any(flag.startswith("v") for _, flag in jieba.posseg.lcut(text, HMM=False))
+    return any(flag.startswith("v") for _, flag in tagger().lcut(text, HMM=False))
 
 
 class Grounder:

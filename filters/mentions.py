@@ -31,7 +31,7 @@ from typing import Iterable
 
 from filters.enumerations import enumeration_spans
 from filters.normalize import is_cjk, normalize
-from filters.text import segmenter
+from filters.text import tagger
 
 KINDS = ("value", "date", "number", "title", "latin", "place", "link", "lexicon", "named", "enumeration", "story")
 # Shorter names and values are too often part of an ordinary word to be a fact on their own.
@@ -159,11 +159,8 @@ class RelationNames:
 
 def _words_from(aligned) -> dict[int, tuple[int, str]]:
     """start -> (end, part of speech) of each jieba word of the aligned text."""
-    import jieba.posseg
-
-    segmenter()
     out, at = {}, 0
-    for word in jieba.posseg.cut(aligned.text, HMM=False):
+    for word in tagger().cut(aligned.text, HMM=False):
         out[at] = (at + len(word.word), word.flag)
         at += len(word.word)
     return out

@@ -1,7 +1,7 @@
 """The text as the filters read it: normalised once, cut into jieba words, clauses and sentences.
 
-Every filter that segments a text goes through :func:`segmenter`: jieba is imported on first use (that
-takes a second) and initialised once, quietly. :class:`AlignedText` holds a pair's normalised text with
+Every filter that segments a text goes through :func:`segmenter` (or :func:`tagger`, for parts of speech):
+jieba is imported on first use (that takes a second) and initialised once, quietly. :class:`AlignedText` holds a pair's normalised text with
 its token boundaries, clauses and ordinals, each computed on first use; the grounding
 (:mod:`filters.grounding`), the mentions (:mod:`filters.mentions`) and the cut (:mod:`filters.cut`) read
 the same one.
@@ -39,12 +39,17 @@ def token_boundaries(text: str) -> set[int]:
     return bounds
 
 
-def tagged_words(text: str) -> list[tuple[str, str]]:
-    """The jieba words of a text with their part-of-speech tags."""
+def tagger():
+    """jieba's part-of-speech tagger (jieba.posseg) on the segmenter's dictionary; imported on first use."""
     import jieba.posseg
 
     segmenter()
-    return [(w.word, w.flag) for w in jieba.posseg.cut(text, HMM=False)]
+    return jieba.posseg
+
+
+def tagged_words(text: str) -> list[tuple[str, str]]:
+    """The jieba words of a text with their part-of-speech tags."""
+    return [(w.word, w.flag) for w in tagger().cut(text, HMM=False)]
 
 
 class Clauses:
