@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Iterable
 
 from filters.normalize import is_cjk, normalize, value_key
+from filters.text import segmenter
 
 WORDS = Path(__file__).with_name("question_words.tsv")
 
@@ -86,12 +87,6 @@ def _is_punctuation(ch: str) -> bool:
     return unicodedata.category(ch).startswith(("P", "Z"))
 
 
-def _jieba():
-    from filters.align import _jieba as load
-
-    return load()
-
-
 @dataclass(slots=True)
 class Form:
     """What the rule compares of one question (see the module docstring)."""
@@ -145,7 +140,7 @@ class Former:
         units: list[str] = []
         run: list[str] = []
         words = self.words
-        for token in _jieba().cut(fragment, HMM=False):
+        for token in segmenter().cut(fragment, HMM=False):
             token = words.synonyms.get(token, token)
             if token in words.function:
                 if run:

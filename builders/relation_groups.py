@@ -41,6 +41,7 @@ from typing import Iterable
 
 from builders.question_forms import Former, QuestionWords, classes_agree
 from filters.normalize import is_cjk, normalize
+from filters.text import segmenter, tagger
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = Path(__file__).with_name("relation_groups.tsv")
@@ -86,12 +87,7 @@ def _chinese(word: str) -> bool:
 
 def _noun(word: str) -> bool:
     """Whether jieba tags the word a noun or a time word (朝代, 年代; not 命名, 影响)."""
-    from jieba import posseg
-
-    from filters.align import _jieba
-
-    _jieba()
-    tags = [flag for _, flag in posseg.cut(word, HMM=False)]
+    tags = [flag for _, flag in tagger().cut(word, HMM=False)]
     return len(tags) == 1 and tags[0].startswith(("n", "t"))
 
 
@@ -108,12 +104,6 @@ def _anchored(seeds: Iterable[str], words: list[str]) -> list[str]:
                 chars |= set(word)
                 grew = True
     return [w for w in words if w in kept]
-
-
-def _segmenter():
-    from filters.align import _jieba
-
-    return _jieba()
 
 
 def page_cues() -> dict[str, list[tuple[str, int, float]]]:
@@ -149,7 +139,7 @@ def learn(aliases: Path = ALIASES, cues: Path = CUES, templates: Path = TEMPLATE
         out = []
         for clause in former._clauses(normalize(text)):
             for fragment in former._question.split(clause):
-                out.extend(w for w in _segmenter().cut(fragment, HMM=False) if _chinese(w) and w not in lists.function)
+                out.extend(w for w in segmenter().cut(fragment, HMM=False) if _chinese(w) and w not in lists.function)
         return out
 
     def usable(word: str) -> bool:

@@ -20,124 +20,18 @@ A later stage that drops triples judges the pair again with the same rules
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
 from filters.base import PairFilter, TripleFilter, Verdict
-from filters.normalize import is_cjk, normalize
-from filters.grounding import CLAUSE_MARKS
+from filters.cut import TextCutter
+from filters.enumerations import enumerations
+from filters.grounding import Grounder, RelationCues
+from filters.mentions import ORDINARY_WORDS, VALUE_STARTS, Lexicon
+from filters.normalize import normalize
+from filters.text import CLAUSE_MARKS, AlignedText
 from schemas import Pair, Triple
-
-ENUM_SEPARATORS = "、"
-ENUM_LAST = ("和", "与", "及", "以及")
-_TITLE = re.compile(r"《[^《》]+》")
-# Titles in a row, joined by 、，和及 (not 与: 「《A》与《B》齐名」 compares two works, it lists none).
-_TITLE_RUN = re.compile(r"《[^《》]+》(?:(?:[、，,和及]|以及)?《[^《》]+》)+")
-_CLAUSE = re.compile(r"[，,。；;：:！!？?（）()“”\"]")
-
-
-@lru_cache(maxsize=1)
-def _jieba():
-    import jieba
-
-    jieba.setLogLevel(60)
-    jieba.initialize()
-    return jieba
-
-
-def token_boundaries(text: str) -> set[int]:
-    """Offsets where a jieba token starts or ends."""
-    bounds = {0}
-    offset = 0
-    for token in _jieba().cut(text, HMM=False):
-        offset += len(token)
-        bounds.add(offset)
-    return bounds
-
-
-class AlignedText:
-    """A pair's text, normalised once, with its token boundaries and clauses computed on first use."""
-
-    def __init__(self, text: str):
-        self.text = normalize(text)
-        self._bounds: set[int] | None = None
-        self._clauses = None
-        self._ordinals = None
-
-    @property
-    def bounds(self) -> set[int]:
-        if self._bounds is None:
-            self._bounds = token_boundaries(self.text)
-        return self._bounds
-
-    @property
-    def ordinals(self) -> tuple[str, list[int]]:
-        """The text with ordinals in digits and each character's offset (filters.grounding)."""
-        if self._ordinals is None:
-            from filters.grounding import _ordinals
-
-            self._ordinals = _ordinals(self.text)
-        return self._ordinals
-
-    @property
-    def clauses(self):
-        if self._clauses is None:
-            from filters.grounding import Clauses
-
-            self._clauses = Clauses(self.text)
-        return self._clauses
-
-    def find(self, value: str) -> tuple[int, int] | None:
-        """(start, end) of the first standalone mention of value, or None."""
-        needle = normalize(value)
-        if not needle:
-            return None
-        text = self.text
-        start = text.find(needle)
-        while start != -1:
-            end = start + len(needle)
-            if not self.inside_number(start, end, needle) and self.standalone(start, end, needle):
-                return start, end
-            start = text.find(needle, start + 1)
-        return None
-
-    def inside_number(self, start: int, end: int, needle: str) -> bool:
-        """Whether text[start:end] is part of a longer number (545米 in 1545米) or Latin word."""
-        text = self.text
-        before = text[start - 1] if start > 0 else ""
-        after = text[end] if end < len(text) else ""
-        if needle[0].isdigit() and before.isdigit() or needle[-1].isdigit() and after.isdigit():
-            return True
-        if needle[0].isascii() and needle[0].isalnum() and before.isascii() and before.isalnum():
-            return True
-        return needle[-1].isascii() and needle[-1].isalnum() and after.isascii() and after.isalnum()
-
-    def standalone(self, start: int, end: int, needle: str) -> bool:
-        """Whether text[start:end] is not inside a longer word by the segmentation (中国 in 中国人民银行)."""
-        text = self.text
-        before = text[start - 1] if start > 0 else ""
-        after = text[end] if end < len(text) else ""
-        if any(ch.isdigit() for ch in needle):
-            # Quantities and dates (12首, 701年): the segmenter often glues a measure word to what
-            # follows (首歌), so only the number boundary decides for them.
-            return True
-        starts_inside = is_cjk(needle[0]) and before and is_cjk(before) and start not in self.bounds
-        ends_inside = is_cjk(needle[-1]) and after and is_cjk(after) and end not in self.bounds
-        if starts_inside and not ends_inside:
-            # the end of a word is a mention of its kind (男歌手 states 歌手, 唐代诗人 诗人); its start is not
-            # (中国 in 中国人民银行); a name of three characters or more that the segmenter glued to the character
-            # before it is a name (「境内有关会岭」 as 有关/会岭)
-            return len(needle) >= 2 and not any(start < b < end for b in self.bounds) \
-                or len(needle) >= 3 and start - 1 in self.bounds
-        if ends_inside and not starts_inside:
-            # a name of three characters or more that the segmenter glued to the next character (「和浦河流过」
-            # as 河流)
-            return len(needle) >= 3 and end + 1 in self.bounds
-        return not starts_inside
-
 
 class _PairTextCache:
     """Normalise and segment each pair's text once, for every filter that reads it. Keyed by id and
@@ -191,8 +85,6 @@ class GroundingFilter(TripleFilter):
     name = "grounding"
 
     def __init__(self, cache: _PairTextCache | None = None, grounder=None):
-        from filters.grounding import Grounder
-
         self.cache = cache or _PairTextCache()
         self.grounder = grounder or Grounder()
         self._names: tuple[tuple, list[str]] = ((), [])
@@ -314,14 +206,6 @@ class TrailingRelationFilter(PairFilter):
         return Verdict.kept()
 
 
-# Relation names that are ordinary words too: alone they mention no relation (「造成了一定影响」,
-# 「一项条约」); after them a value must start (其影响为…, 国家：…). Reviewable; our choice.
-ORDINARY_WORDS = frozenset({"影响", "国家", "条约", "和约", "地区", "地点", "时间", "作用", "意义", "结果", "原因", "特点", "关系",
-                            "内容", "方式", "目的", "形式", "领域", "环境", "问题", "情况", "水平", "成就", "贡献",
-                            "作品", "音乐", "文字", "语言", "历史", "文化", "地位", "荣誉", "称号"})
-VALUE_STARTS = frozenset("为是:：有达约在于共计“\"《(（0123456789")
-
-
 def _mask_names(text: str, pair: Pair) -> str:
     """The text with every character inside a mention of the entity's names masked; where two names
     overlap (张三丰 and 三丰山 in 张三丰山) both are masked, whichever comes first."""
@@ -335,128 +219,6 @@ def _mask_names(text: str, pair: Pair) -> str:
     if not any(covered):
         return text
     return "".join("\x00" if masked else ch for ch, masked in zip(text, covered))
-
-
-def enumerations(text: str) -> list[list[str]]:
-    """Enumerations in a normalised text: runs of 《》 titles, and items joined by 、 (and a final 和)."""
-    return [[text[a:b] for a, b in items] for items in _enumerations(text)]
-
-
-def enumeration_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) of every item of every enumeration of a normalised text (see :func:`enumerations`)."""
-    return [span for items in _enumerations(text) for span in items]
-
-
-def _strip_title(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start] in "《》":
-        start += 1
-    while end > start and text[end - 1] in "《》":
-        end -= 1
-    return start, end
-
-
-def _enumerations(text: str) -> list[list[tuple[int, int]]]:
-    found: list[list[tuple[int, int]]] = []
-    covered_spans: list[tuple[int, int]] = []
-    for match in _TITLE_RUN.finditer(text):
-        found.append([_strip_title(text, *m.span()) for m in _TITLE.finditer(text, *match.span())])
-        covered_spans.append(match.span())
-    offset = 0
-    for clause in _CLAUSE.split(text):
-        start = offset
-        offset += len(clause) + 1
-        if ENUM_SEPARATORS not in clause:
-            continue
-        if any(s <= start and start + len(clause) <= e for s, e in covered_spans):
-            continue
-        parts: list[tuple[int, int]] = []  # spans of the parts between the separators
-        at = start
-        for part in clause.split(ENUM_SEPARATORS):
-            parts.append((at, at + len(part)))
-            at += len(part) + len(ENUM_SEPARATORS)
-        last_start, last_end = parts[-1]
-        last = text[last_start:last_end]
-        for word in ENUM_LAST:
-            if word in last:
-                head, _, rest = last.rpartition(word)  # the last one: 和 may stand in a name (桃和牌)
-                if len(rest) <= 1 or not head:
-                    break  # 和 inside a compound (健脾和胃), not between two items
-                parts[-1:] = [(last_start, last_start + len(head)), (last_start + len(head) + len(word), last_end)]
-                break
-        if any(_TITLE.search(text[a:b]) for a, b in parts):
-            continue
-        middle = sorted(b - a for a, b in parts[1:-1])
-        typical = middle[len(middle) // 2] if middle else 0
-        first = (_item_start(text, *parts[0], typical), parts[0][1])
-        items = [first, *parts[1:-1], (parts[-1][0], _item_end(text, *parts[-1], typical or _two(text, first, parts[-1])))]
-        items = [_strip_title(text, a, b) for a, b in items]
-        items = [(a, b) for a, b in items if a < b]
-        if len(items) >= 2:
-            found.append(items)
-    return found
-
-
-# Words that end a list's first item before it, or its last item after it: verbs, function words (a name the
-# segmenter cut into characters gets any tag on them, so one character counts only when it is one of _STOP).
-_NOT_IN_ITEM = ("v", "p", "u", "c", "r", "d", "y", "e", "f", "m", "t")
-_STOP = frozenset("有是为的在于和与及了等之将把被由从向对以及或也都")
-
-
-def _two(text: str, first: tuple[int, int], last: tuple[int, int]) -> int:
-    """How long the last of two items may be: a verb of one character takes its object, as long as the first item
-    (赛龙舟、吃粽子, not 吃); otherwise its first word alone (刘文治、张燕主演 lists 张燕)."""
-    words = _words(text[last[0]:last[1]])
-    if words and len(words[0][0]) == 1 and words[0][1].startswith("v"):
-        return first[1] - first[0]
-    return 0
-
-
-def _in_item(word: str, flag: str, taken: int, typical: int) -> bool:
-    """Whether a word joins a list item already ``taken`` characters long, the list's items being ``typical``
-    long: while the item is no longer than the others, any word but a function word of one character (有, 和,
-    了 …); one character more, a character or a noun."""
-    if not word.strip() or not all(is_cjk(ch) or ch.isalnum() for ch in word):
-        return False
-    if len(word) == 1:
-        return word not in _STOP and taken + 1 <= typical + 1
-    # within the others' length, whatever it is (推恩 of 推恩令, which the segmenter calls a verb); a little over
-    # it, a noun
-    return taken + len(word) <= typical or taken + len(word) <= typical + 1 and not flag.startswith(_NOT_IN_ITEM)
-
-
-def _words(text: str) -> list[tuple[str, str]]:
-    import jieba.posseg
-
-    _jieba()
-    return [(w.word, w.flag) for w in jieba.posseg.cut(text, HMM=False)]
-
-
-def _item_start(text: str, start: int, end: int, typical: int) -> int:
-    """Where a list's first item begins, the part before its first 、 being text[start:end]: its last word, or
-    as many words back as the list's other items are long (杨波济 of 「人物有杨波济、范贤、高兰光」, which the
-    segmenter cuts into characters), never over a verb or a function word."""
-    words = _words(text[start:end])
-    if not words:
-        return end
-    at, taken = end - len(words[-1][0]), len(words[-1][0])
-    for word, flag in reversed(words[:-1]):
-        if not _in_item(word, flag, taken, typical):
-            break
-        at, taken = at - len(word), taken + len(word)
-    return at
-
-
-def _item_end(text: str, start: int, end: int, typical: int) -> int:
-    """Where a list's last item ends, the part after its last separator being text[start:end] (see _item_start)."""
-    words = _words(text[start:end])
-    if not words:
-        return start
-    at, taken = start + len(words[0][0]), len(words[0][0])
-    for word, flag in words[1:]:
-        if not _in_item(word, flag, taken, typical):
-            break
-        at, taken = at + len(word), taken + len(word)
-    return at
 
 
 class EnumerationFilter(PairFilter):
@@ -507,9 +269,6 @@ class AlignmentRules:
     def judge(self) -> tuple[list[TripleFilter], list[PairFilter], object | None]:
         """The triple filters, the pair filters and the text cutter (None when ``cut`` is off), sharing one
         normalised text per pair."""
-        from filters.cut import TextCutter
-        from filters.mentions import Lexicon
-
         triple_filters, pair_filters = self.filters()
         if not self.cut:
             return triple_filters, pair_filters, None
@@ -554,8 +313,6 @@ def cdtp_filters(vocabulary: Iterable[str], threshold: float = 0.75, enumeration
     cache = _PairTextCache()
     grounder = None
     if learned_cues:
-        from filters.grounding import Grounder, RelationCues
-
         grounder = Grounder(RelationCues(learned=learned_cues))
     grounding = GroundingFilter(cache, grounder)
     pair_filters: list[PairFilter] = [GroundedPairFilter(cache), PositionIndexFilter(threshold),

@@ -100,6 +100,15 @@ def _judge_triple(triple: Triple, pair: Pair, triple_filters: list[TripleFilter]
     triple.decision, triple.reason = "kept", ""
 
 
+class NoFluentCut(Exception):
+    """The text cannot be cut so that it states nothing beyond the triples and stays good Chinese (raised by
+    a cutter, :class:`filters.cut.TextCutter`; :func:`cut_and_judge` drops the pair for it)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
 def cut_and_judge(pair: Pair, triple_filters: list[TripleFilter], pair_filters: list[PairFilter],
                   cutter=None, stage: str = "") -> list[Triple]:
     """Cut the pair's source text to its kept triples (with a cutter), then judge the pair by the pair rules
@@ -111,8 +120,6 @@ def cut_and_judge(pair: Pair, triple_filters: list[TripleFilter], pair_filters: 
         source = pair.source_text or pair.text
         pair.source_text, pair.text, pair.cuts = source, source, []
     if cutter is not None and pair.text and pair.kept_triples():
-        from filters.cut import NoFluentCut
-
         try:
             result = cutter.cut(pair)
         except NoFluentCut as failed:

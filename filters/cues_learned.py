@@ -24,7 +24,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Iterable
 
-from filters.normalize import normalize
+from filters.normalize import is_cjk, normalize
+from filters.text import AlignedText, segmenter
 
 # What may stand between a cue and the value (the cue table's adjacent cues allow the same).
 BETWEEN = frozenset("“”\"'‘’「」『』:：为是")
@@ -46,12 +47,6 @@ MIN_PAGES = 3
 MIN_SHARE = 0.6
 
 
-def _segmenter():
-    from filters.align import _jieba
-
-    return _jieba()
-
-
 def _all(text: str, needle: str) -> list[int]:
     out, at = [], text.find(needle)
     while at != -1:
@@ -61,8 +56,6 @@ def _all(text: str, needle: str) -> list[int]:
 
 
 def _chinese(word: str) -> bool:
-    from filters.normalize import is_cjk
-
     return bool(word) and all(is_cjk(ch) for ch in word)
 
 
@@ -106,15 +99,13 @@ class CueLearner:
     def add(self, text: str, facts: Iterable[tuple[str, str]], names: Iterable[str] = ()) -> None:
         """One page: its text, its (relation, value) rows and the entity's names (a value restating one is no
         fact: 中文名's)."""
-        from filters.align import AlignedText
-
         aligned = AlignedText(text)
         normal = aligned.text
         if not normal:
             return
         self.pages += 1
         ending, starting, at = {}, {}, 0
-        for word in _segmenter().cut(normal, HMM=False):
+        for word in segmenter().cut(normal, HMM=False):
             ending[at + len(word)], starting[at] = at, at + len(word)
             at += len(word)
         seen: set[tuple[str, str]] = set()

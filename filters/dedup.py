@@ -47,6 +47,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from filters.normalize import normalize, normalize_once, value_cache
+from filters.text import segmenter
 from schemas.storage.shards import bounded_duck
 
 SHINGLES = ("char", "word")
@@ -70,9 +71,7 @@ def _units(text: str, kind: str) -> list[str]:
     if kind == "char":
         return list(text)
     if kind == "word":
-        from filters.align import _jieba
-
-        return [w for w in _jieba().cut(text, HMM=False) if w.strip()]
+        return [w for w in segmenter().cut(text, HMM=False) if w.strip()]
     raise ValueError(f"shingle kind must be one of {SHINGLES}, got {kind!r}")
 
 

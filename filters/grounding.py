@@ -22,18 +22,17 @@ mention's, so the position index is measured where the text states the triple.
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from filters.clean import clean
 from filters.normalize import is_cjk, normalize, value_cache
+from filters.text import Clauses, ordinals_as_digits, segmenter, tagger
 from filters.triples import relation_aliases
 
 CUES_FILE = Path(__file__).with_name("relation_cues.tsv")
-CLAUSE_MARKS = frozenset("，,。；;！!？?\n")
-SENTENCE_MARKS = frozenset("。；;！!？?\n")
 # What may sit between an adjacent cue and the value: quotes, colons, a copula.
 GAP = frozenset("“”\"'‘’「」『』:为是作成")
 COPULAS = ("是", "为", "系", "乃", "属于", "属", "作为", "身为", "成为", "列为")
@@ -81,12 +80,6 @@ class Cues:
     before: tuple[str, ...] = ()  # right before the value
     after: tuple[str, ...] = ()  # right after the value
     patterns: frozenset[str] = frozenset()
-
-
-def _jieba():
-    from filters.align import _jieba as shared
-
-    return shared()
 
 
 @lru_cache(maxsize=8)
@@ -165,31 +158,10 @@ class RelationCues:
                 # a relation that classifies (行政区类别, 机构性质, 景区级别) is said as what the entity is
                 entry = Cues(entry.words, entry.before, entry.after, frozenset({"descriptor", "qualifier"}))
             names = [normalize(n) for n in (relation, *self.others.get(relation, ()))]
-            words = [w for n in names for w in _jieba().cut(n, HMM=False) if len(w) >= 2 and w not in WEAK_WORDS]
+            words = [w for n in names for w in segmenter().cut(n, HMM=False) if len(w) >= 2 and w not in WEAK_WORDS]
             found = self._cache[relation] = Cues(tuple(dict.fromkeys([*names, *words, *entry.words])),
                                                  entry.before, entry.after, entry.patterns)
         return found
-
-
-class Clauses:
-    """Clause and sentence boundaries of a normalised text."""
-
-    def __init__(self, text: str):
-        self.text = text
-        self.clause_ends = [i for i, ch in enumerate(text) if ch in CLAUSE_MARKS] + [len(text)]
-        self.sentence_ends = [i for i, ch in enumerate(text) if ch in SENTENCE_MARKS] + [len(text)]
-
-    def clause(self, start: int, end: int | None = None) -> tuple[int, int]:
-        """(start, end) of the clause holding text[start:end] (several clauses when it spans them)."""
-        end = start if end is None else end
-        first = bisect.bisect_right(self.clause_ends, start - 1)
-        last = bisect.bisect_left(self.clause_ends, max(end - 1, start))
-        begin = self.clause_ends[first - 1] + 1 if first > 0 else 0
-        return begin, self.clause_ends[min(last, len(self.clause_ends) - 1)]
-
-    def sentence(self, position: int) -> int:
-        """The index of the sentence holding a position (0 for the opening sentence)."""
-        return bisect.bisect_right(self.sentence_ends, position - 1)
 
 
 def _adjacent_before(text: str, start: int, words: tuple[str, ...]) -> bool:
@@ -269,26 +241,20 @@ def _name_spans(text: str, names: list[str], needle: str) -> list[tuple[int, int
 def _clean_value(value: str) -> str:
     """A value cleaned as texts are (citation marks, footnote digits, markup, stray spaces): 1936年10月19日[2]
     is 1936年10月19日."""
-    from filters.clean import clean
-
     return clean(value)
 
 
 @value_cache
 def _is_adjective(text: str) -> bool:
     """Whether a short text is an adjective phrase: 伟大, 最杰出, 著名 (jieba's a, ad, d, b)."""
-    import jieba.posseg
-
-    words = jieba.posseg.lcut(text, HMM=False)
+    words = tagger().lcut(text, HMM=False)
     return 0 < len(text) <= 6 and bool(words) and all(f.startswith(("a", "d", "b")) for _, f in words) \
         and words[-1].flag.startswith(("a", "b"))
 
 
 @value_cache
 def _has_verb(text: str) -> bool:
-    import jieba.posseg
-
-    return any(flag.startswith("v") for _, flag in jieba.posseg.lcut(text, HMM=False))
+    return any(flag.startswith("v") for _, flag in tagger().lcut(text, HMM=False))
 
 
 class Grounder:
@@ -300,7 +266,7 @@ class Grounder:
     def support(self, aligned, clauses: Clauses, names: list[str], relation: str,
                 value: str) -> tuple[int, int] | None:
         """(start, end) of the first mention of ``value`` that states ``relation`` in the normalised
-        text of ``aligned`` (filters.align.AlignedText), or None."""
+        text of ``aligned`` (filters.text.AlignedText), or None."""
         needle = normalize(_clean_value(value))
         if not needle:
             return None
@@ -452,36 +418,7 @@ class Grounder:
 @value_cache
 def _pieces(needle: str) -> tuple[str, ...]:
     """The words of a value, ordinals in digits."""
-    return tuple(w for w in _jieba().cut(_ordinals(needle)[0], HMM=False) if w.strip())
-
-
-_ORDINAL = re.compile(r"第([一二三四五六七八九十]{1,3})|首(?=轮)")
-_DIGITS = {c: n for n, c in enumerate("零一二三四五六七八九")}
-
-
-def _ordinal_value(chars: str) -> int:
-    if "十" not in chars:
-        return _DIGITS.get(chars, 0)
-    tens, _, ones = chars.partition("十")
-    return (_DIGITS.get(tens, 1) if tens else 1) * 10 + (_DIGITS.get(ones, 0) if ones else 0)
-
-
-def _ordinals(text: str) -> tuple[str, list[int]]:
-    """The text with ordinals in digits (第二 -> 第2, 首轮 -> 第1轮) and, per character of the result,
-    its offset in the text."""
-    out: list[str] = []
-    where: list[int] = []
-    position = 0
-    for match in _ORDINAL.finditer(text):
-        out.append(text[position:match.start()])
-        where.extend(range(position, match.start()))
-        written = f"第{_ordinal_value(match.group(1))}" if match.group(1) else "第1"
-        out.append(written)
-        where.extend([match.start()] * len(written))
-        position = match.end()
-    out.append(text[position:])
-    where.extend(range(position, len(text)))
-    return "".join(out), where
+    return tuple(w for w in segmenter().cut(ordinals_as_digits(needle)[0], HMM=False) if w.strip())
 
 
 def _paren_after_name(text: str, names: list[str], start: int, end: int) -> tuple[int, int] | None:

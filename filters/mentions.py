@@ -1,7 +1,7 @@
 """Every factual mention in a pair's text, and which of them the pair's triples cover.
 
 A pair promises that its text states nothing its triples lack. This module finds what a
-text states, in its normalised form (:class:`filters.align.AlignedText`), as spans:
+text states, in its normalised form (:class:`filters.text.AlignedText`), as spans:
 
 * ``value``: a value of any infobox row of the entry, kept, dropped or filtered out;
 * ``date``: dates, years, months, centuries (1930年12月30日, 公元前221年, 19世纪);
@@ -29,11 +29,19 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
+from filters.enumerations import enumeration_spans
 from filters.normalize import is_cjk, normalize
+from filters.text import tagger
 
 KINDS = ("value", "date", "number", "title", "latin", "place", "link", "lexicon", "named", "enumeration", "story")
 # Shorter names and values are too often part of an ordinary word to be a fact on their own.
 MIN_NAME_CHARS = 2
+# Relation names that are ordinary words too: alone they mention no relation (「造成了一定影响」,
+# 「一项条约」); after them a value must start (其影响为…, 国家：…). Reviewable; our choice.
+ORDINARY_WORDS = frozenset({"影响", "国家", "条约", "和约", "地区", "地点", "时间", "作用", "意义", "结果", "原因", "特点", "关系",
+                            "内容", "方式", "目的", "形式", "领域", "环境", "问题", "情况", "水平", "成就", "贡献",
+                            "作品", "音乐", "文字", "语言", "历史", "文化", "地位", "荣誉", "称号"})
+VALUE_STARTS = frozenset("为是:：有达约在于共计“\"《(（0123456789")
 
 # What a work tells: a verb of telling, and what it tells up to 故事 (or 经历, 生活 …), within a clause.
 _STORY = re.compile(r"(?:讲述|讲的是|描写|描述|叙述|记述|记叙|反映|表现|写)了?[^,，。;；!！?？]{2,60}?的"
@@ -130,8 +138,6 @@ class RelationNames:
     def values(self, aligned) -> list[tuple[int, int]]:
         """(start, end) of each value a relation name introduces: its first word after the name (and a 为, 是,
         有 or colon), a name the segmenter cut into characters whole; a noun, a name, a title or a number."""
-        from filters.align import ORDINARY_WORDS, VALUE_STARTS
-
         if self._automaton is None:
             return []
         text, out = aligned.text, []
@@ -153,13 +159,8 @@ class RelationNames:
 
 def _words_from(aligned) -> dict[int, tuple[int, str]]:
     """start -> (end, part of speech) of each jieba word of the aligned text."""
-    import jieba.posseg
-
-    from filters.align import _jieba
-
-    _jieba()
     out, at = {}, 0
-    for word in jieba.posseg.cut(aligned.text, HMM=False):
+    for word in tagger().cut(aligned.text, HMM=False):
         out[at] = (at + len(word.word), word.flag)
         at += len(word.word)
     return out
@@ -234,8 +235,6 @@ def find_mentions(aligned, values: Iterable[str] = (), links: Iterable[str] = ()
     for match in _GIVEN_NAME.finditer(text):
         add(match.start(1), match.end(1), "named")
     if enumerations:
-        from filters.align import enumeration_spans
-
         for start, end in enumeration_spans(text):
             add(start, end, "enumeration")
     return sorted(found.values(), key=lambda m: (m.start, -m.end, m.kind))

@@ -49,7 +49,7 @@ def normalize_once(text: str) -> str:
 
 _SHORT = 64
 
-# How many results each per-value cache keeps (these, builders.formats.value_format, builders.criteria's
+# How many results each per-value cache keeps (these, builders.formats.value_format, builders.criteria_words'
 # word splits, filters.grounding's and filters.dedup.field_key): the values met lately, not the crawl's.
 # A value repeats within a pair, an item and its options, and the common ones (中国, 男) stay recent; a
 # pass over every value of a crawl only fills a cache with entries no later step asks for, each about

@@ -51,6 +51,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from filters.normalize import normalize, value_forms
+from filters.text import segmenter
 from schemas.records import Hit
 
 
@@ -83,9 +84,7 @@ def corpus_digest(passages: Iterable[Hit]) -> str:
 
 
 def _segment(text: str) -> str:
-    from filters.align import _jieba
-
-    return " ".join(w for w in _jieba().cut_for_search(text) if w.strip())
+    return " ".join(w for w in segmenter().cut_for_search(text) if w.strip())
 
 
 def _segmenter() -> str:

@@ -72,7 +72,7 @@ def test_clean_text_leaves_no_citation_mark():
 def test_the_per_value_caches_keep_the_values_met_lately_not_the_crawls():
     """Each cache of a function of one value is bounded by one figure: a pass over every value of a
     crawl would otherwise leave them full for the rest of the run (filters.normalize.CACHE_ENTRIES)."""
-    from builders.criteria import _bounds, _tagged, _words
+    from builders.criteria_words import first_two_tagged as _tagged, split_words as _words, word_bounds as _bounds
     from builders.formats import value_format
     from filters.dedup import field_key
     from filters.grounding import _has_verb, _pieces
@@ -91,7 +91,7 @@ def test_the_per_value_caches_keep_the_values_met_lately_not_the_crawls():
 def test_the_per_value_caches_are_emptied_together():
     """A run empties them as each stage ends (flows.stages.StageClock): their last entries would keep the
     memory of the stage's freed models."""
-    from builders.criteria import _bounds, _tagged, _words
+    from builders.criteria_words import first_two_tagged as _tagged, split_words as _words, word_bounds as _bounds
     from builders.formats import value_format
     from filters.dedup import field_key
     from filters.grounding import _has_verb, _pieces
