@@ -6,7 +6,7 @@
 labelled by reading (the rule and the sources are in its README): real Baidu Baike and
 Toutiao Baike pages saved in public repositories, the CDTP paper's Tables 2 and 3, and
 entries of both profiles of the bundled mirror. Each judgement is run through the alignment's
-grounding filter (:class:`filters.align.GroundingFilter`, relation names through the alias
+grounding filter (:class:`filters.rules.grounding.GroundingFilter`, relation names through the alias
 table) with the cues a run learns from the crawl the text comes from (``--table-only``: the
 reviewable table alone); a kept triple is a "supported" prediction. Reported per split and per source: precision
 and recall of "supported", with the old value-only rule (the value appears standalone in
@@ -69,7 +69,8 @@ def learned_cues(kind: str) -> dict[str, list[str]]:
 def predict(judgements: list[dict], learned: bool = False) -> tuple[list[bool], list[bool]]:
     """(relation-aware grounding, value-only matching) predictions, one per judgement; with ``learned``, the
     grounding also uses the cues learned from the corpus each judgement's text comes from, as a run does."""
-    from filters.align import AlignedText, GroundingFilter
+    from filters.rules.grounding import GroundingFilter
+    from filters.text import AlignedText
     from filters.grounding import Grounder, RelationCues
     from filters.triples import relation_aliases
     from schemas import Pair, Triple

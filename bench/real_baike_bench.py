@@ -63,7 +63,8 @@ def pairs_of(entries: list[dict]):
 
 def rules_of(pairs, min_support: int = 2, lexicon_min_pages: int = 2):
     """The alignment rules a run would build from this corpus."""
-    from filters.align import AlignmentRules, frequent_relations
+    from filters.align import AlignmentRules
+    from filters.rules.relation_frequency import frequent_relations
     from filters.cues_learned import CueLearner, as_table
     from filters.triples import relation_aliases
 

@@ -87,8 +87,11 @@ def listed(label: dict) -> list[list[tuple[str, bool]]]:
 
 def rules(page_shards: list[Path], labels: dict[str, dict]) -> dict:
     """Grounding and each pair rule against the labels."""
-    from filters.align import (EnumerationFilter, GroundedPairFilter, GroundingFilter,
-                               PositionIndexFilter, TrailingRelationFilter, _PairTextCache)
+    from filters.rules.enumeration import EnumerationFilter
+    from filters.rules.grounding import GroundedPairFilter, GroundingFilter
+    from filters.rules.position_index import PositionIndexFilter
+    from filters.rules.trailing_relation import TrailingRelationFilter
+    from filters.text import PairTextCache
     from filters.normalize import normalize
     from filters.triples import page_to_pair, relation_aliases
     from schemas import Page
@@ -110,7 +113,7 @@ def rules(page_shards: list[Path], labels: dict[str, dict]) -> dict:
     learner = CueLearner()
     for pair, _ in pairs:
         learner.add(pair.text, [(t.relation, t.tail) for t in pair.triples], [pair.entity])
-    cache = _PairTextCache()
+    cache = PairTextCache()
     grounding = GroundingFilter(cache, Grounder(RelationCues(learned=as_table(learner.cues()))))
     grounded_pair = GroundedPairFilter(cache)
     position = PositionIndexFilter(0.75)

@@ -596,7 +596,7 @@ def _sentence_pair(pair: Pair, sentence: str) -> Pair:
 
 
 def stated_by(grounding) -> Callable[[Pair, str, str], bool]:
-    """``stated(pair, relation, value)`` from a grounding triple filter (filters.align.GroundingFilter)."""
+    """``stated(pair, relation, value)`` from a grounding triple filter (filters.rules.grounding.GroundingFilter)."""
     def stated(pair: Pair, relation: str, value: str) -> bool:
         return grounding.check(Triple(pair.entity, relation, value), pair).keep
     return stated

@@ -13,7 +13,8 @@ from typing import Iterable, Iterator
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from filters.align import AlignmentRules, frequent_relations
+from filters.align import AlignmentRules
+from filters.rules.relation_frequency import frequent_relations
 from filters.base import Funnel, apply_filters
 from filters.clean import clean
 from filters.cues_learned import CueLearner, as_table, write_learned

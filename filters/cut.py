@@ -73,7 +73,7 @@ def _with_title_marks(text: str, span: tuple[int, int]) -> tuple[int, int]:
 class TextCutter:
     """Cuts a pair's text to what its kept triples state (see the module docstring).
 
-    grounding: the run's grounding filter (filters.align.GroundingFilter), to ground the kept triples again
+    grounding: the run's grounding filter (filters.rules.grounding.GroundingFilter), to ground the kept triples again
     in the cut text; lexicon: the values the crawl's infobox rows give on several pages."""
 
     def __init__(self, grounding, lexicon: Lexicon | None = None, relations: Iterable[str] = ()):

@@ -1,6 +1,6 @@
 """Enumerations in a normalised text, and where a list's items begin and end.
 
-CDTP drops a pair whose text lists items that no kept triple covers (:class:`filters.align.EnumerationFilter`);
+CDTP drops a pair whose text lists items that no kept triple covers (:class:`filters.rules.enumeration.EnumerationFilter`);
 the mentions count every item as a fact of its own (:mod:`filters.mentions`), and the cut takes one item out
 of a list (:mod:`filters.cut_units`). All read the lists found here: runs of 《》 titles, and items joined by
 、 and a last 和/与/及/以及, each item as long as the words around its separators allow.

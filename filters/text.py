@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 
 from filters.normalize import is_cjk, normalize
+from schemas import Pair
 
 CLAUSE_MARKS = frozenset("，,。；;！!？?\n")
 SENTENCE_MARKS = frozenset("。；;！!？?\n")
@@ -177,3 +178,18 @@ class AlignedText:
             # as 河流)
             return len(needle) >= 3 and end + 1 in self.bounds
         return not starts_inside
+
+
+class PairTextCache:
+    """Normalise and segment each pair's text once, for every filter that reads it. Keyed by id and
+    text: two pairs of one id (a batch that repeats one) are each judged on their own text."""
+
+    def __init__(self) -> None:
+        self.key: tuple[str, str] = ("", "")
+        self.value: AlignedText | None = None
+
+    def get(self, pair: Pair) -> AlignedText:
+        key = (pair.pair_id, pair.text)
+        if self.value is None or self.key != key:
+            self.key, self.value = key, AlignedText(pair.text)
+        return self.value

@@ -137,7 +137,7 @@ def _web_facts(verify, page_shards, cache):
 def _built(graph, picker, templates, relation_counts, typer, elsewhere, settings, embedder, client, difficulty,
            pair_shards, raw_dir, baselines=None) -> tuple[list[Path], dict, dict]:
     """The builder's run over the pairs: (the item shards, its report, its LLM writers' counts)."""
-    from filters.align import GroundingFilter
+    from filters.rules.grounding import GroundingFilter
 
     builder = ItemBuilder(graph, picker, templates, relation_counts, typer, stated_by(GroundingFilter()),
                           ItemSettings(tuple(settings.kinds), settings.max_answer_chars,

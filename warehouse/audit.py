@@ -459,7 +459,7 @@ def _asked(item: dict) -> str:
 def _audit_options(items: list[dict], truth: Truth, typer, by_pair: dict[str, dict], out: ConfigReport) -> None:
     from builders.distractors import overlaps_gold
     from builders.items import stated_by
-    from filters.align import GroundingFilter
+    from filters.rules.grounding import GroundingFilter
 
     states = stated_by(GroundingFilter())  # the pair's text states the value for the relation
     for item in items:

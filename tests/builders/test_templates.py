@@ -27,7 +27,7 @@ def kept_relations() -> list[str]:
     from collections import Counter
 
     from crawlers.mirror.facts import load_facts
-    from filters.align import frequent_relations
+    from filters.rules.relation_frequency import frequent_relations
     from flows.settings import AlignSettings
 
     aliases = relation_aliases()

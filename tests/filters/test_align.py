@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from filters.align import AlignedText, PositionIndexFilter, cdtp_filters, enumerations
+from filters.align import cdtp_filters
+from filters.enumerations import enumerations
+from filters.rules.position_index import PositionIndexFilter
+from filters.text import AlignedText
 from filters.base import Funnel, apply_filters
 from filters.normalize import normalize
 from schemas import Pair, Triple
@@ -96,7 +99,7 @@ def test_position_index_threshold_is_checked():
 
 
 def test_frequent_relations_by_support_and_top_k():
-    from filters.align import frequent_relations
+    from filters.rules.relation_frequency import frequent_relations
 
     counts = {"中文名": 9, "出生日期": 5, "外文名": 5, "血型": 1}
     assert frequent_relations(counts, min_support=2) == ["中文名", "出生日期", "外文名"]
@@ -188,7 +191,7 @@ def test_the_entitys_names_are_kept_as_aliases_and_a_restated_title_is_no_triple
 
 
 def test_an_enumeration_naming_the_entity_by_an_alias_is_covered():
-    from filters.align import EnumerationFilter
+    from filters.rules.enumeration import EnumerationFilter
 
     def pair(aliases):
         return Pair(pair_id="p", entity="长江", aliases=aliases, text="中国的大河有黄河、珠江和扬子江，长江全长6300余千米。",

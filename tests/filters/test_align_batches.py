@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from filters.align import _mask_names, cdtp_filters
+from filters.align import cdtp_filters
+from filters.rules.trailing_relation import _mask_names
 from filters.base import Funnel, apply_filters
 from schemas import Pair, Triple
 

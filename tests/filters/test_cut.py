@@ -119,7 +119,7 @@ def test_without_the_cut_the_text_is_judged_whole():
 
 
 def test_mentions_are_standalone_dates_numbers_titles_values_and_linked_names():
-    from filters.align import AlignedText
+    from filters.text import AlignedText
 
     text = AlignedText("中国人民银行于1948年12月1日成立，总部在北京，发行人民币，共有3万余名员工，出版《金融研究》。")
     found = {(m.kind, m.text) for m in find_mentions(text, values=["中国", "北京"], links=["人民币"])}

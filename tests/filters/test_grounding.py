@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from filters.align import GroundingFilter
+from filters.rules.grounding import GroundingFilter
 from filters.grounding import CueError, load_cues
 from schemas import Pair, Triple
 

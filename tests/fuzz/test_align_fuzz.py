@@ -10,7 +10,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from filters.align import AlignedText, cdtp_filters, enumerations
+from filters.align import cdtp_filters
+from filters.enumerations import enumerations
+from filters.text import AlignedText
 from filters.base import Funnel, apply_filters
 from filters.normalize import normalize
 from schemas import Pair, Triple
