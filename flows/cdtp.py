@@ -25,8 +25,8 @@ from flows.runner import engine_for_run, make_task_runner
 from flows.runs import (RunSummary, finish_run, log_waiting, manifest_config, recorded_run,
                         simpleqa_settings)
 from flows.settings import Settings
-from flows.stages import (Stages, _local, _searching, all_cached, current_clock, forget_run_counts,
-                          releases_state, resolve_settings, searching)
+from flows.stages import (Stages, all_cached, current_clock, forget_run_counts, releases_state, resolve_settings,
+                          searching, searching_with, settings_of_this_process)
 from flows.verify import verify_stage
 from flows.websearch import run_search
 from review.queue import queue_for_review
@@ -95,19 +95,15 @@ def method(settings: Settings) -> RunSummary:
 def subflows(settings: Settings) -> tuple[dict, dict]:
     """The corpus, then the items built on its kept pairs, their tasks on the run's task runner (a local Dask
     cluster is started once, here), searching the configured search or the search of a mirror started here."""
-    with engine_for_run(settings.engine) as engine, run_search(settings) as verify:
-        search = _searching.set(verify)
-        try:
-            params = mask_settings(settings.model_dump(mode="json"))
-            corpus = corpus_flow.with_options(task_runner=make_task_runner(engine))(params)
-            verified, items = corpus["verified"], {"shards": [], "report": {}}
-            if verified["funnel"]["pairs_kept"] > 0:
-                items = items_flow.with_options(task_runner=make_task_runner(engine))(
-                    params, [str(p) for p in verified["shards"]], [str(p) for p in corpus["pages"].shards],
-                    corpus["verify_key"])
-            return corpus, items
-        finally:
-            _searching.reset(search)
+    with engine_for_run(settings.engine) as engine, run_search(settings) as verify, searching_with(verify):
+        params = mask_settings(settings.model_dump(mode="json"))
+        corpus = corpus_flow.with_options(task_runner=make_task_runner(engine))(params)
+        verified, items = corpus["verified"], {"shards": [], "report": {}}
+        if verified["funnel"]["pairs_kept"] > 0:
+            items = items_flow.with_options(task_runner=make_task_runner(engine))(
+                params, [str(p) for p in verified["shards"]], [str(p) for p in corpus["pages"].shards],
+                corpus["verify_key"])
+        return corpus, items
 
 
 @flow(name="corpus", log_prints=False, persist_result=False)
@@ -191,8 +187,5 @@ def items_flow(params: dict, pair_shards: list[str], page_shards: list[str], ver
 def run_flow(settings: Settings, name: str = "cdtp") -> RunSummary:
     """The ``cdtp`` or ``simpleqa`` flow in this process, its stage tasks on the task runner ``settings.engine``
     selects. The flow's parameters carry the settings masked; its stages take the real ones from here."""
-    _local["settings"] = settings
-    try:
+    with settings_of_this_process(settings):
         return {"cdtp": cdtp_flow, "simpleqa": simpleqa_flow}[name](mask_settings(settings.model_dump(mode="json")))
-    finally:
-        _local.pop("settings", None)

@@ -21,7 +21,7 @@ from flows.artifacts import publish_artifacts
 from flows.masking import mask_settings
 from flows.report import load_previous
 from flows.settings import Settings
-from flows.stages import StageClock, _clock, _flow_run_logger
+from flows.stages import StageClock, clock_running
 from schemas.storage.catalog import Catalog
 from warehouse import release as releases
 from warehouse.lock import describe
@@ -96,16 +96,14 @@ def recorded_run(settings: Settings) -> Iterator[Run]:
     catalog = Catalog(data_dir / "catalog.duckdb")
     catalog.start_run({"run_id": run_dir.name, "flow_run_id": flow_run_id, "started_at": started_at,
                        "release_name": settings.release.name, "settings": run_config})
-    clock = StageClock(_flow_run_logger())
-    token = _clock.set(clock)
-    try:
-        yield Run(settings, data_dir, run_dir, flow_run_id, started, started_at, run_config, repaired, clock)
-    except BaseException as exc:
-        stopped = isinstance(exc, (KeyboardInterrupt, TerminationSignal))  # Prefect's form of SIGTERM
-        catalog.set_run_status(run_dir.name, "interrupted" if stopped else "failed", str(exc) or type(exc).__name__)
-        raise
-    finally:
-        _clock.reset(token)
+    with clock_running() as clock:
+        try:
+            yield Run(settings, data_dir, run_dir, flow_run_id, started, started_at, run_config, repaired, clock)
+        except BaseException as exc:
+            stopped = isinstance(exc, (KeyboardInterrupt, TerminationSignal))  # Prefect's form of SIGTERM
+            catalog.set_run_status(run_dir.name, "interrupted" if stopped else "failed",
+                                   str(exc) or type(exc).__name__)
+            raise
 
 
 def finish_run(run: Run, corpus: dict, items: dict, funnel: dict, release_dir: Path | None, note: str,

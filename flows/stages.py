@@ -11,6 +11,7 @@ The stage functions themselves live in their packages and take plain inputs."""
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import json
 import logging
@@ -18,7 +19,7 @@ import os
 import time
 from pathlib import Path
 
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from prefect import task
 from pydantic import ValidationError
@@ -45,6 +46,37 @@ _clock: contextvars.ContextVar["StageClock"] = contextvars.ContextVar("zhbench_s
 # The verify settings the stages search with (flows.websearch.run_search): the configured ones, or pointed
 # at the search of a mirror the run started. Stage keys are computed from the configured settings.
 _searching: contextvars.ContextVar[VerifySettings] = contextvars.ContextVar("zhbench_search")
+
+
+@contextlib.contextmanager
+def settings_of_this_process(settings: Settings) -> Iterator[None]:
+    """While a flow called here runs, its stages take masked values from ``settings`` (see _local)."""
+    _local["settings"] = settings
+    try:
+        yield
+    finally:
+        _local.pop("settings", None)
+
+
+@contextlib.contextmanager
+def clock_running() -> Iterator[StageClock]:
+    """A new stage clock for the run (its lines go to the flow run's log), read by the subflows' stages."""
+    clock = StageClock(_flow_run_logger())
+    token = _clock.set(clock)
+    try:
+        yield clock
+    finally:
+        _clock.reset(token)
+
+
+@contextlib.contextmanager
+def searching_with(verify: VerifySettings) -> Iterator[None]:
+    """The stages search with ``verify`` (flows.websearch.run_search: the configured search, or a mirror's)."""
+    token = _searching.set(verify)
+    try:
+        yield
+    finally:
+        _searching.reset(token)
 
 
 def searching(settings: Settings) -> VerifySettings:
