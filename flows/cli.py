@@ -23,7 +23,7 @@ from crawlers.mirror.facts import FactsError
 from flows.report import ReportError
 from warehouse.catalog import CatalogError
 from crawlers.seeds import SeedError
-from flows.settings import SEARCH_BACKENDS, SettingsError
+from flows.settings import SettingsError
 from warehouse.release import ReleaseError
 from warehouse.shards import system_allocator
 from verifiers.llm import LLMError
@@ -64,27 +64,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from flows.engine import configure_prefect
 
     configure_prefect(verbose=args.verbose)
+    from flows.launch import format_summary, launch
     from flows.settings import Settings
 
     settings = Settings.load(args.config, settings_overrides(args))
-    check_inputs(settings)
-    from flows.websearch import check_search
-
-    check_search(settings)  # a run verifies: a real site needs a search service named (a crawl does not)
-    from warehouse.lock import data_dir_lock, describe
-
-    def waiting(holder: dict) -> None:
-        print(f"zhbench: {settings.data_dir} is in use by {describe(holder)}; waiting for it to finish",
-              file=sys.stderr, flush=True)
-
-    with data_dir_lock(Path(settings.data_dir), wait=args.wait, waiting=waiting):
-        from flows import progress
-        from flows.cdtp import run_flow
-        from flows.display import StageDisplay
-
-        with StageDisplay(quiet=args.quiet, since=began) as display, progress.listening(display):
-            summary = run_flow(settings, args.flow)
-    startup = None if display.first_started is None else display.first_started - began
+    summary, startup = launch(settings, args.flow, wait=args.wait, quiet=args.quiet, since=began)
     print(format_summary(summary, seconds=time.monotonic() - began, startup=startup))
     return 1 if summary.problems or summary.blocked else 0
 
@@ -111,141 +95,31 @@ def settings_overrides(args: argparse.Namespace) -> dict:
     }
 
 
-def format_summary(summary, seconds: float | None = None, startup: float | None = None) -> str:
-    """seconds: from the start of the command (default: the flow's own wall time); startup: until its first stage."""
-    pages = summary.pages
-    total = sum(pages.values())
-    detail = ", ".join(f"{k} {v}" for k, v in pages.items())
-    funnel = summary.funnel
-    dropped = funnel["triples_dropped"]
-    dropped_text = ", ".join(f"{k} {v}" for k, v in dropped.items()) or "none"
-    pair_drops = ", ".join(f"{k} {v}" for k, v in funnel["pairs_dropped"].items()) or "none"
-    retried = {k.rsplit("/", 1)[-1]: v for k, v in summary.crawl_stats.items()
-               if k.startswith(("zhbench/retry/", "zhbench/blocked/"))}
-    if retried:
-        detail += "; refetched after " + ", ".join(f"{k} {v}" for k, v in sorted(retried.items()))
-    not_kept = {k.removeprefix("zhbench/not_kept/"): v for k, v in summary.crawl_stats.items()
-                if k.startswith("zhbench/not_kept/")}
-    if not_kept:
-        detail += "; not kept " + ", ".join(f"{k} {v}" for k, v in sorted(not_kept.items()))
-    lines = [
-        f"zhbench run finished in {summary.seconds if seconds is None else seconds:.1f} s"
-        + (f" (engine start-up {startup:.1f} s)" if startup is not None else ""),
-        *(f"  repaired        {line}" for line in summary.repaired),
-        f"  pages crawled   {total} ({detail})",
-        f"  pairs kept      {funnel['pairs_kept']} of {funnel['pairs_in']} (dropped: {pair_drops})",
-        f"  triples kept    {funnel['triples_kept']} of {funnel['triples_in']}",
-        f"  triples dropped {sum(dropped.values())} ({dropped_text})",
-    ]
-    items = funnel.get("items") or {}
-    if items.get("items_kept"):
-        lines.append("  items           " + ", ".join(f"{k} {v}" for k, v in items["items_kept"].items()))
-    applied = funnel.get("review") or {}
-    if applied.get("reviewed"):
-        lines.append(f"  human review    {applied['reviewed']} reviewed items: {applied['verified']} kept as "
-                     f"human-verified ({applied['answers_applied']} with an adjudicated answer), "
-                     f"{applied['dropped']} dropped")
-    if (funnel.get("review") or {}).get("queued"):
-        release = summary.release_dir
-        lines.append(f"  review          {funnel['review']['queued']} items queued for two blind annotations "
-                     f"(zhbench review status {release.name} --name {release.parent.name})")
-    if summary.release_dir is None:
-        lines.append(f"  release         {summary.note}")
-    else:
-        lines += [f"  release         {summary.release_dir}",
-                  "  manifest        " + ("checksums verified" if not summary.problems else "; ".join(summary.problems))]
-        lines += _validation_lines(summary)
-    return "\n".join(lines)
+def cmd_deploy(args: argparse.Namespace) -> int:
+    from flows.deploy import check_server, deploy
 
-
-def _validation_lines(summary) -> list[str]:
-    from warehouse.release import load_manifest
-
-    try:
-        validation = load_manifest(summary.release_dir).validation
-    except ReleaseError:  # the manifest line above already says what is wrong with the release
-        return []
-    if not validation:
-        return ["  validation      off (release.gate = false)"]
-    suites = validation.get("suites", {})
-    docs = summary.run_dir / "validation" / "gx" / "uncommitted" / "data_docs" / "local_site" / "index.html"
-    return [f"  validation      passed: {sum(s['expectations'] for s in suites.values())} expectations in "
-            f"{len(suites)} suites; Data Docs {docs}"]
+    check_server()
+    if args.config is None:
+        raise UsageError("--config FILE is required: the served runs read their settings' secrets from it")
+    overrides = {**settings_overrides(args), "schedule.cdtp": args.cron, "schedule.timezone": args.timezone,
+                 "schedule.deployment": args.name}
+    settings = deploy(args.config, overrides, verbose=args.verbose)
+    print(f"zhbench: stopped serving cdtp/{settings.schedule.deployment} and simpleqa/{settings.schedule.deployment}",
+          flush=True)
+    return 0
 
 
 # --- config -----------------------------------------------------------------------------
 
 
 def cmd_config_show(args: argparse.Namespace) -> int:
-    from flows.masking import mask_settings
-    from flows.settings import Settings
+    from flows.masking import show_settings
 
-    settings, sources = Settings.load_with_sources(args.config, settings_overrides(args))
-    shown = mask_settings(settings.model_dump(mode="json"))
-    if args.json:
-        print(json.dumps({"settings": shown, "sources": sources}, ensure_ascii=False, indent=2))
-    else:
-        print(format_settings(shown, sources))
+    print(show_settings(args.config, settings_overrides(args), as_json=args.json))
     return 0
 
 
-def format_settings(shown: dict, sources: dict[str, str]) -> str:
-    """One ``section.key = value   (source)`` line per setting, a blank line between sections."""
-    width = max(map(len, sources))
-    lines: list[str] = []
-    section = None
-    for dotted, source in sources.items():
-        value = shown
-        for part in dotted.split("."):
-            value = value[part]
-        if lines and dotted.rpartition(".")[0] != section:
-            lines.append("")
-        section = dotted.rpartition(".")[0]
-        text = "unset" if value is None else json.dumps(value, ensure_ascii=False)
-        lines.append(f"{dotted:<{width}} = {text}   ({source})")
-    return "\n".join(lines)
-
-
 # --- crawl ------------------------------------------------------------------------------
-
-
-class ProgressLine:
-    """The live crawl display: one rewritten line on a terminal, a line every 10 s otherwise."""
-
-    def __init__(self, stream=None):
-        self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty()
-        self.last_line = 0.0
-        self.shown = False
-        self.finished_shown = False
-
-    def __call__(self, p: dict) -> None:
-        if not p:
-            return
-        import time
-
-        text = (f"crawl: {p.get('pages', 0)} pages ({p.get('ok', 0)} ok)  {p.get('pages_per_s', 0):.1f} pages/s  "
-                f"queue {p.get('queue', 0)}  blocked {p.get('blocked', 0)}  not kept {p.get('not_kept', 0)}  "
-                f"{p.get('elapsed_s', 0):.0f} s")
-        waiting = p.get("waiting")
-        if waiting:
-            cause = (f"Retry-After {waiting['retry_after']} s" if waiting.get("retry_after")
-                     else f"backoff, cap {waiting['cap_s']:.0f} s")
-            text += (f"  | waiting {waiting['seconds']:.0f} s: {waiting['host']} answered {waiting['reason']} "
-                     f"{waiting['strikes']}x in a row ({cause})")
-        if self.tty:
-            self.stream.write("\r" + text.ljust(100))
-            self.stream.flush()
-            self.shown = True
-        elif not self.finished_shown and (p.get("finished") or time.monotonic() - self.last_line >= 10):
-            self.stream.write(text + "\n")
-            self.stream.flush()
-            self.last_line = time.monotonic()
-            self.finished_shown = bool(p.get("finished"))
-
-    def done(self) -> None:
-        if self.tty and self.shown:
-            self.stream.write("\n")
 
 
 def parse_age(text: str) -> timedelta:
@@ -257,46 +131,9 @@ def parse_age(text: str) -> timedelta:
         raise UsageError(f"--recrawl-after {exc}") from None
 
 
-def check_inputs(settings) -> None:
-    """Fail on a bad seed file or a dead site here, in a second, before any engine starts."""
-    from crawlers.crawl import check_reachable
-    from crawlers.seeds import read_seeds
-
-    from filters.domains import load_taxonomy
-    from filters.embeddings import EmbeddingError, make_embedder
-
-    for seed in settings.crawl.seeds:
-        read_seeds(seed)
-    from builders.contamination import ContaminationError
-    from builders.templates import load_templates
-
-    load_taxonomy(settings.align.taxonomy)
-    load_templates(settings.items.templates)
-    from warehouse.hierarchy import load_hierarchy
-
-    load_hierarchy(settings.release.name, settings.release.hierarchy)
-    for path in settings.items.contamination_files:
-        if not Path(path).is_file():
-            raise ContaminationError(f"setting items.contamination_files: {path} does not exist")
-    if settings.verify.search_backend not in SEARCH_BACKENDS:
-        from verifiers.search import HTTPSearch
-
-        HTTPSearch(settings.verify.search_backend, settings.verify.results_key)
-    if settings.verify.sensitive_terms and not Path(settings.verify.sensitive_terms).is_file():
-        raise SettingsError(f"setting verify.sensitive_terms: {settings.verify.sensitive_terms} does not exist")
-    if settings.llm.base_url and not settings.llm.model:
-        raise SettingsError("setting llm.model: a model name is needed when llm.base_url is set")
-    for where, spec in (("align.embedder", settings.align.embedder), ("items.embedder", settings.items.embedder)):
-        model = getattr(make_embedder(spec), "model", "")
-        if model.startswith(("/", ".", "~")) and not Path(model).expanduser().is_dir():
-            raise EmbeddingError(f"setting {where}: model directory {model} does not exist; give the path "
-                                 "of a local sentence-transformers model, or use 'char-ngram'")
-    if settings.crawl.base_url:
-        check_reachable(settings.crawl.base_url)
-
-
 def cmd_crawl(args: argparse.Namespace) -> int:
-    from flows.crawling import SITE_URLS, crawl_job
+    from flows.crawling import SITE_URLS, ProgressLine, crawl_job, format_crawl
+    from flows.preflight import check_inputs
     from flows.settings import Settings
 
     site = "baidu" if args.site == "mirror" else args.site
@@ -319,29 +156,14 @@ def cmd_crawl(args: argparse.Namespace) -> int:
                            redis_url=args.redis or "", redis_key=args.redis_key or "", progress=progress)
     finally:
         progress.done()
-    stats = result.stats
-    blocked = {k.rsplit("/", 1)[-1]: v for k, v in stats.items() if k.startswith("zhbench/blocked/")}
-    print(f"crawl {result.out_dir.name}: {sum(result.by_status.values())} fetches kept in {result.out_dir}")
-    print("  by status  " + (", ".join(f"{k} {v}" for k, v in result.by_status.items()) or "none"))
-    print("  changes    " + (", ".join(f"{k} {v}" for k, v in result.changes.items()) or "none"))
-    print("  blocked    " + (", ".join(f"{k} {v}" for k, v in sorted(blocked.items())) or "none"))
-    print("  not kept   " + (", ".join(f"{k} {v}" for k, v in result.failures.items()) or "none")
-          + (f"  (reasons in {result.out_dir / 'fetched.jsonl'})" if result.failures else ""))
-    print(f"  shards     {len(result.shards)} in {result.out_dir / 'pages'}")
+    print(format_crawl(result))
     return 0
 
 
 def cmd_reparse(args: argparse.Namespace) -> int:
-    from crawlers.crawl import CrawlError, reparse
-    from flows.crawling import crawl_dir_of, latest_crawl
+    from flows.crawling import reparse_crawl
 
-    data_dir = Path(args.data_dir)
-    crawl_dir = crawl_dir_of(data_dir, args.crawl or latest_crawl(data_dir))
-    if not (crawl_dir / "fetched.jsonl").exists():
-        raise CrawlError(f"{crawl_dir} is not a crawl directory (no fetched.jsonl)")
-    unreadable: list[str] = []
-    shards = reparse(crawl_dir, raw_dir=data_dir / "raw" if (data_dir / "raw").exists() else None,
-                     backend=args.backend, unreadable=unreadable)
+    crawl_dir, shards, unreadable = reparse_crawl(Path(args.data_dir), args.crawl, args.backend)
     print(f"re-parsed {crawl_dir} from stored HTML into {len(shards)} shards")
     if unreadable:
         print(f"  still unreadable: {len(unreadable)} pages, e.g. {unreadable[0]}")
@@ -351,83 +173,24 @@ def cmd_reparse(args: argparse.Namespace) -> int:
 # --- align ------------------------------------------------------------------------------
 
 
-PAIR_RECORD = '{"id", "entity", "text", "triples": [[head, relation, tail], ...]}'
-
-
-def _align_pair(record: dict):
-    """The pair of one ``zhbench align`` input record, or a ValueError saying what the record lacks."""
-    from filters.triples import head_aliases
-    from schemas import Pair, Triple
-
-    scalar = (str, int, float)
-    missing = [key for key in ("id", "entity", "text", "triples") if key not in record]
-    if missing:
-        raise ValueError("no " + ", ".join(f'"{key}"' for key in missing))
-    if not isinstance(record["id"], (str, int)) or isinstance(record["id"], bool):
-        raise ValueError('"id" must be a string or a number')
-    if not isinstance(record["entity"], str) or not isinstance(record["text"], str):
-        raise ValueError('"entity" and "text" must be strings')
-    rows = record["triples"]
-    if not isinstance(rows, list) or not all(
-            isinstance(row, list) and len(row) == 3 and all(isinstance(v, scalar) for v in row) for row in rows):
-        raise ValueError('"triples" must be a list of [head, relation, tail]')
-    triples = [Triple(head=str(h), relation=str(r), tail=str(t)) for h, r, t in rows]
-    return Pair(pair_id=str(record["id"]), entity=record["entity"], text=record["text"], triples=triples,
-                aliases=head_aliases(record["entity"], triples))
-
-
 def cmd_align(args: argparse.Namespace) -> int:
-    from filters.align import AlignmentRules
-    from filters.triples import relation_aliases
-    from filters.base import Funnel, apply_filters
-    from schemas.jsonl import read_jsonl
+    from filters.align_lines import RelationsFileError, align_lines, read_relations
 
     if not 0 < args.threshold < 1:
         raise UsageError(f"--threshold must be between 0 and 1, got {args.threshold}")
-    vocabulary: set[str] = set()
-    if args.relations:
-        path = Path(args.relations)
-        if not path.is_file():
-            raise UsageError(f"relations file {path} does not exist (one relation name per line)")
-        try:
-            names = path.read_text(encoding="utf-8").splitlines()
-        except UnicodeDecodeError:
-            raise UsageError(f"relations file {path} is not UTF-8; save it as UTF-8") from None
-        vocabulary.update(line.strip() for line in names if line.strip())
-    pairs = []
-    first_line: dict[str, int] = {}
-    skipped = 0
+    try:
+        relations = read_relations(Path(args.relations)) if args.relations else set()
+    except RelationsFileError as exc:
+        raise UsageError(str(exc)) from None
+    skipped = []
 
     def skip(number: int, why: str) -> None:
-        nonlocal skipped
-        skipped += 1
+        skipped.append(number)
         print(f"zhbench align: line {number}: skipped, {why}", file=sys.stderr)
 
     stdin = getattr(sys.stdin, "buffer", sys.stdin)  # bytes, so that a line of bad UTF-8 is one skipped line
-    for number, record in read_jsonl(stdin, on_error=lambda e: skip(e.line, f"{e.reason}; expected {PAIR_RECORD}")):
-        try:
-            pair = _align_pair(record)
-        except ValueError as exc:
-            skip(number, f"not a pair record ({exc}); expected {PAIR_RECORD}")
-            continue
-        if pair.pair_id in first_line:
-            skip(number, f"id {pair.pair_id!r} is already used on line {first_line[pair.pair_id]}; "
-                         "give each pair its own id")
-            continue
-        first_line[pair.pair_id] = number
-        vocabulary.update(t.relation for t in pair.triples)
-        pairs.append(pair)
-    rules = AlignmentRules(dict.fromkeys(sorted(vocabulary), 1), None, relation_aliases(), args.threshold,
-                           cut=not args.no_cut)
-    triple_filters, pair_filters, cutter = rules.judge()
-    for pair in apply_filters(pairs, triple_filters, pair_filters, Funnel(), cutter):
-        print(json.dumps({
-            "id": pair.pair_id, "decision": "keep" if pair.decision == "kept" else "drop",
-            "reason": pair.reason, "position_index": pair.position_index,
-            "text": pair.text, "cuts": pair.cuts,
-            "triples": [{"head": t.head, "relation": t.relation, "tail": t.tail, "kept": t.decision == "kept",
-                         "reason": t.reason} for t in pair.triples],
-        }, ensure_ascii=False))
+    for verdict in align_lines(stdin, skip, relations, args.threshold, cut=not args.no_cut):
+        print(json.dumps(verdict, ensure_ascii=False))
     return 1 if skipped else 0
 
 
@@ -435,14 +198,9 @@ def cmd_align(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from flows import report
+    from flows.report import write_report
 
-    run_dir = report.find_run(Path(args.data_dir), args.run)
-    data = report.load(run_dir)
-    previous = report.load_previous(run_dir)
-    print(report.as_text(data, previous))
-    html = run_dir / "report.html"
-    html.write_text(report.as_html(data, previous), encoding="utf-8")
+    html = write_report(Path(args.data_dir), args.run, show=print)
     print(f"\nwrote {html}")
     return 0
 
@@ -550,29 +308,15 @@ def cmd_mirror_export(args: argparse.Namespace) -> int:
 
 def cmd_mirror_synth(args: argparse.Namespace) -> int:
     from crawlers.mirror.facts import FACTS_DIR, load_facts
-    from crawlers.mirror.render import item_path
-    from crawlers.mirror.synth import SynthConfig, Synthesizer, to_record
+    from crawlers.mirror.synth import SynthConfig, Synthesizer, write_synthetic
 
     if args.count < 1:
         raise UsageError(f"--count must be at least 1, got {args.count}")
     config = SynthConfig(seed=args.seed, ungrounded_rate=args.ungrounded_rate,
                          trailing_rate=args.trailing_rate, near_duplicate_rate=args.near_duplicate_rate)
     synth = Synthesizer(load_facts(Path(args.facts) if args.facts else FACTS_DIR), config)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".tmp-{out.name}")
-    seeds = open(args.seeds_out, "w", encoding="utf-8") if args.seeds_out else None
-    try:
-        with open(tmp, "w", encoding="utf-8") as handle:
-            for entry in synth.take(args.count):
-                handle.write(json.dumps(to_record(entry), ensure_ascii=False) + "\n")
-                if seeds:
-                    seeds.write(item_path(entry.title, entry.baidu_id) + "\n")
-    finally:
-        if seeds:
-            seeds.close()
-    tmp.replace(out)
-    print(f"wrote {args.count} synthetic entries (seed {args.seed}) to {out}")
+    write_synthetic(synth, args.count, Path(args.out), Path(args.seeds_out) if args.seeds_out else None)
+    print(f"wrote {args.count} synthetic entries (seed {args.seed}) to {Path(args.out)}")
     return 0
 
 
@@ -586,17 +330,10 @@ def _release_dir(args: argparse.Namespace, release: str | None = None) -> Path:
 
 
 def cmd_release_list(args: argparse.Namespace) -> int:
-    from warehouse.release import list_versions, load_manifest, releases_root
+    from warehouse.inspect import list_releases
 
-    versions = list_versions(Path(args.data_dir), args.name)
-    if not versions:
-        print(f"no releases of {args.name} under {Path(args.data_dir) / 'releases'}")
-        return 0
-    for version in versions:
-        manifest = load_manifest(releases_root(Path(args.data_dir), args.name) / version)
-        rows = ", ".join(f"{f.config}/{f.split} {f.rows}" for f in manifest.files)
-        gate = "validated" if manifest.validation.get("passed") else "not validated"
-        print(f"{version}  {manifest.created_at}  {gate}  {rows}")
+    for line in list_releases(Path(args.data_dir), args.name):
+        print(line)
     return 0
 
 
@@ -647,55 +384,30 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_questions_check(args: argparse.Namespace) -> int:
-    from flows.questions import Summary, check_questions, read_questions, read_senses
+    from flows.questions import Summary, check_questions, llm_judge, read_questions, read_senses
 
     if args.max_answer_chars < 1:
         raise UsageError(f"--max-answer-chars must be at least 1, got {args.max_answer_chars}")
     questions = read_questions(Path(args.file))
     senses = read_senses(Path(args.senses)) if args.senses else None
     summary = Summary()
-    judge = llm = None
-    if args.llm_model:
-        from flows.questions import CriteriaJudge
-        from verifiers.llm import LLMClient, LLMSettings
-
-        Path(args.data_dir).mkdir(parents=True, exist_ok=True)
-        llm = LLMClient(LLMSettings(base_url=args.llm_base_url, model=args.llm_model, api_key_env=args.llm_api_key_env),
-                        Path(args.data_dir) / "catalog.duckdb")
-        judge = CriteriaJudge(llm)
-    try:
+    with llm_judge(args.llm_model, args.llm_base_url, args.llm_api_key_env, Path(args.data_dir)) as judge:
         for result in check_questions(questions, [Path(p) for p in args.against], args.max_answer_chars, summary,
                                       args.explain, senses, judge):
             print(json.dumps(result, ensure_ascii=False), flush=False)
-    finally:
-        if llm is not None:
-            llm.close()
     sys.stdout.flush()
     print(summary.line(), file=sys.stderr)
     return 0
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from warehouse.scoring import format_scores, score_release
+    from warehouse.scoring import format_scores, llm_grader, score_release
 
     directory = _release_dir(args)
-    grader = None
-    if args.grader_model:
-        from verifiers.llm import LLMClient, LLMSettings
-
-        grader = LLMClient(LLMSettings(base_url=args.grader_base_url, model=args.grader_model,
-                                       api_key_env=args.grader_api_key_env),
-                           Path(args.data_dir) / "catalog.duckdb")
-    try:
+    with llm_grader(args.grader_model, args.grader_base_url, args.grader_api_key_env, Path(args.data_dir)) as grader:
         result = score_release(directory, Path(args.predictions), split=args.split,
                                baseline=Path(args.baseline) if args.baseline else None, grader=grader)
-    finally:
-        if grader is not None:
-            grader.close()
-    if args.json:
-        print(json.dumps(result, ensure_ascii=False, indent=2))
-    else:
-        print(format_scores(result))
+    print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else format_scores(result))
     return 0
 
 
@@ -729,8 +441,6 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--quiet", action="store_true", help="no live stage display on stderr; only the summary")
     run.add_argument("--wait", action="store_true",
                      help="when another run is using the data directory, wait for it to finish instead of refusing")
-
-    from flows.deploy import cmd_deploy
 
     deploy = _command(sub, "deploy", "Serve the CDTP flow as a Prefect deployment on a cron schedule (and on "
                                      "demand) until Ctrl-C or SIGTERM; needs a Prefect server at PREFECT_API_URL.",

@@ -12,11 +12,13 @@ inside (``tcp://user:pw@host``, ``…?key=…``) that are shown, and restored, w
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
-from flows.settings import SettingsError, env_variable
+from flows.settings import Settings, SettingsError, env_variable
 
 MASK = "***"
 _MISSING = object()  # a path that the real settings lack
@@ -78,6 +80,32 @@ def is_secret_setting(name: str) -> bool:
 def mask_settings(data: dict) -> dict:
     """A masked deep copy of a settings dump (``Settings.model_dump(mode="json")``)."""
     return _mask(data, None)
+
+
+def show_settings(config_file: Path | None, overrides: dict[str, Any], as_json: bool = False) -> str:
+    """What ``zhbench config show`` prints: the settings, masked, and where each value came from."""
+    settings, sources = Settings.load_with_sources(config_file, overrides)
+    shown = mask_settings(settings.model_dump(mode="json"))
+    if as_json:
+        return json.dumps({"settings": shown, "sources": sources}, ensure_ascii=False, indent=2)
+    return format_settings(shown, sources)
+
+
+def format_settings(shown: dict, sources: dict[str, str]) -> str:
+    """One ``section.key = value   (source)`` line per setting, a blank line between sections."""
+    width = max(map(len, sources))
+    lines: list[str] = []
+    section = None
+    for dotted, source in sources.items():
+        value = shown
+        for part in dotted.split("."):
+            value = value[part]
+        if lines and dotted.rpartition(".")[0] != section:
+            lines.append("")
+        section = dotted.rpartition(".")[0]
+        text = "unset" if value is None else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{dotted:<{width}} = {text}   ({source})")
+    return "\n".join(lines)
 
 
 def restore_masked(masked: dict, real: dict) -> dict:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import argparse
 import getpass
-import ipaddress
-import json
 import sys
 from pathlib import Path
 from typing import Callable
@@ -43,17 +41,11 @@ def cmd_queue(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from review.summary import status_lines
+
     _, name, version = _release(args)
-    store = _store(args)
-    s = store.status(name, version)
-    kappa = "-" if s["kappa"] is None else f"{s['kappa']:.3f}"
-    print(f"{name} {version}: {s['queued']} queued; open {s['open']}, agreed {s['agreed']}, "
-          f"disputed {s['disputed']}, adjudicated {s['adjudicated']}\n"
-          f"  verdicts  accept {s['accepted']}, reject {s['rejected']}\n"
-          f"  Cohen's kappa over {s['doubly_annotated']} doubly annotated items: {kappa}")
-    for row in store.stats(name, version)["by_pair"]:
-        k = "-" if row["kappa"] is None else f"{row['kappa']:.3f}"
-        print(f"  {row['group']:<24} {row['items']:>5} items  agreement {row['agreement']:.0%}  kappa {k}")
+    for line in status_lines(_store(args), name, version):
+        print(line)
     return 0
 
 
@@ -85,14 +77,13 @@ def cmd_users(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from review.app import serve
+    from review.app import exposure_note, serve
 
     if not _store(args).users():
         raise ValueError(f"no accounts in {Path(args.data_dir) / 'review.sqlite'}; add one first: "
                          "zhbench review add-user NAME --role admin")
-    if not _loopback(args.host) and not args.secure_cookies:
-        print(f"zhbench: note: serving on {args.host} without --secure-cookies; put it behind HTTPS and pass "
-              "--secure-cookies, so session cookies never travel in clear", file=sys.stderr)
+    if note := exposure_note(args.host, args.secure_cookies):
+        print(f"zhbench: note: {note}", file=sys.stderr)
     lease_minutes = args.lease_minutes
     if lease_minutes is None:
         from flows.settings import Settings
@@ -106,48 +97,26 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
-
-
 def cmd_export(args: argparse.Namespace) -> int:
-    from review.labelstudio import CONFIG_XML, export_tasks
+    from review.labelstudio import write_export
 
     _, name, version = _release(args)
-    tasks = export_tasks(_store(args), name, version)
     out = Path(args.out or f"{name}-{version}-labelstudio.json")
-    out.write_text(json.dumps(tasks, ensure_ascii=False, indent=1), encoding="utf-8")
-    xml = out.with_suffix(".xml")
-    xml.write_text(CONFIG_XML.read_text(encoding="utf-8"), encoding="utf-8")
-    print(f"{len(tasks)} tasks of {name} {version} to {out}; Label Studio's labeling config: {xml}")
+    count, xml = write_export(_store(args), name, version, out)
+    print(f"{count} tasks of {name} {version} to {out}; Label Studio's labeling config: {xml}")
     return 0
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from review.labelstudio import import_tasks, read_tasks
+    from review.labelstudio import import_tasks, read_tasks, user_names
+    from review.summary import import_lines, refused
 
     _, name, version = _release(args)
-    users = {}
-    for pair in args.user or []:
-        key, sep, person = pair.partition("=")
-        if not sep or not key or not person:
-            raise ValueError(f"--user {pair!r}: write a Label Studio user id and a name, e.g. --user 12=alice")
-        users[key] = person
+    users = user_names(args.user or [])
     result = import_tasks(_store(args), name, version, read_tasks(Path(args.file)), users)
-    print(f"{name} {version}: imported {result['imported']}, already there {result['already_there']}, "
-          f"skipped {sum(result['skipped'].values())}")
-    for reason, n in sorted(result["skipped"].items()):
-        print(f"  skipped {n}: {reason}")
-    for problem in result.get("problems", [])[:10]:
-        print(f"    task {problem.get('task')} item {problem.get('item_id')} by {problem.get('person')}: "
-              f"{problem.get('message') or problem.get('reason')}")
-    refused = {reason: n for reason, n in result["skipped"].items() if reason != "cancelled"}
-    if refused:  # a script or a scheduler sees that the file was not recorded whole
-        print(f"zhbench: error: {sum(refused.values())} annotations not recorded ({', '.join(refused)}); "
-              "the reasons are above", file=sys.stderr)
+    print("\n".join(import_lines(name, version, result)))
+    if why := refused(result):  # a script or a scheduler sees that the file was not recorded whole
+        print(f"zhbench: error: {why}", file=sys.stderr)
         return 1
     return 0
 
