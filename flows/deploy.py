@@ -16,6 +16,7 @@ import logging
 import os
 from pathlib import Path
 
+from flows.preflight import check_inputs
 from flows.settings import Settings
 
 NO_SERVER = ("zhbench deploy serves deployments to a Prefect server: start one (`prefect server start`) and set "
@@ -115,8 +116,6 @@ def deploy(config: Path, overrides: dict, verbose: bool = False) -> Settings:
 
     The served runs read the settings' secrets from ``config``. Returns the settings served.
     """
-    from flows.preflight import check_inputs
-
     check_server()
     # Prefect's own log (the runner's, each run's) goes to the server at INFO; the console shows warnings
     # and errors only, unless verbose.

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from flows.preflight import check_inputs
 from flows.settings import Settings
 from warehouse.release import ReleaseError, load_manifest
 
@@ -17,7 +18,6 @@ def launch(settings: Settings, flow: str, wait: bool = False, quiet: bool = Fals
     Returns the flow's ``RunSummary`` and the seconds from ``since`` to the first stage (None when no
     stage started).
     """
-    from flows.preflight import check_inputs
     from flows.websearch import check_search
 
     check_inputs(settings)
