@@ -8,12 +8,14 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import sys
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 from urllib.parse import urlsplit
 
-from crawlers.crawl import CrawlConfig, CrawlError, CrawlResult, collect, run_crawl
+from crawlers.crawl import CrawlConfig, CrawlError, CrawlResult, collect, reparse, run_crawl
 from crawlers.fetchlog import FetchLog
 from crawlers.seeds import bundled_seed_files, read_seeds, seed_url
 from flows import caching, progress
@@ -145,6 +147,74 @@ def crawl_job(crawl: CrawlSettings, data_dir: Path, name: str | None = None, res
         result = run_crawl(config, progress=progress)
     register_crawl(data_dir, name, out_dir)
     return result
+
+
+def reparse_crawl(data_dir: Path, name: str | None = None, backend: str = "selectolax"
+                  ) -> tuple[Path, list[Path], list[str]]:
+    """Rebuild the page records of the named (default: latest) crawl from its stored HTML.
+
+    Returns the crawl directory, its new shards and the URLs that are still unreadable.
+    """
+    data_dir = Path(data_dir)
+    crawl_dir = crawl_dir_of(data_dir, name or latest_crawl(data_dir))
+    if not (crawl_dir / "fetched.jsonl").exists():
+        raise CrawlError(f"{crawl_dir} is not a crawl directory (no fetched.jsonl)")
+    unreadable: list[str] = []
+    shards = reparse(crawl_dir, raw_dir=data_dir / "raw" if (data_dir / "raw").exists() else None,
+                     backend=backend, unreadable=unreadable)
+    return crawl_dir, shards, unreadable
+
+
+def format_crawl(result: CrawlResult) -> str:
+    """What ``zhbench crawl`` prints when the crawl ends: fetches by status, changes, blocks and losses."""
+    stats = result.stats
+    blocked = {k.rsplit("/", 1)[-1]: v for k, v in stats.items() if k.startswith("zhbench/blocked/")}
+    return "\n".join([
+        f"crawl {result.out_dir.name}: {sum(result.by_status.values())} fetches kept in {result.out_dir}",
+        "  by status  " + (", ".join(f"{k} {v}" for k, v in result.by_status.items()) or "none"),
+        "  changes    " + (", ".join(f"{k} {v}" for k, v in result.changes.items()) or "none"),
+        "  blocked    " + (", ".join(f"{k} {v}" for k, v in sorted(blocked.items())) or "none"),
+        "  not kept   " + (", ".join(f"{k} {v}" for k, v in result.failures.items()) or "none")
+        + (f"  (reasons in {result.out_dir / 'fetched.jsonl'})" if result.failures else ""),
+        f"  shards     {len(result.shards)} in {result.out_dir / 'pages'}",
+    ])
+
+
+class ProgressLine:
+    """The live crawl display: one rewritten line on a terminal, a line every 10 s otherwise."""
+
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self.last_line = 0.0
+        self.shown = False
+        self.finished_shown = False
+
+    def __call__(self, p: dict) -> None:
+        if not p:
+            return
+        text = (f"crawl: {p.get('pages', 0)} pages ({p.get('ok', 0)} ok)  {p.get('pages_per_s', 0):.1f} pages/s  "
+                f"queue {p.get('queue', 0)}  blocked {p.get('blocked', 0)}  not kept {p.get('not_kept', 0)}  "
+                f"{p.get('elapsed_s', 0):.0f} s")
+        waiting = p.get("waiting")
+        if waiting:
+            cause = (f"Retry-After {waiting['retry_after']} s" if waiting.get("retry_after")
+                     else f"backoff, cap {waiting['cap_s']:.0f} s")
+            text += (f"  | waiting {waiting['seconds']:.0f} s: {waiting['host']} answered {waiting['reason']} "
+                     f"{waiting['strikes']}x in a row ({cause})")
+        if self.tty:
+            self.stream.write("\r" + text.ljust(100))
+            self.stream.flush()
+            self.shown = True
+        elif not self.finished_shown and (p.get("finished") or time.monotonic() - self.last_line >= 10):
+            self.stream.write(text + "\n")
+            self.stream.flush()
+            self.last_line = time.monotonic()
+            self.finished_shown = bool(p.get("finished"))
+
+    def done(self) -> None:
+        if self.tty and self.shown:
+            self.stream.write("\n")
 
 
 def due_only(config: CrawlConfig, data_dir: Path, base_url: str, recrawl_after: timedelta) -> None:

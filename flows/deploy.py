@@ -12,11 +12,11 @@ the runs it starts (``flows.cdtp.resolve_settings``).
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 from pathlib import Path
 
+from flows.preflight import check_inputs
 from flows.settings import Settings
 
 NO_SERVER = ("zhbench deploy serves deployments to a Prefect server: start one (`prefect server start`) and set "
@@ -105,32 +105,33 @@ def serve_deployment(settings: Settings, verbose: bool = False) -> None:
         pass
 
 
-def cmd_deploy(args: argparse.Namespace) -> int:
-    from flows.cli import UsageError, check_inputs, settings_overrides
-
+def check_server() -> None:
+    """A deployment is served to a long-running Prefect server: PREFECT_API_URL must name one."""
     if not os.environ.get("PREFECT_API_URL"):
         raise DeployError(NO_SERVER)
-    if args.config is None:
-        raise UsageError("--config FILE is required: the served runs read their settings' secrets from it")
+
+
+def deploy(config: Path, overrides: dict, verbose: bool = False) -> Settings:
+    """Serve the deployments of the settings ``config`` and ``overrides`` make, until SIGTERM or Ctrl-C.
+
+    The served runs read the settings' secrets from ``config``. Returns the settings served.
+    """
+    check_server()
     # Prefect's own log (the runner's, each run's) goes to the server at INFO; the console shows warnings
-    # and errors only, unless --verbose.
+    # and errors only, unless verbose.
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "INFO")
-    if not args.verbose:
+    if not verbose:
         os.environ.setdefault("PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL", "WARNING")
     from flows.engine import configure_prefect
 
-    configure_prefect(verbose=args.verbose)
-    overrides = {**settings_overrides(args), "schedule.cdtp": args.cron, "schedule.timezone": args.timezone,
-                 "schedule.deployment": args.name}
-    settings = Settings.load(args.config, overrides)
+    configure_prefect(verbose=verbose)
+    settings = Settings.load(config, overrides)
     check_inputs(settings)
     from flows.websearch import check_search
 
     check_search(settings)
     # The runs this process starts inherit its environment: flows.cdtp.resolve_settings reads the file
     # named here to put back the secrets the parameters carry masked.
-    os.environ["ZHBENCH_CONFIG"] = str(Path(args.config).resolve())
-    serve_deployment(settings, verbose=args.verbose)
-    print(f"zhbench: stopped serving cdtp/{settings.schedule.deployment} and simpleqa/{settings.schedule.deployment}",
-          flush=True)
-    return 0
+    os.environ["ZHBENCH_CONFIG"] = str(Path(config).resolve())
+    serve_deployment(settings, verbose=verbose)
+    return settings

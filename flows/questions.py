@@ -23,6 +23,7 @@ question naming one of them without saying which fails ``underspecified_subject`
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,6 +106,24 @@ class CriteriaJudge:
             out[question.id] = {"failed": [k for k in JUDGE_POINTS if not result.data[k]],
                                 "reason": str(result.data.get("reason", ""))}
         return out
+
+
+@contextlib.contextmanager
+def llm_judge(model: str | None, base_url: str, api_key_env: str, data_dir: Path) -> Iterator[CriteriaJudge | None]:
+    """A judge reading with ``model`` (an OpenAI-compatible endpoint), its replies cached in ``data_dir``'s
+    catalog, for the block; None without a model."""
+    if not model:
+        yield None
+        return
+    from schemas.llm import LLMClient, LLMSettings
+
+    Path(data_dir).mkdir(parents=True, exist_ok=True)
+    llm = LLMClient(LLMSettings(base_url=base_url, model=model, api_key_env=api_key_env),
+                    Path(data_dir) / "catalog.duckdb")
+    try:
+        yield CriteriaJudge(llm)
+    finally:
+        llm.close()
 
 
 def read_questions(path: Path) -> list[Question]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from html import escape
 from pathlib import Path
+from typing import Callable
 
 
 class ReportError(ValueError):
@@ -27,6 +28,21 @@ def find_run(data_dir: Path, name: str | None) -> Path:
     if not (candidate / "report.json").exists():
         raise ReportError(f"{candidate} has no report.json (is it a run directory under {root}?)")
     return candidate
+
+
+def write_report(data_dir: Path, name: str | None = None, show: Callable[[str], None] = print) -> Path:
+    """Show the named (default: latest) run's funnel as text, then write it as ``report.html`` beside it.
+
+    show: called with the text first, so that a page that cannot be written still leaves the text shown.
+    Returns the page's path.
+    """
+    run_dir = find_run(Path(data_dir), name)
+    data = load(run_dir)
+    previous = load_previous(run_dir)
+    show(as_text(data, previous))
+    html = run_dir / "report.html"
+    html.write_text(as_html(data, previous), encoding="utf-8")
+    return html
 
 
 def load(run_dir: Path) -> dict:

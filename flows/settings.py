@@ -8,6 +8,7 @@ its own section.
 
 from __future__ import annotations
 
+import json
 import os
 import tomllib
 from pathlib import Path
@@ -19,7 +20,7 @@ from pydantic_settings import BaseSettings, EnvSettingsSource, SettingsConfigDic
 
 from crawlers.crawl import DEFAULT_USER_AGENT
 from flows.env import ENV_DELIMITER, ENV_PREFIX, SettingsError, env_variable
-from flows.masking import mask_value
+from flows.masking import mask_settings, mask_value
 
 
 class _Section(BaseModel):
@@ -440,3 +441,29 @@ def _env_name(env: EnvSettingsSource, dotted: str) -> str:
             spelt = [name for name in os.environ if key(name) == wanted]
             return spelt[-1] if spelt else wanted.upper()
     return env_variable(dotted)
+
+
+def show_settings(config_file: Path | None, overrides: dict[str, Any], as_json: bool = False) -> str:
+    """What ``zhbench config show`` prints: the settings, masked, and where each value came from."""
+    settings, sources = Settings.load_with_sources(config_file, overrides)
+    shown = mask_settings(settings.model_dump(mode="json"))
+    if as_json:
+        return json.dumps({"settings": shown, "sources": sources}, ensure_ascii=False, indent=2)
+    return format_settings(shown, sources)
+
+
+def format_settings(shown: dict, sources: dict[str, str]) -> str:
+    """One ``section.key = value   (source)`` line per setting, a blank line between sections."""
+    width = max(map(len, sources))
+    lines: list[str] = []
+    section = None
+    for dotted, source in sources.items():
+        value = shown
+        for part in dotted.split("."):
+            value = value[part]
+        if lines and dotted.rpartition(".")[0] != section:
+            lines.append("")
+        section = dotted.rpartition(".")[0]
+        text = "unset" if value is None else json.dumps(value, ensure_ascii=False)
+        lines.append(f"{dotted:<{width}} = {text}   ({source})")
+    return "\n".join(lines)

@@ -8,6 +8,7 @@ renders what the store returns. An annotator's page never reads another annotato
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import json
 import re
 import secrets
@@ -465,6 +466,21 @@ def _int(value, default: int) -> int:
         return int(value)
     except (TypeError, ValueError):
         return default
+
+
+def exposure_note(host: str, secure_cookies: bool) -> str:
+    """A warning when session cookies would travel in clear beyond this machine; '' when they would not."""
+    if _loopback(host) or secure_cookies:
+        return ""
+    return (f"serving on {host} without --secure-cookies; put it behind HTTPS and pass --secure-cookies, "
+            "so session cookies never travel in clear")
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 def serve(data_dir: Path, host: str = "127.0.0.1", port: int = 8765, lease_minutes: float = 30,

@@ -60,6 +60,19 @@ def export_tasks(store: ReviewStore, name: str, version: str, emails: dict[str, 
     return tasks
 
 
+def write_export(store: ReviewStore, name: str, version: str, out: Path) -> tuple[int, Path]:
+    """Write the release's tasks to ``out`` and the labeling config beside it (``out`` with ``.xml``).
+
+    Returns the number of tasks and the config's path.
+    """
+    tasks = export_tasks(store, name, version)
+    out = Path(out)
+    out.write_text(json.dumps(tasks, ensure_ascii=False, indent=1), encoding="utf-8")
+    xml = out.with_suffix(".xml")
+    xml.write_text(CONFIG_XML.read_text(encoding="utf-8"), encoding="utf-8")
+    return len(tasks), xml
+
+
 def options_text(options: list[str], gold: int | None) -> str:
     """The options one per line, lettered A-J, the gold marked with a tick."""
     return "\n".join(f"{LETTERS[i]}. {o}{GOLD_MARK if i == gold else ''}" for i, o in enumerate(options))
@@ -144,6 +157,17 @@ class _Skip(Exception):
     def __init__(self, reason: str, message: str):
         super().__init__(message)
         self.reason = reason
+
+
+def user_names(pairs: list[str]) -> dict[str, str]:
+    """Label Studio user ids to reviewer names, from ``ID=NAME`` pairs; ValueError on a malformed pair."""
+    users = {}
+    for pair in pairs:
+        key, sep, person = pair.partition("=")
+        if not sep or not key or not person:
+            raise ValueError(f"--user {pair!r}: write a Label Studio user id and a name, e.g. --user 12=alice")
+        users[key] = person
+    return users
 
 
 def import_tasks(store: ReviewStore, name: str, version: str, tasks: list[dict],

@@ -1,13 +1,14 @@
-"""Reading releases back: what one holds (``show``) and how two differ (``diff``)."""
+"""Reading releases back: which there are (``list_releases``), what one holds (``show``) and how two differ
+(``diff``)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
-from schemas.releases import ReleaseError, config_files, load_manifest
-from warehouse.release import releases_root
+from schemas.releases import ReleaseError, config_files, list_versions, load_manifest, releases_root
 from schemas.storage.shards import duck, sql_path_list
 
 # The column that identifies a row of each config; a config not listed is keyed by all its columns.
@@ -28,6 +29,18 @@ def resolve(data_dir: Path, name: str, release: str) -> Path:
         return directory
     raise ReleaseError(f"no release {release!r}: neither a directory with a manifest.json nor a version of "
                        f"{name} under {releases_root(Path(data_dir), name)} (see `zhbench release list`)")
+
+
+def list_releases(data_dir: Path, name: str) -> Iterator[str]:
+    """One line per version of ``name``: when it was made, whether it was validated, rows per config and split."""
+    versions = list_versions(Path(data_dir), name)
+    if not versions:
+        yield f"no releases of {name} under {Path(data_dir) / 'releases'}"
+    for version in versions:
+        manifest = load_manifest(releases_root(Path(data_dir), name) / version)
+        rows = ", ".join(f"{f.config}/{f.split} {f.rows}" for f in manifest.files)
+        gate = "validated" if manifest.validation.get("passed") else "not validated"
+        yield f"{version}  {manifest.created_at}  {gate}  {rows}"
 
 
 def show(directory: Path) -> str:

@@ -25,13 +25,14 @@ named by its text, its 0-based index or its letter (A–J).
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import unicodedata
 from collections import Counter
 from pathlib import Path
 from statistics import mean
-from typing import Any
+from typing import Any, Iterator
 
 import pyarrow.parquet as pq
 
@@ -248,6 +249,23 @@ def _dataset_scores(items_by_config: dict[str, list[dict]], predictions: dict[st
         predicted = sum(1 for i in items if i["item_id"] in predictions)
         scores[config] = {"items": len(items), "predicted": predicted, "main_metric": MAIN_METRIC[config], **metrics}
     return scores
+
+
+@contextlib.contextmanager
+def llm_grader(model: str | None, base_url: str, api_key_env: str, data_dir: Path) -> Iterator[Any]:
+    """An LLM client grading with ``model`` (an OpenAI-compatible endpoint), its replies cached in
+    ``data_dir``'s catalog, for the block; None without a model (normalised matching)."""
+    if not model:
+        yield None
+        return
+    from schemas.llm import LLMClient, LLMSettings
+
+    grader = LLMClient(LLMSettings(base_url=base_url, model=model, api_key_env=api_key_env),
+                       Path(data_dir) / "catalog.duckdb")
+    try:
+        yield grader
+    finally:
+        grader.close()
 
 
 def score_release(directory: Path, predictions_path: Path, split: str = "eval", baseline: Path | None = None,

@@ -15,12 +15,15 @@ and every entry's ``labels`` say what was planted, so filters can be scored:
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Iterator
 
 from crawlers.mirror.facts import Entry
+from crawlers.mirror.render import item_path
 
 SYNTHETIC_ID_BASE = 20_000_000
 SURNAMES = "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤"
@@ -166,3 +169,22 @@ def to_record(entry: Entry) -> dict:
         "sections": [{"heading": h, "paragraphs": p} for h, p in entry.sections],
         "labels": entry.labels,
     }
+
+
+def write_synthetic(synth: Synthesizer, count: int, out: Path, seeds_out: Path | None = None) -> None:
+    """The first ``count`` entries as JSON lines in ``out`` (whole or not at all), and with ``seeds_out``
+    each entry's Baidu-form path, one per line."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".tmp-{out.name}")
+    seeds = open(seeds_out, "w", encoding="utf-8") if seeds_out else None
+    try:
+        with open(tmp, "w", encoding="utf-8") as handle:
+            for entry in synth.take(count):
+                handle.write(json.dumps(to_record(entry), ensure_ascii=False) + "\n")
+                if seeds:
+                    seeds.write(item_path(entry.title, entry.baidu_id) + "\n")
+    finally:
+        if seeds:
+            seeds.close()
+    tmp.replace(out)

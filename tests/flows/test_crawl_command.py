@@ -60,7 +60,7 @@ def test_the_progress_line_prints_without_a_terminal(monkeypatch):
     import io
     import time
 
-    from flows.cli import ProgressLine
+    from flows.crawling import ProgressLine
 
     clock = [1000.0]
     monkeypatch.setattr(time, "monotonic", lambda: clock[0])

@@ -24,7 +24,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from builders.contamination import ContaminationError, read_question_file
-from flows.cli import cmd_align
+from flows.cli.questions import cmd_align
 from flows.questions import QuestionFileError, read_questions
 from schemas.jsonl import MAX_DEPTH, JSONLinesError, read_jsonl
 from tests.fuzz.strategies import FUZZ, cjk_text, cjk_word

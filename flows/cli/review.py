@@ -1,29 +1,20 @@
-"""``zhbench review``: queue a release for people, run the annotation web app, manage accounts,
-follow agreement, and move a queue to and from Label Studio."""
+"""``zhbench review``: queue a release for people, run the annotation web app, manage accounts and follow
+agreement. Its Label Studio commands are in ``flows.cli.labelstudio``."""
 
 from __future__ import annotations
 
 import argparse
 import getpass
-import ipaddress
-import json
 import sys
 from pathlib import Path
-from typing import Callable
+
+from flows.cli.common import command, group, release_named, release_options
+from flows.settings import Settings
 
 EXAMPLES = """zhbench review add-user alice --role admin
 zhbench review queue 0.1.0 --config simpleqa --sample 200
 zhbench review serve --port 8765
 zhbench review status 0.1.0"""
-
-
-def _release(args: argparse.Namespace) -> tuple[Path, str, str]:
-    from flows.cli import _release_dir
-    from schemas.releases import load_manifest
-
-    directory = _release_dir(args)
-    manifest = load_manifest(directory)
-    return directory, manifest.name, manifest.version
 
 
 def _store(args: argparse.Namespace):
@@ -35,7 +26,7 @@ def _store(args: argparse.Namespace):
 def cmd_queue(args: argparse.Namespace) -> int:
     from review.queue import queue_release
 
-    directory, name, version = _release(args)
+    directory, name, version = release_named(args)
     added = queue_release(Path(args.data_dir), directory, None, args.config, args.sample, args.seed, args.split)
     queued = _store(args).status(name, version)["queued"]
     print(f"{name} {version}: {added} items queued for review ({queued} in the queue)")
@@ -43,17 +34,11 @@ def cmd_queue(args: argparse.Namespace) -> int:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    _, name, version = _release(args)
-    store = _store(args)
-    s = store.status(name, version)
-    kappa = "-" if s["kappa"] is None else f"{s['kappa']:.3f}"
-    print(f"{name} {version}: {s['queued']} queued; open {s['open']}, agreed {s['agreed']}, "
-          f"disputed {s['disputed']}, adjudicated {s['adjudicated']}\n"
-          f"  verdicts  accept {s['accepted']}, reject {s['rejected']}\n"
-          f"  Cohen's kappa over {s['doubly_annotated']} doubly annotated items: {kappa}")
-    for row in store.stats(name, version)["by_pair"]:
-        k = "-" if row["kappa"] is None else f"{row['kappa']:.3f}"
-        print(f"  {row['group']:<24} {row['items']:>5} items  agreement {row['agreement']:.0%}  kappa {k}")
+    from review.summary import status_lines
+
+    _, name, version = release_named(args)
+    for line in status_lines(_store(args), name, version):
+        print(line)
     return 0
 
 
@@ -85,18 +70,15 @@ def cmd_users(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from review.app import serve
+    from review.app import exposure_note, serve
 
     if not _store(args).users():
         raise ValueError(f"no accounts in {Path(args.data_dir) / 'review.sqlite'}; add one first: "
                          "zhbench review add-user NAME --role admin")
-    if not _loopback(args.host) and not args.secure_cookies:
-        print(f"zhbench: note: serving on {args.host} without --secure-cookies; put it behind HTTPS and pass "
-              "--secure-cookies, so session cookies never travel in clear", file=sys.stderr)
+    if note := exposure_note(args.host, args.secure_cookies):
+        print(f"zhbench: note: {note}", file=sys.stderr)
     lease_minutes = args.lease_minutes
     if lease_minutes is None:
-        from flows.settings import Settings
-
         lease_minutes = Settings.load(args.config).review.lease_minutes
     if lease_minutes <= 0:
         raise ValueError(f"--lease-minutes must be positive, got {lease_minutes}")
@@ -106,56 +88,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _loopback(host: str) -> bool:
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return host == "localhost"
-
-
-def cmd_export(args: argparse.Namespace) -> int:
-    from review.labelstudio import CONFIG_XML, export_tasks
-
-    _, name, version = _release(args)
-    tasks = export_tasks(_store(args), name, version)
-    out = Path(args.out or f"{name}-{version}-labelstudio.json")
-    out.write_text(json.dumps(tasks, ensure_ascii=False, indent=1), encoding="utf-8")
-    xml = out.with_suffix(".xml")
-    xml.write_text(CONFIG_XML.read_text(encoding="utf-8"), encoding="utf-8")
-    print(f"{len(tasks)} tasks of {name} {version} to {out}; Label Studio's labeling config: {xml}")
-    return 0
-
-
-def cmd_import(args: argparse.Namespace) -> int:
-    from review.labelstudio import import_tasks, read_tasks
-
-    _, name, version = _release(args)
-    users = {}
-    for pair in args.user or []:
-        key, sep, person = pair.partition("=")
-        if not sep or not key or not person:
-            raise ValueError(f"--user {pair!r}: write a Label Studio user id and a name, e.g. --user 12=alice")
-        users[key] = person
-    result = import_tasks(_store(args), name, version, read_tasks(Path(args.file)), users)
-    print(f"{name} {version}: imported {result['imported']}, already there {result['already_there']}, "
-          f"skipped {sum(result['skipped'].values())}")
-    for reason, n in sorted(result["skipped"].items()):
-        print(f"  skipped {n}: {reason}")
-    for problem in result.get("problems", [])[:10]:
-        print(f"    task {problem.get('task')} item {problem.get('item_id')} by {problem.get('person')}: "
-              f"{problem.get('message') or problem.get('reason')}")
-    refused = {reason: n for reason, n in result["skipped"].items() if reason != "cancelled"}
-    if refused:  # a script or a scheduler sees that the file was not recorded whole
-        print(f"zhbench: error: {sum(refused.values())} annotations not recorded ({', '.join(refused)}); "
-              "the reasons are above", file=sys.stderr)
-        return 1
-    return 0
-
-
-def register(sub, command: Callable, release_options: Callable, parser_class) -> argparse.ArgumentParser:
-    review = command(sub, "review", "Human review: queue a release, serve the annotation app, manage accounts "
-                                    "and follow agreement.", EXAMPLES, lambda a: (review.print_help(), 0)[1])
-    rsub = review.add_subparsers(dest="review_command", metavar="COMMAND", parser_class=parser_class)
+def register(sub) -> None:
+    _, rsub = group(sub, "review", "Human review: queue a release, serve the annotation app, manage accounts "
+                                   "and follow agreement.", EXAMPLES, "review_command")
 
     queue = command(rsub, "queue", "Queue items of a release for two blind annotations each.",
                     "zhbench review queue 0.1.0 --config simpleqa --config qa --sample 100 --seed 1", cmd_queue)
@@ -198,20 +133,3 @@ def register(sub, command: Callable, release_options: Callable, parser_class) ->
     serve.add_argument("--secure-cookies", action="store_true",
                        help="mark session cookies Secure (behind HTTPS)")
     serve.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
-
-    export = command(rsub, "export", "Write a release's queue as Label Studio tasks (JSON) with the labeling "
-                                     "config beside it.",
-                     "zhbench review export 0.1.0 --out cdtp-0.1.0.json", cmd_export)
-    export.add_argument("release", help="a version of --name, or a release directory")
-    export.add_argument("--out", help="output file (default <name>-<version>-labelstudio.json)")
-    release_options(export)
-
-    imp = command(rsub, "import", "Record the annotations of a Label Studio JSON export (the same file twice is "
-                                  "recorded once).",
-                  "zhbench review import 0.1.0 project-3-at-2026-11-20.json --user 7=alice --user 9=bob", cmd_import)
-    imp.add_argument("release", help="a version of --name, or a release directory")
-    imp.add_argument("file", help="Label Studio's JSON export")
-    imp.add_argument("--user", action="append", help="LABELSTUDIO_ID=NAME: whose annotations a Label Studio user "
-                                                      "id's are (repeatable)")
-    release_options(imp)
-    return review
