@@ -188,7 +188,7 @@ def test_align_command_skips_bad_lines_by_number_and_judges_the_rest(parts):
     sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding="utf-8")
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = cmd_align(argparse.Namespace(threshold=0.75, relations=None))  # main() less its parser
+            code = cmd_align(argparse.Namespace(threshold=0.75, relations=None, no_cut=False))  # main() less its parser
     finally:
         sys.stdin = stdin
     skipped = [int(m) for m in re.findall(r"^zhbench align: line (\d+): skipped, ", err.getvalue(), re.M)]
