@@ -31,8 +31,9 @@ install-dev: $(DEVSTAMP)
 demo: $(STAMP)
 	$(BIN)/zhbench run
 
+# Two pytest-xdist workers (they share one demo run: tests/conftest.py).
 test: $(DEVSTAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 test-slow: $(DEVSTAMP)
 	$(BIN)/python -m pytest -q -m slow

@@ -7,7 +7,6 @@ import json
 
 import pyarrow.parquet as pq
 
-from bench.localhost import free_port
 from review.store import CRITERIA, Annotation, ReviewStore
 from tests.flows.test_cli import zhbench
 
@@ -38,9 +37,10 @@ def _rows(release, config: str) -> dict[str, dict]:
     return {r["item_id"]: r for f in files for r in pq.read_table(f).to_pylist()}
 
 
-def test_verdicts_and_a_rejected_relation_reach_the_next_release(tmp_path):
-    data, port = tmp_path / "data", str(free_port())
-    first = zhbench("run", "--data-dir", str(data), "--mirror-port", port, "--quiet", cwd=tmp_path)
+def test_verdicts_and_a_rejected_relation_reach_the_next_release(demo_run, demo_data, tmp_path):
+    """The session's demo run is the first run (--quiet changes only stderr); the review and the next run
+    happen in a copy of its data directory."""
+    data, port, first = demo_data, demo_run.port, demo_run.result
     assert first.returncode == 0, first.stderr[-2000:]
     release = data / "releases" / "cdtp" / "0.1.0"
     store = ReviewStore.at(data)

@@ -16,15 +16,16 @@ from tests.flows.test_cli import ROOT, zhbench
 from bench.localhost import free_port
 
 
-def test_run_crawls_the_mirror_and_publishes_a_verified_release(tmp_path):
-    port = str(free_port())
-    result = zhbench("run", "--data-dir", str(tmp_path / "data"), "--mirror-port", port, cwd=tmp_path)
+def test_run_crawls_the_mirror_and_publishes_a_verified_release(demo_run, demo_data, tmp_path):
+    """The session's demo run, then, in a copy of its data directory (tmp_path / "data"), the commands that
+    read it and two more runs."""
+    port, result = demo_run.port, demo_run.result
     assert result.returncode == 0, result.stderr[-2000:]
     assert "Traceback" not in result.stderr and "CancelledError" not in result.stderr
     assert "DEBUG" not in result.stdout + result.stderr
     out = result.stdout
-    release = tmp_path / "data" / "releases" / "cdtp" / "0.1.0"
-    assert f"release         {release}" in out
+    assert f"release         {demo_run.data / 'releases' / 'cdtp' / '0.1.0'}" in out
+    release = demo_data / "releases" / "cdtp" / "0.1.0"
     assert "manifest        checksums verified" in out
     crawled = int(re.search(r"pages crawled\s+(\d+)", out).group(1))
     kept = int(re.search(r"pairs kept\s+(\d+)", out).group(1))

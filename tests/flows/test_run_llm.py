@@ -7,6 +7,7 @@ import json
 import re
 
 import pyarrow.parquet as pq
+import pytest
 
 from bench.localhost import free_port
 from tests.builders.test_llm_items import script as writer_script
@@ -30,6 +31,7 @@ def rows(release, config):
     return found
 
 
+@pytest.mark.slow  # a run of its own (LLM settings): minutes, as each of this module's tests
 def test_a_run_whose_verifier_calls_all_fail_claims_no_llm_check_and_the_card_counts_the_failures(tmp_path):
     """Items are written by the model, then every moderation (429), criteria ({"choices": []}, null content),
     judge (malformed JSON, timeouts) and panel (empty content) call fails."""
@@ -78,6 +80,7 @@ def dime_a_call(body):
     return delay(0.05, reply(answer.content, prompt_tokens=10, completion_tokens=5))
 
 
+@pytest.mark.slow  # two runs of their own (an LLM budget)
 def test_a_budget_stops_the_run_cleanly_before_it_is_passed_and_the_rerun_pays_nothing_twice(tmp_path):
     port = str(free_port())
     with ScriptedLLM(dime_a_call) as llm:

@@ -17,7 +17,10 @@ from bench.localhost import child_pids
 from tests.crawlers.test_crawl import _SignalledWhileStarting, _terminated, _Terminated
 from tests.flows.test_cli import ROOT
 
-MIRROR_PORTS = range(8870, 8890)  # this suite's mirrors, apart from other suites' ports
+# This suite's mirrors, apart from other suites' ports. Under pytest-xdist each worker takes every n-th of them,
+# so that two workers never pick the same free port at once (up to 20 workers).
+_WORKERS = min(int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")), 20)
+MIRROR_PORTS = range(8870 + int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:]) % _WORKERS, 8890, _WORKERS)
 
 
 def _mirror_port() -> int:

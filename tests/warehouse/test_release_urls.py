@@ -9,7 +9,6 @@ from datetime import datetime, timezone
 
 import pyarrow.parquet as pq
 
-from bench.localhost import free_port
 from crawlers.urls import reserved_host
 from tests.flows.test_cli import zhbench
 
@@ -17,9 +16,9 @@ PUBLIC = ("https://baike.example/item/",)  # where the mirror's entries are publ
 REAL = ("baidu.com", "sogou.com", "wikipedia.org")
 
 
-def test_a_mirror_runs_release_has_public_urls_and_its_crawl_the_fetch_urls(tmp_path):
-    data = tmp_path / "data"
-    result = zhbench("run", "--data-dir", str(data), "--mirror-port", str(free_port()), cwd=tmp_path)
+def test_a_mirror_runs_release_has_public_urls_and_its_crawl_the_fetch_urls(demo_run, demo_data, tmp_path):
+    """The session's demo run, read in a copy of its data directory (the export records itself in the catalog)."""
+    data, result = demo_data, demo_run.result
     assert result.returncode == 0, result.stderr[-2000:]
     release = data / "releases" / "cdtp" / "0.1.0"
 
