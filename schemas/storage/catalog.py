@@ -135,7 +135,12 @@ class Catalog:
                 con.execute(SCHEMA)
                 return work(con)
             except (duckdb.IOException, duckdb.TransactionException) as exc:
-                busy = isinstance(exc, duckdb.TransactionException) or "lock" in str(exc).lower()
+                # Busy: another writer holds the file, or another process is creating it this moment and its
+                # header is not all written yet ("Could not read enough bytes"); a file that stays short is
+                # reported when the wait runs out.
+                message = str(exc).lower()
+                busy = isinstance(exc, duckdb.TransactionException) or "lock" in message \
+                    or "could not read enough bytes" in message
                 if not busy or time.monotonic() > deadline:
                     raise CatalogError(f"cannot use the catalog {self.path}: {exc}") from None
                 time.sleep(0.1)
