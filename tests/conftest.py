@@ -44,6 +44,27 @@ def mini_mirror():
         yield server
 
 
+@pytest.fixture(scope="session")
+def fact_page_shards(tmp_path_factory) -> list[Path]:
+    """The bundled mirror's facts as a crawl's page records (tests.builders.conftest.fact_pages)."""
+    from tests.builders.conftest import fact_pages
+
+    return fact_pages(tmp_path_factory.mktemp("pages"))
+
+
+@pytest.fixture(scope="session")
+def kept_pair_shards(fact_page_shards, tmp_path_factory) -> list[Path]:
+    """Those pages' pairs, aligned and deduplicated as a run does, without a crawl: read by the builders' and
+    the verifiers' tests alike, so here, where both folders see one instance."""
+    from flows.cdtp import align_stage, dedup_stage
+    from flows.settings import AlignSettings, DedupSettings
+
+    root = tmp_path_factory.mktemp("pairs")
+    aligned = align_stage(fact_page_shards, AlignSettings(), root / "pairs")
+    deduped = dedup_stage(aligned.shards, DedupSettings(), aligned.funnel, root / "dedup")
+    return deduped["shards"]
+
+
 @dataclass(frozen=True)
 class DemoRun:
     """A finished ``zhbench run`` of the bundled mirror: its data directory, the mirror port it crawled
