@@ -28,13 +28,18 @@ def fact_pages(directory: Path) -> list[Path]:
 @pytest.fixture(scope="session")
 def fact_items(kept_pair_shards, fact_page_shards, tmp_path_factory):
     """(pair shards, items, report): the item stage with the default settings over kept_pair_shards and the
-    pages they came from; read by test_simpleqa and test_baselines (as their ``run``), so built once."""
+    pages they came from; read by test_simpleqa and test_baselines (as their ``run``), so built once a session."""
     from flows.items import items_stage
     from flows.settings import ItemsSettings
     from schemas import Item
     from warehouse.shards import iter_records
 
-    root = tmp_path_factory.mktemp("simpleqa")
-    result = items_stage(kept_pair_shards, ItemsSettings(), root / "items", cache_dir=root / "cache",
-                         page_shards=fact_page_shards)
-    return kept_pair_shards, list(iter_records(result["shards"], Item)), result["report"]
+    from tests.conftest import once_per_session
+
+    def build(root: Path) -> tuple[list[Path], dict]:
+        result = items_stage(kept_pair_shards, ItemsSettings(), root / "items", cache_dir=root / "cache",
+                             page_shards=fact_page_shards)
+        return result["shards"], result["report"]
+
+    shards, report = once_per_session(tmp_path_factory, "fact-items", build)
+    return kept_pair_shards, list(iter_records(shards, Item)), report
