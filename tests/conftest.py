@@ -22,11 +22,12 @@ os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
-# The modules that take minutes, heaviest first, run before the others: with `make test`'s two pytest-xdist
-# workers, each handed whole files in this order (--dist loadfile --no-loadscope-reorder), both start on them
-# at once instead of one worker finishing them alone at the end. By file name, so that a move keeps the order;
-# a name not found here only runs in its usual place.
-FIRST = ("test_item_checks.py", "test_run.py", "test_review_release.py", "test_release_urls.py")
+# The modules that take minutes run before the others: with `make test`'s two pytest-xdist workers, each
+# handed whole files in this order (--dist loadfile --no-loadscope-reorder), both start on them at once instead
+# of one worker finishing them alone at the end. test_run.py first: its worker runs the shared demo run, then
+# test_review_release.py, which reads it, while the other worker does test_item_checks.py. By file name, so that
+# a move keeps the order; a name not found here only runs in its usual place.
+FIRST = ("test_run.py", "test_item_checks.py", "test_review_release.py")
 
 
 def pytest_collection_modifyitems(items) -> None:
