@@ -31,9 +31,10 @@ install-dev: $(DEVSTAMP)
 demo: $(STAMP)
 	$(BIN)/zhbench run
 
-# Two pytest-xdist workers (they share one demo run: tests/conftest.py).
+# Two pytest-xdist workers, each handed whole files (a module's fixtures built once), the longest first
+# (tests/conftest.py: FIRST); they share one demo run.
 test: $(DEVSTAMP)
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder
 
 test-slow: $(DEVSTAMP)
 	$(BIN)/python -m pytest -q -m slow

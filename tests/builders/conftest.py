@@ -1,4 +1,5 @@
-"""Kept pairs of the bundled mirror facts, aligned and deduplicated as a run does, without a crawl."""
+"""The bundled mirror facts as page records, and the items built from them (the session fixtures that align
+them are in tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -25,12 +26,20 @@ def fact_pages(directory: Path) -> list[Path]:
 
 
 @pytest.fixture(scope="session")
-def kept_pair_shards(tmp_path_factory) -> list[Path]:
-    from filters.align_stage import align_stage
-    from filters.dedup_stage import dedup_stage
-    from flows.settings import AlignSettings, DedupSettings
+def fact_items(kept_pair_shards, fact_page_shards, tmp_path_factory):
+    """(pair shards, items, report): the item stage with the default settings over kept_pair_shards and the
+    pages they came from; read by test_simpleqa and test_baselines (as their ``run``), so built once a session."""
+    from flows.items import items_stage
+    from flows.settings import ItemsSettings
+    from schemas import Item
+    from schemas.storage.shards import iter_records
 
-    root = tmp_path_factory.mktemp("pairs")
-    aligned = align_stage(fact_pages(root / "pages"), AlignSettings(), root / "pairs")
-    deduped = dedup_stage(aligned.shards, DedupSettings(), aligned.funnel, root / "dedup")
-    return deduped["shards"]
+    from tests.conftest import once_per_session
+
+    def build(root: Path) -> tuple[list[Path], dict]:
+        result = items_stage(kept_pair_shards, ItemsSettings(), root / "items", cache_dir=root / "cache",
+                             page_shards=fact_page_shards)
+        return result["shards"], result["report"]
+
+    shards, report = once_per_session(tmp_path_factory, "fact-items", build)
+    return kept_pair_shards, list(iter_records(shards, Item)), report

@@ -169,9 +169,15 @@ def _qa(result) -> list[Item]:
     return [i for i in iter_records(result["shards"], Item) if i.kind == "qa"]
 
 
-def test_a_matched_question_is_rewritten_by_the_llm_and_kept_when_it_no_longer_matches(kept_pair_shards, tmp_path):
-    settings = ItemsSettings(kinds=["qa"])
-    plain = _qa(items_stage(kept_pair_shards, settings, tmp_path / "plain"))
+@pytest.fixture(scope="module")
+def plain_qa(kept_pair_shards, tmp_path_factory) -> list[Item]:
+    """The QA items of the kept pairs without a registered question: what each test below starts from."""
+    return _qa(items_stage(kept_pair_shards, ItemsSettings(kinds=["qa"]), tmp_path_factory.mktemp("plain")))
+
+
+def test_a_matched_question_is_rewritten_by_the_llm_and_kept_when_it_no_longer_matches(kept_pair_shards, plain_qa,
+                                                                                       tmp_path):
+    plain = plain_qa
     escapes = next(i for i in plain if i.head == "关羽" and i.relation == "出生地")
     stays = next(i for i in plain if i.head == "隋文帝" and i.relation == "籍贯")
     registered = tmp_path / "public.csv"
@@ -214,9 +220,8 @@ def test_a_matched_question_is_rewritten_by_the_llm_and_kept_when_it_no_longer_m
                if i.item_id not in (escapes.item_id, stays.item_id))
 
 
-def test_without_an_llm_a_matched_question_is_dropped_as_before(kept_pair_shards, tmp_path):
-    settings = ItemsSettings(kinds=["qa"])
-    plain = _qa(items_stage(kept_pair_shards, settings, tmp_path / "plain"))
+def test_without_an_llm_a_matched_question_is_dropped_as_before(kept_pair_shards, plain_qa, tmp_path):
+    plain = plain_qa
     target = next(i for i in plain if i.head == "关羽" and i.relation == "出生地")
     registered = tmp_path / "public.jsonl"
     registered.write_text(json.dumps({"question": "请问，" + target.question, "answer": target.answer},

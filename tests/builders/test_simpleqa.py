@@ -14,24 +14,14 @@ from filters.normalize import value_key
 from flows.items import Asked, _kind_rank, same_fact_drops, split_query
 from flows.settings import ItemsSettings
 from schemas import Item, Pair
-from tests.builders.conftest import fact_pages
 from schemas.storage.shards import ShardWriter, iter_records, sql_path_list
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    from filters.align_stage import align_stage
-    from filters.dedup_stage import dedup_stage
-    from flows.items import items_stage
-    from flows.settings import AlignSettings, DedupSettings
-
-    root = tmp_path_factory.mktemp("simpleqa")
-    pages = fact_pages(root / "pages")
-    aligned = align_stage(pages, AlignSettings(), root / "pairs")
-    pairs = dedup_stage(aligned.shards, DedupSettings(), aligned.funnel, root / "dedup")["shards"]
-    result = items_stage(pairs, ItemsSettings(), root / "items", cache_dir=root / "cache", page_shards=pages)
-    items = list(iter_records(result["shards"], Item))
-    return pairs, items, result["report"]
+def run(fact_items):
+    """(pairs, items, report) of the fact pages aligned, deduplicated and built into items with the default
+    settings: tests/builders/conftest.py builds them once for this module and test_baselines."""
+    return fact_items
 
 
 def kept(items, *kinds):

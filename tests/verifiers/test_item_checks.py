@@ -85,6 +85,10 @@ def script(body):
     return reply("{}")
 
 
+# The two item stages below (the mirror's pairs through every LLM verifier, each with a scripted server of its
+# own) take 100-120 s of CPU each, a quarter of it opening the catalog per cached search and reply: the slow
+# suite's. make test keeps the offline labels and, with the same failing server, the drop_unverified setting.
+@pytest.mark.slow
 def test_llm_verifiers_drop_with_reasons_and_evidence_and_a_rerun_is_free(kept_pair_shards, pages, tmp_path):
     with ScriptedLLM(script) as llm:
         section = LLMSection(base_url=llm.base_url, model="judge-1")
@@ -145,6 +149,7 @@ def failing_verifiers(body, number):
     return writer_script(body)
 
 
+@pytest.mark.slow  # see test_llm_verifiers_drop_with_reasons_and_evidence_and_a_rerun_is_free
 def test_when_every_verifier_call_fails_no_item_claims_an_llm_check(kept_pair_shards, pages, tmp_path):
     with ScriptedLLM(failing_verifiers) as llm:
         section = LLMSection(base_url=llm.base_url, model="judge-1", max_retries=1, timeout_s=1.0, concurrency=16)
