@@ -297,6 +297,8 @@ class ItemBuilder:
         pools = self.graph.candidates(plain, self.picker.settings.per_source)
         truth = self.graph.truth(plain, among=pools)
         pair_of = {a.query.item: a.pair for a in asks}
+        if self.elsewhere is not None and hasattr(self.elsewhere, "prefetch"):  # one cache read for the batch
+            self.elsewhere.prefetch((a.pair.entity, a.query.relation) for a in asks if a.query.asked == "tail")
 
         def stated(q: Query, value: str) -> bool | str:
             if q.asked != "tail":

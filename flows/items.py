@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Callable, Iterator, NamedTuple
+from typing import Iterable, Iterator, NamedTuple
 
 import pyarrow.parquet as pq
 
@@ -103,15 +103,25 @@ def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
                           client, difficulty, pair_shards, raw_dir, baselines)
 
 
-def _elsewhere(web) -> Callable | None:
-    """elsewhere(pair, relation, value): whether another page of the search's results states value for the
-    entity's relation (verifiers.web_facts): a right answer, never a distractor. None without a search."""
-    if web is None:
-        return None
+def _elsewhere(web) -> "Elsewhere | None":
+    """Whether another page of the search's results states a value for the entity's relation; None without a
+    search."""
+    return None if web is None else Elsewhere(web)
 
-    def elsewhere(pair: Pair, relation: str, value: str) -> bool:
-        return web.states(pair.entity, relation, value, pair.aliases, exclude=(pair.url,)) is not None
-    return elsewhere
+
+class Elsewhere:
+    """``elsewhere(pair, relation, value)``: whether another page of the search's results states value for the
+    entity's relation (verifiers.web_facts): a right answer, never a distractor. ``prefetch`` reads a batch's
+    cached results at once."""
+
+    def __init__(self, web):
+        self.web = web
+
+    def prefetch(self, asked: Iterable[tuple[str, str]]) -> None:
+        self.web.prefetch(asked)
+
+    def __call__(self, pair: Pair, relation: str, value: str) -> bool:
+        return self.web.states(pair.entity, relation, value, pair.aliases, exclude=(pair.url,)) is not None
 
 
 @contextlib.contextmanager

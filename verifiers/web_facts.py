@@ -32,6 +32,13 @@ class WebFacts:
         self.search, self.k = search, k
         self.hits = lru_cache(maxsize=4096)(self._ask)  # (head, relation) -> its results, asked once
 
+    def prefetch(self, asked: Iterable[tuple[str, str]]) -> None:
+        """Read the cached results of these (head, relation) queries at once, where the search keeps a cache
+        (verifiers.search.CachedSearch): a batch of questions then costs one catalog read, not one each."""
+        prefetch = getattr(self.search, "prefetch", None)
+        if prefetch is not None:
+            prefetch(sorted({SearchValidator.query(head, relation) for head, relation in asked}), self.k)
+
     def _ask(self, head: str, relation: str) -> tuple[Hit, ...]:
         return tuple(self.search.search(SearchValidator.query(head, relation), self.k))
 
