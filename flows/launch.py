@@ -6,22 +6,18 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from flows.preflight import check_inputs
 from flows.settings import Settings
 from schemas.releases import ReleaseError, load_manifest
 
 
 def launch(settings: Settings, flow: str, wait: bool = False, quiet: bool = False, since: float | None = None):
-    """Check the inputs, then run ``flow`` (cdtp or simpleqa) holding the data directory's lock.
+    """Run ``flow`` (cdtp or simpleqa) holding the data directory's lock, on inputs ``flows.preflight.check_run``
+    passed.
 
     since: ``time.monotonic()`` when the command started, so the display counts the engine's start-up.
     Returns the flow's ``RunSummary`` and the seconds from ``since`` to the first stage (None when no
     stage started).
     """
-    from flows.websearch import check_search
-
-    check_inputs(settings)
-    check_search(settings)  # a run verifies: a real site needs a search service named (a crawl does not)
     from warehouse.lock import data_dir_lock, describe
 
     def waiting(holder: dict) -> None:

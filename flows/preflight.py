@@ -12,6 +12,15 @@ from pathlib import Path
 from flows.settings import SEARCH_BACKENDS, Settings, SettingsError
 
 
+def check_run(settings: Settings) -> None:
+    """``zhbench run``'s inputs, and the search a run verifies with: a real site needs a search service named
+    (a crawl does not)."""
+    from flows.websearch import check_search
+
+    check_inputs(settings)
+    check_search(settings)
+
+
 def check_inputs(settings: Settings) -> None:
     """Fail on a bad seed file or a dead site here, in a second, before any engine starts."""
     from crawlers.crawl import check_reachable

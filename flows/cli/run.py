@@ -12,13 +12,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     import time
 
     began = time.monotonic()  # before Prefect is imported: its start-up is part of what the user waits for
+    from flows.preflight import check_run
+    from flows.settings import Settings
+
+    settings = Settings.load(args.config, settings_overrides(args))
+    check_run(settings)  # a mistake is one line at once, before the engine's server is started (and stopped)
     from flows.engine import configure_prefect
 
     configure_prefect(verbose=args.verbose)
     from flows.launch import format_summary, launch
-    from flows.settings import Settings
 
-    settings = Settings.load(args.config, settings_overrides(args))
     summary, startup = launch(settings, args.flow, wait=args.wait, quiet=args.quiet, since=began)
     print(format_summary(summary, seconds=time.monotonic() - began, startup=startup))
     return 1 if summary.problems or summary.blocked else 0
