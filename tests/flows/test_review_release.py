@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pyarrow.parquet as pq
+import pytest
 
 from review.store import CRITERIA, Annotation, ReviewStore
 from tests.flows.test_cli import zhbench
@@ -37,6 +38,7 @@ def _rows(release, config: str) -> dict[str, dict]:
     return {r["item_id"]: r for f in files for r in pq.read_table(f).to_pylist()}
 
 
+@pytest.mark.slow  # a second run of the demo, with the verdicts
 def test_verdicts_and_a_rejected_relation_reach_the_next_release(demo_run, demo_data, tmp_path):
     """The session's demo run is the first run (--quiet changes only stderr); the review and the next run
     happen in a copy of its data directory."""

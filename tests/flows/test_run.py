@@ -18,8 +18,8 @@ from bench.localhost import free_port
 
 def test_run_crawls_the_mirror_and_publishes_a_verified_release(demo_run, demo_data, tmp_path):
     """The session's demo run, then, in a copy of its data directory (tmp_path / "data"), the commands that
-    read it and two more runs."""
-    port, result = demo_run.port, demo_run.result
+    read it (the runs after it: test_a_second_run_publishes_nothing_new_unless_asked)."""
+    result = demo_run.result
     assert result.returncode == 0, result.stderr[-2000:]
     assert "Traceback" not in result.stderr and "CancelledError" not in result.stderr
     assert "DEBUG" not in result.stdout + result.stderr
@@ -103,6 +103,41 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(demo_run, demo_d
     html = (tmp_path / "data" / "runs").glob("*/report.html")
     assert "<svg" in next(html).read_text(encoding="utf-8")
 
+    # The gate ran, its Data Docs are with the run, and the catalog holds the runs and releases.
+    assert manifest["validation"]["passed"] and "validation      passed:" in out
+    assert manifest["hierarchy"]["simpleqa"]["dataset"] == "cdtp-simpleqa"
+    assert all(i["capability"] and i["task"] and i["dataset"] == f"cdtp-{i['kind']}" for i in mcq)
+    assert list((tmp_path / "data" / "runs").glob("*/validation/gx/uncommitted/data_docs/local_site/index.html"))
+    from schemas.storage.catalog import Catalog
+
+    catalog = Catalog(tmp_path / "data" / "catalog.duckdb")
+    assert [r["status"] for r in catalog.runs()] == ["published"]
+    assert [(r["version"], r["validation_passed"]) for r in catalog.releases("cdtp")] == [("0.1.0", True)]
+    stages = {o["stage"] for o in catalog.stage_outputs(catalog.runs()[0]["run_id"])}
+    assert stages == {"crawl", "align", "dedup", "verify", "items"}
+    assert catalog.cache_sizes()["search_cache"] > 0  # the search results are cached in the catalog
+    assert all(r["flow_run_id"] for r in catalog.runs()) and catalog.releases("cdtp")[0]["run_id"]
+    assert not (tmp_path / "data" / "warehouse" / "search_cache.duckdb").exists()
+
+    # The run queued its release for review by the policy: every SimpleQA question, a sample of the others.
+    simpleqa = pq.read_metadata(release / "simpleqa" / "eval.parquet").num_rows + \
+        pq.read_metadata(release / "simpleqa" / "train.parquet").num_rows
+    status = zhbench("review", "status", "0.1.0", "--data-dir", str(tmp_path / "data"))
+    queued = int(re.search(r"(\d+) queued; open (\d+)", status.stdout).group(1))
+    assert queued > simpleqa > 0 and f"review          {queued} items queued" in out
+    again = zhbench("review", "queue", "0.1.0", "--config", "simpleqa", "--split", "all",
+                    "--data-dir", str(tmp_path / "data"))
+    assert again.returncode == 0 and f"0 items queued for review ({queued} in the queue)" in again.stdout
+
+
+@pytest.mark.slow  # two more runs of the demo, a minute of CPU
+def test_a_second_run_publishes_nothing_new_unless_asked(demo_run, demo_data, tmp_path):
+    """In a copy of the demo's data directory: the same crawl again publishes nothing (every pair is in 0.1.0
+    already), and with --readmit a new version with byte-identical data files, searching nothing again."""
+    port, release = demo_run.port, demo_data / "releases" / "cdtp" / "0.1.0"
+    kept = int(re.search(r"pairs kept\s+(\d+)", demo_run.result.stdout).group(1))
+    manifest = json.loads((release / "manifest.json").read_text(encoding="utf-8"))
+
     # The same crawl again: everything is in release 0.1.0 already, so nothing is published ...
     again = zhbench("run", "--data-dir", str(tmp_path / "data"), "--mirror-port", port, cwd=tmp_path)
     assert again.returncode == 0, again.stderr[-2000:]
@@ -118,35 +153,16 @@ def test_run_crawls_the_mirror_and_publishes_a_verified_release(demo_run, demo_d
     diff = zhbench("release", "diff", "0.1.0", "0.2.0", "--data-dir", str(tmp_path / "data"))
     assert diff.returncode == 0 and re.search(r"qa\s+\d+\s+\d+\s+0\s+0\s+0", diff.stdout), diff.stdout
 
-    # The gate ran, its Data Docs are with the run, and the catalog holds the runs and releases.
-    assert manifest["validation"]["passed"] and "validation      passed:" in out
-    assert manifest["hierarchy"]["simpleqa"]["dataset"] == "cdtp-simpleqa"
-    assert all(i["capability"] and i["task"] and i["dataset"] == f"cdtp-{i['kind']}" for i in mcq)
-    assert list((tmp_path / "data" / "runs").glob("*/validation/gx/uncommitted/data_docs/local_site/index.html"))
     from schemas.storage.catalog import Catalog
 
     catalog = Catalog(tmp_path / "data" / "catalog.duckdb")
     assert [r["status"] for r in catalog.runs()] == ["published", "nothing_new", "published"]
     assert [(r["version"], r["validation_passed"]) for r in catalog.releases("cdtp")] == [("0.1.0", True),
                                                                                        ("0.2.0", True)]
-    stages = {o["stage"] for o in catalog.stage_outputs(catalog.runs()[0]["run_id"])}
-    assert stages == {"crawl", "align", "dedup", "verify", "items"}
     # The search results are cached in the catalog: the --readmit run searched nothing again.
-    assert catalog.cache_sizes()["search_cache"] > 0
     search = catalog.funnel(catalog.runs()[-1]["run_id"])["search"]
     assert search["cache_misses"] == 0 and search["cache_hits"] > 0 and "cache_hits" not in second["counts"]["search"]
-    assert all(r["flow_run_id"] for r in catalog.runs()) and catalog.releases("cdtp")[0]["run_id"]
-    assert not (tmp_path / "data" / "warehouse" / "search_cache.duckdb").exists()
-
-    # The run queued its release for review by the policy: every SimpleQA question, a sample of the others.
-    simpleqa = pq.read_metadata(release / "simpleqa" / "eval.parquet").num_rows + \
-        pq.read_metadata(release / "simpleqa" / "train.parquet").num_rows
-    status = zhbench("review", "status", "0.1.0", "--data-dir", str(tmp_path / "data"))
-    queued = int(re.search(r"(\d+) queued; open (\d+)", status.stdout).group(1))
-    assert queued > simpleqa > 0 and f"review          {queued} items queued" in out
-    again = zhbench("review", "queue", "0.1.0", "--config", "simpleqa", "--split", "all",
-                    "--data-dir", str(tmp_path / "data"))
-    assert again.returncode == 0 and f"0 items queued for review ({queued} in the queue)" in again.stdout
+    assert all(r["flow_run_id"] for r in catalog.runs())
 
 
 def test_mirror_serve_answers_on_localhost():
