@@ -21,6 +21,9 @@ two differences:
 of a run, however the run ended short of a kill: registered before Prefect is imported, the hook runs
 after Prefect's own exit hooks have flushed their logs and events to it. A run pointed at a real
 server (``PREFECT_API_URL`` set) starts none.
+
+That private server is what ``ZHBENCH_ENGINE_IDLE_S=0`` gives; by default the runs of a Prefect home share
+one that outlives them a while (flows.shared_engine), so that only the first run waits for it to boot.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 from crawlers.processes import signals_held
 
@@ -69,7 +73,12 @@ def configure_prefect(verbose: bool = False) -> None:
     for key, value in defaults.items():
         os.environ.setdefault(key, value)
     if temporary:
-        os.environ["PREFECT_API_URL"] = start_temporary_server().api_url
+        from flows.shared_engine import SharedServer, idle_seconds
+
+        # Shared by the runs of this Prefect home and kept a while (flows.shared_engine), or with
+        # ZHBENCH_ENGINE_IDLE_S=0 this run's own, stopped with it.
+        server = SharedServer() if idle_seconds() > 0 else start_temporary_server()
+        os.environ["PREFECT_API_URL"] = server.api_url
 
 
 class TemporaryServer:
@@ -129,8 +138,7 @@ def _stop_when_orphaned(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _serve(parent: int, fd: int) -> None:
-    _stop_when_orphaned(parent)
+def _serve(fd: int) -> None:
     import uvicorn
 
     config = uvicorn.Config("prefect.server.api.server:create_app", factory=True, log_level="error", lifespan="on")
@@ -138,4 +146,11 @@ def _serve(parent: int, fd: int) -> None:
 
 
 if __name__ == "__main__":
-    _serve(int(sys.argv[1]), int(sys.argv[2]))
+    if sys.argv[1] == "shared":  # flows.shared_engine: shared <fd> <Prefect home> <idle seconds>
+        from flows.shared_engine import stop_when_idle
+
+        stop_when_idle(Path(sys.argv[3]), float(sys.argv[4]), STOP_GRACE_S)
+        _serve(int(sys.argv[2]))
+    else:  # this run's own: <parent pid> <fd>
+        _stop_when_orphaned(int(sys.argv[1]))
+        _serve(int(sys.argv[2]))

@@ -1,5 +1,5 @@
 """SIGTERM, Ctrl-C and SIGKILL stop ``zhbench run`` with every process it started: the crawler child and
-the temporary Prefect server (flows/engine.py)."""
+the run's own temporary Prefect server (flows/engine.py, with ZHBENCH_ENGINE_IDLE_S=0)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,11 @@ from tests.flows.test_cli import ROOT
 # so that two workers never pick the same free port at once (up to 20 workers).
 _WORKERS = min(int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")), 20)
 MIRROR_PORTS = range(8870 + int(os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:]) % _WORKERS, 8890, _WORKERS)
+
+
+# The run's own temporary server, which stops with it (the shared one outlives a run by design:
+# tests/flows/test_shared_engine.py).
+PRIVATE = {"ZHBENCH_ENGINE_IDLE_S": "0"}
 
 
 def _mirror_port() -> int:
@@ -75,7 +80,7 @@ def _start_run(tmp_path: Path) -> subprocess.Popen:
         [sys.executable, "-m", "flows.cli", "run", "--data-dir", str(tmp_path / "data"), "--max-pages", "30",
          "--mirror-port", str(_mirror_port())],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path, preexec_fn=_terminal_signals,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_SERVER_ANALYTICS_ENABLED": "false"})
+        env={**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_SERVER_ANALYTICS_ENABLED": "false", **PRIVATE})
 
 
 def _crawling(run: subprocess.Popen, timeout: float = 90.0) -> dict[int, str]:
@@ -121,7 +126,7 @@ def test_the_processes_of_a_killed_run_stop_on_their_own(tmp_path):
 
 def _engine_process(code: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                            text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **PRIVATE})
 
 
 SERVE_AND_ASK = """
