@@ -15,6 +15,7 @@ from tests.warehouse.test_release import pair
 from schemas.storage.catalog import Catalog
 from warehouse.release import list_versions, repair, verify
 from schemas.storage.shards import ShardWriter
+from tests.sealed import lift_seal
 
 CHILD = textwrap.dedent("""
     import sys, time
@@ -128,6 +129,8 @@ def test_repair_registers_a_sound_release_the_catalog_never_heard_of_and_never_a
         small_release(data, shards)
     (data / "catalog.duckdb").unlink()  # a catalog that lost its rows (or one from before releases were kept)
     root = data / "releases" / "cdtp"
+    for broken in ("0.2.0", "0.3.0"):  # on purpose, as by someone who overrode the seal
+        lift_seal(root / broken)
     (root / "0.2.0" / "cdtp_pairs" / "all.parquet").write_bytes(b"not parquet")
     (root / "0.3.0" / "manifest.json").unlink()
     (root / ".tmp-0.4.0-123456").mkdir()  # a writer killed before its rename
@@ -152,7 +155,7 @@ def test_a_pending_row_whose_release_never_reached_its_place_is_forgotten(tmp_pa
     catalog = Catalog(data / "catalog.duckdb")
     # as a kill between the catalog's pending row and the rename leaves it
     catalog.register_release(directory, "r1", data, state="pending")
-    shutil.rmtree(directory)
+    shutil.rmtree(lift_seal(directory))
     assert catalog.releases("cdtp") == [] and len(catalog.releases("cdtp", state="pending")) == 1
     assert repair(data) == ["forgot cdtp 0.1.0: its run was killed before the release was moved into place"]
     assert catalog.releases("cdtp", state="pending") == []
