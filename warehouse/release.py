@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -197,6 +198,12 @@ def seal(directory: Path) -> None:
     directory.chmod(DIRECTORY_MODE)
 
 
+def sealed(directory: Path) -> bool:
+    """Whether a release directory is read-only as ``seal`` leaves it."""
+    return all(stat.S_IMODE(p.lstat().st_mode) == (DIRECTORY_MODE if p.is_dir() else FILE_MODE)
+               for p in (Path(directory), *Path(directory).rglob("*")) if not p.is_symlink())
+
+
 def remove_tree(path: Path) -> None:
     """Delete a directory tree a publisher wrote and never published, sealed or not (its directories are made
     writable first: a sealed directory's entries cannot be unlinked); nothing when it is not there."""
@@ -229,6 +236,7 @@ def repair(data_dir: Path) -> list[str]:
     * a pending catalog row without its directory (killed before the rename) is removed;
     * a published release whose review plan is not queued yet (its run was killed at the rename or while it
       queued) is queued now (``review.queue.queue_for_review``);
+    * a registered release that is not read-only (published before releases were sealed) is sealed;
     * temporary release and snapshot directories are removed;
     * a run whose release is registered is marked ``published``; other runs still recorded as running are
       marked ``interrupted``.
@@ -271,6 +279,12 @@ def repair(data_dir: Path) -> list[str]:
             catalog.forget_release(name, version)
             lines.append(f"forgot {name} {version}: its run was killed before the release was moved into place")
         lines += [_queue_owed(data_dir, owed) for owed in catalog.review_owed()]
+        for release in catalog.releases():
+            directory = data_dir / release["path"]
+            if directory.is_dir() and not sealed(directory):  # published before releases were sealed, or unsealed
+                seal(directory)
+                lines.append(f"sealed {_relative(directory, data_dir)}: made read-only (files 0444, directories "
+                             "0555), as publishing leaves every release")
         for run_id, version in sorted(runs_released.items()):
             catalog.set_run_status(run_id, "published", f"stopped after it published {version}, before the "
                                    "catalog recorded it; recorded by the next start", version)

@@ -47,6 +47,15 @@ def test_a_sealed_release_a_killed_publisher_left_before_its_rename_is_removed(s
     assert not leftover.exists() and list_versions(data, "cdtp") == ["0.1.0"]
 
 
+def test_a_release_published_before_releases_were_sealed_is_sealed_by_the_next_start(shards, tmp_path):  # noqa: F811
+    data = tmp_path / "data"
+    release = lift_seal(publish(shards, data))  # as an earlier version of zhbench left it
+    assert repair(data) == ["sealed releases/cdtp/0.1.0: made read-only (files 0444, directories 0555), as "
+                            "publishing leaves every release"]
+    assert set(modes(release).values()) == {0o555, 0o444} and verify(release) == []
+    assert repair(data) == []
+
+
 def test_a_file_added_into_a_release_fails_verify_naming_each_file(shards, tmp_path, capsys):  # noqa: F811
     data = tmp_path / "data"
     release = lift_seal(publish(shards, data))  # as someone who overrides the seal (or root) could
