@@ -41,6 +41,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bench.localhost import child_pids, free_port
+from warehouse.release import remove_tree
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -153,7 +154,7 @@ def separate_mirror(size: int, work: Path):
 
 def run_once(size: int, work: Path, extra: list[str], env_extra: dict | None = None, label: str = "") -> dict:
     data = work / f"data-{size}-{'-'.join(extra) or 'threads'}{'-' + label.replace(' ', '-') if label else ''}"
-    shutil.rmtree(data, ignore_errors=True)
+    remove_tree(data)  # its releases are sealed read-only
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
            "ZHBENCH_VERIFY__SEARCH": "true" if SEARCH["on"] else "false", **(env_extra or {})}
     command = [sys.executable, "-m", "flows.cli", "run", "--profile", "realistic", "--data-dir", str(data),
@@ -174,7 +175,7 @@ def run_once(size: int, work: Path, extra: list[str], env_extra: dict | None = N
     stages = {s["stage"]: s["seconds"] for s in report.get("stages", [])}
     peaks, ends = stage_memory(result["samples"], report.get("stages", []))
     if not KEEP["data"]:
-        shutil.rmtree(data, ignore_errors=True)
+        remove_tree(data)
     import re
 
     startup = re.search(r"engine start-up ([\d.]+) s", result["stdout"])

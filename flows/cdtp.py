@@ -29,7 +29,7 @@ from flows.stages import (Stages, all_cached, current_clock, forget_run_counts, 
                           searching, searching_with, settings_of_this_process)
 from flows.verify import verify_stage
 from flows.websearch import run_search
-from review.queue import queue_for_review
+from review.queue import queue_for_review, review_plan
 from review.verdicts import apply_verdicts, rejected_relations
 from warehouse.hierarchy import load_hierarchy
 from warehouse.lock import data_dir_lock
@@ -76,6 +76,9 @@ def method(settings: Settings) -> RunSummary:
             if applied:
                 funnel["review"] = applied
         release_dir, blocked, note = None, "", no_release_note(funnel, settings.release.name)
+        # What the release owes the review queue is registered with it: a kill after the rename leaves it
+        # to the next start's repair, which queues it (the queue is part of the release's commit).
+        plan = review_plan(settings.review, items["shards"], data_dir)
         if funnel["pairs_kept"] > 0:
             hierarchy = load_hierarchy(settings.release.name, settings.release.hierarchy)
             release_dir, blocked = stages.timed("publish", lambda: publish_task(
@@ -83,11 +86,10 @@ def method(settings: Settings) -> RunSummary:
                 release_counts({"pages": corpus["aligned"].pages_by_status, **funnel}), corpus["pages"].digest,
                 run.flow_run_id, item_tables(item_shards, settings.items, hierarchy), hierarchy,
                 gate_rules(settings, hierarchy) if settings.release.gate else None, run.run_dir / "validation",
-                corpus["aligned"].relations, corpus["pages"].shards, run.run_dir.name))
+                corpus["aligned"].relations, corpus["pages"].shards, run.run_dir.name, review=plan))
             note = blocked
-        if settings.review.enqueue and release_dir is not None:
-            queued = stages.timed("review", lambda: queue_for_review(release_dir, data_dir, settings.review,
-                                                                      items["shards"]), unit="items", out_of=int)
+        if plan is not None and release_dir is not None:
+            queued = stages.timed("review", lambda: queue_for_review(release_dir, data_dir), unit="items", out_of=int)
             funnel["review"] = {**funnel.get("review", {}), "queued": queued}
         return finish_run(run, corpus, items, funnel, release_dir, note, blocked)
 

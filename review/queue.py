@@ -179,10 +179,39 @@ def queue_release(data_dir: Path, release_dir: Path, policy: Policy | None = Non
     return ReviewStore.at(data_dir).enqueue(manifest.name, manifest.version, payloads(release_dir, chosen, checks))
 
 
-def queue_for_review(release_dir: Path, data_dir: Path, review, item_shards: list[Path]) -> int:
-    """The release's items queued for two blind annotations each, by the run's [review] settings (``review``:
-    flows.settings.ReviewSettings), with what the verifiers recorded about them: the checks.jsonl beside the
-    item stage's own shards ``item_shards`` (not those the review verdicts rewrote into the run directory)."""
-    policy = Policy(tuple(review.all_configs), tuple(review.sampled_configs), review.sample_per_domain, review.seed)
+def review_plan(review, item_shards: list[Path], data_dir: Path) -> dict | None:
+    """What a run's release owes the review queue, by the run's [review] settings (``review``:
+    flows.settings.ReviewSettings): the policy, and the checks.jsonl beside the item stage's own shards
+    ``item_shards`` (not those the review verdicts rewrote into the run directory), relative to ``data_dir``.
+    None when the run queues nothing. The catalog keeps it with the release's registration, so that the queue
+    is part of the release's commit: a run killed after the rename has its release queued at the next start."""
+    if not review.enqueue:
+        return None
     checks = next((p for p in (Path(s).parent.parent / "checks.jsonl" for s in item_shards) if p.is_file()), None)
-    return queue_release(data_dir, release_dir, policy, checks=checks)
+    if checks is not None:
+        try:
+            checks = checks.resolve().relative_to(Path(data_dir).resolve())
+        except ValueError:
+            checks = checks.resolve()
+    return {"all_configs": list(review.all_configs), "sampled_configs": list(review.sampled_configs),
+            "sample_per_domain": review.sample_per_domain, "seed": review.seed,
+            "checks": checks.as_posix() if checks is not None else None}
+
+
+def queue_for_review(release_dir: Path, data_dir: Path) -> int:
+    """Queue what a published release owes the review queue (its plan in the catalog, recorded when it was
+    registered: ``review_plan``) for two blind annotations each, then record it queued; returns how many items
+    were added. Owing nothing (no plan, or queued already) is 0. Safe to repeat: items already queued stay as
+    they are, so a run killed between the queue and the catalog loses nothing when the next start does it again."""
+    manifest = load_manifest(release_dir)
+    catalog = Catalog(Path(data_dir) / "catalog.duckdb")
+    owed = next((r for r in catalog.review_owed() if (r["name"], r["version"]) == (manifest.name, manifest.version)),
+                None)
+    if owed is None:
+        return 0
+    plan = owed["review_plan"]
+    policy = Policy(tuple(plan["all_configs"]), tuple(plan["sampled_configs"]), plan["sample_per_domain"], plan["seed"])
+    checks = Path(data_dir) / plan["checks"] if plan.get("checks") else None
+    added = queue_release(data_dir, release_dir, policy, checks=checks if checks and checks.is_file() else None)
+    catalog.set_review_queued(manifest.name, manifest.version)
+    return added

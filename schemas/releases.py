@@ -51,3 +51,23 @@ def list_versions(data_dir: Path, name: str) -> list[str]:
         return []
     found = [p.name for p in root.iterdir() if SEMVER.match(p.name) and (p / "manifest.json").is_file()]
     return sorted(found, key=Version)
+
+
+def refuse_release_tree(out: Path, releases_dir: Path | None = None, option: str = "--out") -> Path:
+    """``out``, a path a command is about to write, unless it lies where only publishing writes: in
+    ``releases_dir`` (a data directory's ``releases/``) or inside a release directory (a version directory
+    with a manifest.json). A published release is sealed; a file added to it would be read by every glob over
+    it. Refused even with --force, with a ReleaseError naming the place."""
+    target = Path(out).resolve()  # symlinks followed: a link into releases/ is refused like the path itself
+    if releases_dir is not None:
+        root = Path(releases_dir).resolve()
+        if target == root or root in target.parents:
+            raise ReleaseError(f"{option} {out} is inside {releases_dir}, where only zhbench run's publish writes "
+                               "(published releases are read-only); give a path outside it, such as "
+                               f"{Path(releases_dir).parent / 'exports'}")
+    release = next((p for p in (target, *target.parents) if SEMVER.match(p.name) and (p / "manifest.json").is_file()),
+                   None)
+    if release is not None:
+        raise ReleaseError(f"{option} {out} is inside the release {release}, which only zhbench run's publish "
+                           "writes (published releases are read-only); give a path outside it")
+    return Path(out)

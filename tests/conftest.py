@@ -64,6 +64,8 @@ def once_per_session(tmp_path_factory, name: str, build: Callable[[Path], Any]) 
     ``name``) and kept beside it (pickled). Under pytest-xdist each worker has a session of its own; they share
     this one through the session's base directory, above their own: the first worker to ask builds it while
     holding a lock, the others wait for it and read what it kept."""
+    from warehouse.release import remove_tree
+
     root = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         root = root.parent
@@ -71,7 +73,7 @@ def once_per_session(tmp_path_factory, name: str, build: Callable[[Path], Any]) 
     with open(root / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
         if not kept.is_file():
-            shutil.rmtree(directory, ignore_errors=True)  # what a worker stopped in the middle left
+            remove_tree(directory)  # what a worker stopped in the middle left, its releases sealed read-only
             directory.mkdir()
             kept.write_bytes(pickle.dumps(build(directory)))
     return pickle.loads(kept.read_bytes())
@@ -133,7 +135,8 @@ def demo_run(tmp_path_factory) -> DemoRun:
 @pytest.fixture()
 def demo_data(demo_run, tmp_path) -> Path:
     """A copy of the demo run's data directory at ``tmp_path / "data"``, the test's to change: copying 20 MB
-    is seconds, a run minutes. Its stage caches still name the shards of the shared run, which stay as they are."""
+    is seconds, a run minutes. Its stage caches still name the shards of the shared run, which stay as they are.
+    Its release is sealed read-only as the original is (copytree copies modes; pytest removes such trees)."""
     return Path(shutil.copytree(demo_run.data, tmp_path / "data", symlinks=True))
 
 

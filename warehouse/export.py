@@ -26,7 +26,9 @@ unchanged (``--out`` is a directory):
 the configs that have no splits). Rows come in the release's order (by id), so an export is the
 same bytes every time.
 
-An export never replaces what is there unless asked: ``out`` must be new or an empty directory;
+An export never writes into a data directory's ``releases/`` tree or a release directory, even when
+asked (published releases are sealed: warehouse/release.py). It never replaces what is there unless asked:
+``out`` must be new or an empty directory;
 with ``force`` it may be a non-empty directory (the files of the export's names are replaced, others
 are left) or a file (replaced by the directory). A new ``out`` is written beside its place and moved
 there with one rename, so a reader never sees half an export.
@@ -48,7 +50,7 @@ import pyarrow.parquet as pq
 
 from filters.domains import load_taxonomy
 from schemas import ReleaseFile, ReleaseManifest
-from schemas.releases import ReleaseError, config_files, load_manifest
+from schemas.releases import ReleaseError, config_files, load_manifest, refuse_release_tree
 
 FORMATS = ("chinese-simpleqa-jsonl", "simple-evals-csv", "jsonl")
 SPLITS = ("eval", "train", "all")
@@ -116,7 +118,9 @@ def export(directory: Path, fmt: str, out: Path, split: str = "all", force: bool
     if split not in SPLITS:
         raise ReleaseError(f"unknown split {split!r}; choose one of {', '.join(SPLITS)}")
     manifest = load_manifest(directory)
-    out = Path(out)
+    # never into the releases/ the release sits in (<data_dir>/releases/<name>/<version>), even with force
+    root = Path(directory).resolve().parent.parent
+    out = refuse_release_tree(out, root if root.name == "releases" else None)
     if out.exists() and not out.is_dir():
         if not force:
             raise ReleaseError(f"{out} is a file; --out names the directory {fmt} is written into "

@@ -43,11 +43,13 @@ def publish_stage(pair_shards: list[Path], release, data_dir: Path, config: dict
                   item_tables: list[TableSpec] | None = None,
                   hierarchy: dict[str, Labels] | None = None, gate_rules: GateRules | None = None,
                   validation_dir: Path | None = None, relations: Path | None = None,
-                  page_shards: list[Path] | None = None, run_id: str | None = None) -> Path:
+                  page_shards: list[Path] | None = None, run_id: str | None = None,
+                  review: dict | None = None) -> Path:
     """Write the release; with gate_rules, the validation suites and the audit must pass first (their
     results and Data Docs go to validation_dir). ``relations``: the alignment stage's relation table;
     ``page_shards``: the crawl (its snapshot: ``snapshot_stage``), recorded in the manifest (relative to
-    data_dir) for audits. ``run_id`` and ``flow_run_id`` are recorded in the catalog."""
+    data_dir) for audits. ``run_id``, ``flow_run_id`` and ``review`` (what the release owes the review queue:
+    ``review.queue.review_plan``) are recorded in the catalog."""
     sources = {"crawl": [_relative(p, data_dir) for p in page_shards or []]}
     gate = None
     if gate_rules is not None:
@@ -64,7 +66,7 @@ def publish_stage(pair_shards: list[Path], release, data_dir: Path, config: dict
                             version=release.version, source_snapshot=source_snapshot,
                             flow_run_id=flow_run_id, code_version=CODE_VERSION,
                             hierarchy={c: labels.as_dict() for c, labels in (hierarchy or {}).items()}, gate=gate,
-                            sources=sources, run_id=run_id)
+                            sources=sources, run_id=run_id, review=review)
 
 
 def _relative(path: Path, root: Path) -> str:

@@ -5,9 +5,14 @@ into ``<data_dir>/releases/<name>/<version>/`` with one rename, so readers see a
 whole release or none. An existing version is never overwritten.
 
 Publishing holds the data directory's lock (``warehouse.lock``) and registers the release in
-the catalog around the rename: a "pending" row before it, "published" after it. A kill in
-between leaves a pending row (or, with an older catalog, none) beside a complete release;
-``repair``, run at the next start, registers it, and removes what killed writers left.
+the catalog around the rename: a "pending" row before it, "published" after it, and with the
+row what the release owes the review queue (``review.queue.review_plan``), marked done once
+queued. A kill in between leaves a pending row (or, with an older catalog, none) beside a
+complete release, or a release not yet queued; ``repair``, run at the next start, registers
+and queues it, and removes what killed writers left.
+
+A release is sealed before its rename: files 0444, directories 0555, so nothing writes into a
+published version by accident (``verify`` also fails on any file its manifest does not list).
 
 The files depend only on the input and the settings: rows in a fixed order, fixed writer
 options, and no run id, fetch port or temporary name in them. The manifest's one timestamp,
@@ -21,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -29,6 +35,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from packaging.version import Version
 
+from review.queue import queue_for_review
+from review.store import ReviewError
 from schemas import ReleaseFile, ReleaseManifest, schema_name, schema_version
 from schemas.releases import SEMVER, ReleaseError, by_config, list_versions, load_manifest, releases_root
 from schemas.storage.tables import TableSpec, write_table
@@ -107,23 +115,24 @@ def publish(data_dir: Path, name: str, tables: list[TableSpec], config: dict[str
             source_snapshot: str = "", flow_run_id: str | None = None, code_version: str = "",
             hierarchy: dict[str, dict] | None = None,
             gate: Callable[[Path, list[ReleaseFile]], dict] | None = None,
-            sources: dict[str, Any] | None = None, run_id: str | None = None) -> Path:
+            sources: dict[str, Any] | None = None, run_id: str | None = None, review: dict | None = None) -> Path:
     """Write a release, register it in the data directory's catalog and return its directory.
 
     ``hierarchy``: capability/task/dataset labels per config, recorded in the manifest and card.
     ``gate(directory, files)`` validates the written files before the release becomes visible; it
     returns a summary kept in the manifest, or raises (a ``ReleaseError`` naming what failed), and
     then nothing is published. ``run_id`` and ``flow_run_id`` go to the catalog, not the release:
-    they differ from run to run.
+    they differ from run to run. ``review``: what the release owes the review queue, kept with its
+    registration (``review.queue.queue_for_review`` queues it; ``repair`` does when a kill came first).
     """
     data_dir = Path(data_dir)
     with data_dir_lock(data_dir):
         return _publish(data_dir, name, tables, config, counts, version, card, source_snapshot, flow_run_id,
-                        code_version, hierarchy, gate, sources, run_id)
+                        code_version, hierarchy, gate, sources, run_id, review)
 
 
 def _publish(data_dir, name, tables, config, counts, version, card, source_snapshot, flow_run_id, code_version,
-             hierarchy, gate, sources, run_id) -> Path:
+             hierarchy, gate, sources, run_id, review) -> Path:
     created_at = release_time()
     schemas = {spec.config: f"{schema_name(spec.schema)} {schema_version(spec.schema)}" for spec in tables}
     version = version or next_version(data_dir, name, schemas)
@@ -137,8 +146,7 @@ def _publish(data_dir, name, tables, config, counts, version, card, source_snaps
     root.mkdir(parents=True, exist_ok=True)
     remove_stale(root)
     tmp = root / f".tmp-{version}-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
+    remove_tree(tmp)
     tmp.mkdir()
     catalog = Catalog(data_dir / "catalog.duckdb")
     try:
@@ -164,17 +172,47 @@ def _publish(data_dir, name, tables, config, counts, version, card, source_snaps
         )
         (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
         (tmp / "README.md").write_text(card or default_card(manifest, category_counts(tmp, files)), encoding="utf-8")
-        catalog.register_release(tmp, run_id, data_dir, flow_run_id, state="pending", final=final)
+        seal(tmp)  # before the rename: no reader sees a published release that is not read-only
+        catalog.register_release(tmp, run_id, data_dir, flow_run_id, state="pending", final=final, review=review)
         try:
             os.rename(tmp, final)
         except BaseException:
             catalog.forget_release(name, version)
             raise
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        remove_tree(tmp)
         raise
     catalog.set_published(name, version)
     return final
+
+
+FILE_MODE, DIRECTORY_MODE = 0o444, 0o555  # a sealed release: read-only for everyone, its owner included
+
+
+def seal(directory: Path) -> None:
+    """Make a release directory read-only: its files 0444, its directories 0555, the deepest first."""
+    directory = Path(directory)
+    for path in sorted(directory.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+        if not path.is_symlink():
+            path.chmod(DIRECTORY_MODE if path.is_dir() else FILE_MODE)
+    directory.chmod(DIRECTORY_MODE)
+
+
+def sealed(directory: Path) -> bool:
+    """Whether a release directory is read-only as ``seal`` leaves it."""
+    return all(stat.S_IMODE(p.lstat().st_mode) == (DIRECTORY_MODE if p.is_dir() else FILE_MODE)
+               for p in (Path(directory), *Path(directory).rglob("*")) if not p.is_symlink())
+
+
+def remove_tree(path: Path) -> None:
+    """Delete a directory tree a publisher wrote and never published, sealed or not (its directories are made
+    writable first: a sealed directory's entries cannot be unlinked); nothing when it is not there."""
+    path = Path(path)
+    if path.is_symlink() or not path.is_dir():
+        return
+    for directory in (path, *(p for p in path.rglob("*") if p.is_dir() and not p.is_symlink())):
+        directory.chmod(0o755)
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def remove_stale(root: Path) -> list[Path]:
@@ -184,7 +222,7 @@ def remove_stale(root: Path) -> list[Path]:
     for path in sorted(root.glob(".tmp-*")) if root.is_dir() else []:
         if path.name.rsplit("-", 1)[-1] == str(os.getpid()):
             continue
-        shutil.rmtree(path, ignore_errors=True)
+        remove_tree(path)
         removed.append(path)
     return removed
 
@@ -196,9 +234,12 @@ def repair(data_dir: Path) -> list[str]:
       catalog lacks or holds as pending is registered; one with problems is named and left alone,
       never registered;
     * a pending catalog row without its directory (killed before the rename) is removed;
+    * a published release whose review plan is not queued yet (its run was killed at the rename or while it
+      queued) is queued now (``review.queue.queue_for_review``);
+    * a registered release that is not read-only (published before releases were sealed) is sealed;
     * temporary release and snapshot directories are removed;
-    * a run whose release is registered here is marked ``published``; other runs still recorded as
-      running are marked ``interrupted``.
+    * a run whose release is registered is marked ``published``; other runs still recorded as running are
+      marked ``interrupted``.
     """
     data_dir = Path(data_dir)
     with data_dir_lock(data_dir):
@@ -227,7 +268,8 @@ def repair(data_dir: Path) -> list[str]:
                         catalog.forget_release(*key)
                     lines.append(f"not registered: {_relative(directory, data_dir)} ({'; '.join(problems)})")
                     continue
-                catalog.register_release(directory, row.get("run_id"), data_dir, row.get("flow_run_id"))
+                catalog.register_release(directory, row.get("run_id"), data_dir, row.get("flow_run_id"),
+                                         review=json.loads(row["review_plan"]) if row.get("review_plan") else None)
                 if row.get("run_id"):
                     runs_released[row["run_id"]] = directory.name
                 lines.append(f"registered {key[0]} {key[1]} ({_relative(directory, data_dir)}), published by "
@@ -236,14 +278,39 @@ def repair(data_dir: Path) -> list[str]:
         for name, version in sorted(pending):
             catalog.forget_release(name, version)
             lines.append(f"forgot {name} {version}: its run was killed before the release was moved into place")
+        lines += [_queue_owed(data_dir, owed) for owed in catalog.review_owed()]
+        for release in catalog.releases():
+            directory = data_dir / release["path"]
+            if directory.is_dir() and not sealed(directory):  # published before releases were sealed, or unsealed
+                seal(directory)
+                lines.append(f"sealed {_relative(directory, data_dir)}: made read-only (files 0444, directories "
+                             "0555), as publishing leaves every release")
         for run_id, version in sorted(runs_released.items()):
             catalog.set_run_status(run_id, "published", f"stopped after it published {version}, before the "
                                    "catalog recorded it; recorded by the next start", version)
+        released_by = {r["run_id"]: r for r in catalog.releases() if r["run_id"]}
         for run in catalog.runs(status="running"):
+            release = released_by.get(run["run_id"])
+            if release is not None:  # killed after its release's rename: in the review stage, or later
+                catalog.set_run_status(run["run_id"], "published", f"stopped after it published {release['version']}, "
+                                       "before it finished; recorded by the next start", release["version"])
+                lines.append(f"marked run {run['run_id']} published: it published {release['name']} "
+                             f"{release['version']} and stopped before it finished")
+                continue
             catalog.set_run_status(run["run_id"], "interrupted", "killed or stopped before it finished; "
                                    "found by the next start")
             lines.append(f"marked run {run['run_id']} interrupted: it stopped before it finished")
         return lines
+
+
+def _queue_owed(data_dir: Path, owed: dict) -> str:
+    """Queue for review a published release its run was killed before queueing; the repair's line."""
+    key, by = f"{owed['name']} {owed['version']}", f"run {owed['run_id']}" if owed.get("run_id") else "its run"
+    try:
+        added = queue_for_review(data_dir / owed["path"], data_dir)
+    except (ReviewError, ReleaseError, OSError) as exc:
+        return f"not queued for review: {key} ({exc}); the next start tries again"
+    return f"queued {key} for review, which {by} was killed before it finished: {added} items added to the queue"
 
 
 def _unsound(directory: Path, key: tuple[str, str]) -> list[str]:
@@ -265,7 +332,8 @@ def _relative(path: Path, root: Path) -> str:
 
 
 def verify(release_dir: Path) -> list[str]:
-    """Check every file against the manifest; returns the problems found (empty when sound)."""
+    """Check every file against the manifest, and that the directory holds nothing else (a file added to a
+    release is read by any glob over it); returns the problems found (empty when sound)."""
     release_dir = Path(release_dir)
     manifest = load_manifest(release_dir)
     problems = []
@@ -287,6 +355,22 @@ def verify(release_dir: Path) -> list[str]:
         rows = pq.ParquetFile(path).metadata.num_rows
         if rows != item.rows:
             problems.append(f"{item.path}: {rows} rows, the manifest says {item.rows}")
+    return problems + _unlisted(release_dir, manifest)
+
+
+def _unlisted(release_dir: Path, manifest: ReleaseManifest) -> list[str]:
+    """What the release directory holds besides its listed files, manifest.json and its card README.md."""
+    listed = {f.path for f in manifest.files} | {"manifest.json", "README.md"}
+    parents = {parent.as_posix() for path in listed for parent in Path(path).parents}
+    problems = []
+    for path in sorted(release_dir.rglob("*")):
+        relative = path.relative_to(release_dir).as_posix()
+        if path.is_dir() and not path.is_symlink():
+            if relative not in parents and not any(path.iterdir()):
+                problems.append(f"{relative}/: an empty directory the manifest does not list")
+        elif relative not in listed:
+            problems.append(f"{relative}: not in the manifest (added after the release was written); "
+                            "readers that glob the directory would load it")
     return problems
 
 

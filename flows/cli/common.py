@@ -23,7 +23,7 @@ from flows.report import ReportError
 from schemas.storage.catalog import CatalogError
 from crawlers.seeds import SeedError
 from flows.settings import SettingsError
-from schemas.releases import ReleaseError, load_manifest
+from schemas.releases import ReleaseError, load_manifest, refuse_release_tree
 from schemas.llm import LLMError
 from verifiers.search import SearchError
 
@@ -79,6 +79,12 @@ def release_dir(args: argparse.Namespace, release: str | None = None) -> Path:
     from warehouse.inspect import resolve
 
     return resolve(Path(args.data_dir), args.name, release or args.release)
+
+
+def outside_releases(path: str | Path, option: str = "--out", data_dir: str | Path = "zhbench-data") -> Path:
+    """An output path of a command as a Path; a ReleaseError (one line, even with --force) when it lies where
+    only publishing writes: ``data_dir``'s releases/ tree, or a release directory anywhere."""
+    return refuse_release_tree(Path(path), Path(data_dir) / "releases", option)
 
 
 def release_named(args: argparse.Namespace) -> tuple[Path, str, str]:

@@ -9,14 +9,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from flows.cli.common import command, release_named, release_options
+from flows.cli.common import command, outside_releases, release_named, release_options
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     from review.labelstudio import write_export
 
     _, name, version = release_named(args)
-    out = Path(args.out or f"{name}-{version}-labelstudio.json")
+    out = outside_releases(args.out or f"{name}-{version}-labelstudio.json", data_dir=args.data_dir)
     count, xml = write_export(_store(args), name, version, out)
     print(f"{count} tasks of {name} {version} to {out}; Label Studio's labeling config: {xml}")
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from flows.cli.common import UsageError, command, group
+from flows.cli.common import UsageError, command, group, outside_releases
 
 
 def cmd_mirror_serve(args: argparse.Namespace) -> int:
@@ -46,7 +46,7 @@ def cmd_mirror_export(args: argparse.Namespace) -> int:
     from crawlers.mirror.site import Site
 
     site = Site(facts_dir=Path(args.facts) if args.facts else FACTS_DIR)
-    written = site.export(Path(args.directory))
+    written = site.export(outside_releases(args.directory, "DIRECTORY"))
     print(f"wrote {written} pages of {len(site.entries)} entries to {args.directory}")
     return 0
 
@@ -60,7 +60,8 @@ def cmd_mirror_synth(args: argparse.Namespace) -> int:
     config = SynthConfig(seed=args.seed, ungrounded_rate=args.ungrounded_rate,
                          trailing_rate=args.trailing_rate, near_duplicate_rate=args.near_duplicate_rate)
     synth = Synthesizer(load_facts(Path(args.facts) if args.facts else FACTS_DIR), config)
-    write_synthetic(synth, args.count, Path(args.out), Path(args.seeds_out) if args.seeds_out else None)
+    write_synthetic(synth, args.count, outside_releases(args.out),
+                    outside_releases(args.seeds_out, "--seeds-out") if args.seeds_out else None)
     print(f"wrote {args.count} synthetic entries (seed {args.seed}) to {Path(args.out)}")
     return 0
 

@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from flows.cli.common import command, group, release_dir, release_options
+from flows.cli.common import command, group, outside_releases, release_dir, release_options
 
 
 def cmd_release_list(args: argparse.Namespace) -> int:
@@ -59,7 +59,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     directory = release_dir(args)
     default = Path(args.data_dir) / "exports" / f"{directory.parent.name}-{directory.name}-{args.format}"
-    for written in export(directory, args.format, Path(args.out) if args.out else default, args.split, args.force):
+    out = outside_releases(args.out or default, data_dir=args.data_dir)
+    for written in export(directory, args.format, out, args.split, args.force):
         print(f"{written.path}  {written.rows} rows  split {written.split}")
     return 0
 
@@ -113,8 +114,8 @@ def register(sub) -> None:
     export.add_argument("--format", required=True, choices=["chinese-simpleqa-jsonl", "simple-evals-csv", "jsonl"])
     export.add_argument("--split", default="all", choices=["eval", "train", "all"],
                         help="which split (default all: every split, each in its own file)")
-    export.add_argument("--out", help="output directory, new or empty (default <data-dir>/exports/<name>-<version>-"
-                                      "<format>)")
+    export.add_argument("--out", help="output directory, new or empty, outside <data-dir>/releases (default "
+                                      "<data-dir>/exports/<name>-<version>-<format>)")
     export.add_argument("--force", action="store_true",
                         help="write into a non-empty --out, replacing the files of the same names (or a file there)")
     release_options(export)

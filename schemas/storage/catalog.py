@@ -78,6 +78,10 @@ CREATE TABLE IF NOT EXISTS releases (
 -- Columns added after the first catalogs were written: earlier rows are published releases.
 ALTER TABLE releases ADD COLUMN IF NOT EXISTS state VARCHAR DEFAULT 'published';  -- pending | published
 ALTER TABLE releases ADD COLUMN IF NOT EXISTS published_at TIMESTAMPTZ;
+-- What the release owes the review queue (review.queue.review_plan; NULL: nothing), and when it was queued: the
+-- queue is part of the release's commit, so a release published but not yet queued is queued at the next start.
+ALTER TABLE releases ADD COLUMN IF NOT EXISTS review_plan JSON;
+ALTER TABLE releases ADD COLUMN IF NOT EXISTS review_queued_at TIMESTAMPTZ;
 CREATE TABLE IF NOT EXISTS llm_cache (
     key VARCHAR PRIMARY KEY,  -- sha256 of model, messages, temperature and JSON mode
     model VARCHAR NOT NULL,
@@ -241,12 +245,14 @@ class Catalog:
             [status, note, release_version, run_id]))
 
     def register_release(self, release_dir: Path, run_id: str | None, data_dir: Path,
-                         flow_run_id: str | None = None, state: str = "published", final: Path | None = None) -> None:
+                         flow_run_id: str | None = None, state: str = "published", final: Path | None = None,
+                         review: dict | None = None) -> None:
         """Add a release to the registry (its manifest is the source of truth).
 
         ``state`` "pending": the release is written at ``release_dir`` (a temporary directory) and about
         to be renamed to ``final``; the publisher sets it "published" after the rename, and the next
-        start in the data directory settles a pending row a kill left behind."""
+        start in the data directory settles a pending row a kill left behind. ``review``: what the release
+        owes the review queue (``review.queue.review_plan``), settled by ``set_review_queued``."""
         import hashlib
 
 
@@ -257,13 +263,14 @@ class Catalog:
         row = [manifest.name, manifest.version, _relative(Path(final or release_dir), data_dir), manifest.created_at,
                manifest.parent, run_id, flow_run_id or manifest.flow_run_id, digest, len(manifest.files),
                sum(f.rows for f in manifest.files), bool(manifest.validation.get("passed")) if manifest.validation
-               else None, state, datetime.now(timezone.utc) if state == "published" else None]
+               else None, state, datetime.now(timezone.utc) if state == "published" else None,
+               json.dumps(review, ensure_ascii=False, sort_keys=True) if review is not None else None]
 
         def work(con):
             con.execute("DELETE FROM releases WHERE name = ? AND version = ?", row[:2])
             con.execute("INSERT INTO releases (name, version, path, created_at, parent, run_id, flow_run_id, "
-                        "manifest_sha256, files, rows, validation_passed, state, published_at) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+                        "manifest_sha256, files, rows, validation_passed, state, published_at, review_plan) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
 
         self.transaction(work)
 
@@ -272,6 +279,20 @@ class Catalog:
         self.transaction(lambda con: con.execute(
             "UPDATE releases SET state = 'published', published_at = ? WHERE name = ? AND version = ?",
             [datetime.now(timezone.utc), name, version]))
+
+    def set_review_queued(self, name: str, version: str) -> None:
+        """Every item the release's review plan names is in the review queue."""
+        self.transaction(lambda con: con.execute(
+            "UPDATE releases SET review_queued_at = ? WHERE name = ? AND version = ?",
+            [datetime.now(timezone.utc), name, version]))
+
+    def review_owed(self) -> list[dict]:
+        """Published releases whose review plan is not queued yet (their run was killed before it queued them),
+        each with its plan as a dict."""
+        found = self._dicts("SELECT name, version, path, run_id, review_plan FROM releases WHERE state = 'published' "
+                            "AND review_plan IS NOT NULL AND review_queued_at IS NULL")
+        return sorted(({**r, "review_plan": json.loads(r["review_plan"])} for r in found),
+                      key=lambda r: (r["name"], _version_key(r["version"])))
 
     def forget_release(self, name: str, version: str) -> None:
         self.transaction(lambda con: con.execute("DELETE FROM releases WHERE name = ? AND version = ?",

@@ -157,25 +157,27 @@ def test_two_runs_started_together_in_one_data_directory_never_both_publish(tmp_
 
 KILLED_AFTER_PUBLISHING = """
 import os, sys
+from review.store import ReviewStore
 from schemas.storage.catalog import Catalog
-Catalog.set_published = lambda *args: os._exit(9)  # killed between the release's rename and the catalog
+# killed between the release's rename and the catalog, or in the review stage, before the queue is written
+setattr({"Catalog": Catalog, "ReviewStore": ReviewStore}[sys.argv[1]], sys.argv[2], lambda *args: os._exit(9))
 from flows.cli import main
-main(sys.argv[1:])
+main(sys.argv[3:])
 """
 
 
-@pytest.mark.slow
-def test_a_run_killed_after_publishing_is_registered_by_the_next_start(tmp_path):
+def killed_run(tmp_path, data, kill_at: str) -> None:
+    """``zhbench run`` in ``data``, killed at ``kill_at`` (Class.method, in the run's own process)."""
     import os
     import signal
 
-    data = tmp_path / "data"
     # In a session of its own, so that what the killed run started (Prefect's server) goes with it; its output
     # to files, which the server, orphaned by the kill, does not hold open as it would a pipe.
     with open(tmp_path / "killed.log", "w") as log:
-        killed = subprocess.Popen([sys.executable, "-c", KILLED_AFTER_PUBLISHING, "run", "--data-dir", str(data),
-                                   "--mirror-port", str(free_port())], cwd=tmp_path, stdout=log, stderr=log,
-                                  env={**os.environ, "PYTHONPATH": str(ROOT)}, start_new_session=True)
+        killed = subprocess.Popen([sys.executable, "-c", KILLED_AFTER_PUBLISHING, *kill_at.split("."), "run",
+                                   "--data-dir", str(data), "--mirror-port", str(free_port())], cwd=tmp_path,
+                                  stdout=log, stderr=log, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                                  start_new_session=True)
         try:
             killed.wait(timeout=900)
         finally:
@@ -185,6 +187,31 @@ def test_a_run_killed_after_publishing_is_registered_by_the_next_start(tmp_path)
                 pass
     assert killed.returncode == 9, (tmp_path / "killed.log").read_text()[-2000:]
     assert list_versions(data, "cdtp") == ["0.1.0"]
+
+
+def review_queue(data) -> tuple[set, set]:
+    """The items of cdtp 0.1.0 in the review queue, and those the run's [review] policy chose for it."""
+    import sqlite3
+
+    from flows.settings import ReviewSettings
+    from review.queue import Policy, select
+
+    review = ReviewSettings()
+    chosen = select(data / "releases" / "cdtp" / "0.1.0", Policy(tuple(review.all_configs),
+                                                                   tuple(review.sampled_configs),
+                                                                   review.sample_per_domain, review.seed))
+    found = set()
+    if (data / "review.sqlite").is_file():
+        with sqlite3.connect(data / "review.sqlite") as con:
+            found = set(con.execute("SELECT config, item_id FROM queue WHERE release_version = '0.1.0'").fetchall())
+    return found, {(config, i) for config, ids in chosen.items() for i in ids}
+
+
+@pytest.mark.slow
+def test_a_run_killed_after_publishing_is_registered_by_the_next_start(tmp_path):
+    data = tmp_path / "data"
+    killed_run(tmp_path, data, "Catalog.set_published")
+    assert review_queue(data)[0] == set()
 
     again = zhbench("run", "--data-dir", str(data), "--mirror-port", str(free_port()), cwd=tmp_path)
     assert again.returncode == 0, again.stderr[-2000:]
@@ -196,4 +223,30 @@ def test_a_run_killed_after_publishing_is_registered_by_the_next_start(tmp_path)
     catalog = Catalog(data / "catalog.duckdb")
     assert [(r["version"], r["run_id"]) for r in catalog.releases("cdtp")] == [("0.1.0", run)]
     assert [(r["run_id"], r["status"]) for r in catalog.runs()][0] == (run, "published")
+    assert [r["status"] for r in catalog.runs()] == ["published", "nothing_new"]
+    # The review queue is part of the release's commit: the next start queued what the killed run would have.
+    queued, chosen = review_queue(data)
+    assert queued == chosen and chosen
+    assert f"repaired        queued cdtp 0.1.0 for review, which run {run} was killed before it finished: " \
+           f"{len(chosen)} items added to the queue" in again.stdout
+
+
+@pytest.mark.slow
+def test_a_run_killed_in_its_review_stage_has_its_release_queued_by_the_next_start(tmp_path):
+    data = tmp_path / "data"
+    killed_run(tmp_path, data, "ReviewStore.enqueue")
+    assert review_queue(data)[0] == set()
+
+    again = zhbench("run", "--data-dir", str(data), "--mirror-port", str(free_port()), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr[-2000:]
+    from schemas.storage.catalog import Catalog
+
+    catalog = Catalog(data / "catalog.duckdb")
+    run = catalog.runs()[0]["run_id"]
+    queued, chosen = review_queue(data)
+    assert queued == chosen and chosen
+    assert f"repaired        queued cdtp 0.1.0 for review, which run {run} was killed before it finished: " \
+           f"{len(chosen)} items added to the queue" in again.stdout
+    assert f"repaired        marked run {run} published: it published cdtp 0.1.0 and stopped before it finished" \
+        in again.stdout
     assert [r["status"] for r in catalog.runs()] == ["published", "nothing_new"]

@@ -81,15 +81,16 @@ def rules(hierarchy) -> GateRules:
                      subtopics=("geography",), hierarchy={c: v.as_dict() for c, v in hierarchy.items()})
 
 
-def publish_release(tmp_path, data_dir, pair_records=None, item_records=None, gate=True, version=None):
-    """Publish a release of pairs and items; returns its directory."""
+def publish_release(tmp_path, data_dir, pair_records=None, item_records=None, gate=True, version=None, **publish):
+    """Publish a release of pairs and items; returns its directory. ``publish``: more of publish_stage's
+    arguments (run_id, review)."""
     hierarchy = load_hierarchy("cdtp")
     settings = ItemsSettings()
     pair_shards = write(tmp_path / f"pairs-{len(list(tmp_path.iterdir()))}", pair_records or pairs(), Pair)
     item_shards = write(tmp_path / f"items-{len(list(tmp_path.iterdir()))}", item_records or items(), Item)
     return publish_stage(pair_shards, ReleaseSettings(version=version), data_dir, {"k": 1}, {"pairs_kept": 12},
                          "snap", None, item_tables(item_shards, settings, hierarchy), hierarchy,
-                         rules(hierarchy) if gate else None, tmp_path / "validation")
+                         rules(hierarchy) if gate else None, tmp_path / "validation", **publish)
 
 
 @pytest.fixture(scope="module")

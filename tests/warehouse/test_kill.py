@@ -1,7 +1,9 @@
-"""A publishing process killed while it writes leaves no release visible, and the next one publishes."""
+"""A publishing process killed while it writes leaves no release visible, and the next one publishes; one killed
+after the rename, before its review queue is complete, has the next start queue it."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -10,11 +12,14 @@ import sys
 import textwrap
 import time
 
+import pytest
+
 from schemas import PAIR_SCHEMA, Pair
 from tests.warehouse.test_release import pair
 from schemas.storage.catalog import Catalog
 from warehouse.release import list_versions, repair, verify
 from schemas.storage.shards import ShardWriter
+from tests.sealed import lift_seal
 
 CHILD = textwrap.dedent("""
     import sys, time
@@ -128,6 +133,8 @@ def test_repair_registers_a_sound_release_the_catalog_never_heard_of_and_never_a
         small_release(data, shards)
     (data / "catalog.duckdb").unlink()  # a catalog that lost its rows (or one from before releases were kept)
     root = data / "releases" / "cdtp"
+    for broken in ("0.2.0", "0.3.0"):  # on purpose, as by someone who overrode the seal
+        lift_seal(root / broken)
     (root / "0.2.0" / "cdtp_pairs" / "all.parquet").write_bytes(b"not parquet")
     (root / "0.3.0" / "manifest.json").unlink()
     (root / ".tmp-0.4.0-123456").mkdir()  # a writer killed before its rename
@@ -152,7 +159,86 @@ def test_a_pending_row_whose_release_never_reached_its_place_is_forgotten(tmp_pa
     catalog = Catalog(data / "catalog.duckdb")
     # as a kill between the catalog's pending row and the rename leaves it
     catalog.register_release(directory, "r1", data, state="pending")
-    shutil.rmtree(directory)
+    shutil.rmtree(lift_seal(directory))
     assert catalog.releases("cdtp") == [] and len(catalog.releases("cdtp", state="pending")) == 1
     assert repair(data) == ["forgot cdtp 0.1.0: its run was killed before the release was moved into place"]
     assert catalog.releases("cdtp", state="pending") == []
+
+
+KILLED_WHILE_COMMITTING = textwrap.dedent("""
+    import os, sys
+    from pathlib import Path
+    from flows.settings import ReviewSettings
+    from review.queue import queue_for_review, review_plan
+    from review.store import ReviewStore
+    from schemas.storage.catalog import Catalog
+    from tests.warehouse.conftest import publish_release
+
+    tmp, data, kill_at = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+    Catalog(data / "catalog.duckdb").start_run({"run_id": "r1", "started_at": None})
+    owner, method = kill_at.split(".")
+    setattr({"Catalog": Catalog, "ReviewStore": ReviewStore}[owner], method, lambda *args: os._exit(9))
+    # as the flow does: the plan registered with the release (publish stage), then queued (review stage)
+    plan = review_plan(ReviewSettings(), [tmp / "run" / "items" / "items-0.parquet"], data)
+    release = publish_release(tmp, data, gate=False, run_id="r1", review=plan)
+    queue_for_review(release, data)
+""")
+
+
+def queued(data) -> dict[tuple[str, str], dict]:
+    import sqlite3
+
+    if not (data / "review.sqlite").is_file():
+        return {}
+    with sqlite3.connect(data / "review.sqlite") as con:
+        rows = con.execute("SELECT config, item_id, payload FROM queue WHERE release_version = '0.1.0'").fetchall()
+    return {(config, item_id): json.loads(payload) for config, item_id, payload in rows}
+
+
+@pytest.fixture(scope="module")
+def clean_queue(tmp_path_factory):
+    """What an unkilled run queues for review: the release's plan (the default [review] policy) in full."""
+    from flows.settings import ReviewSettings
+    from review.queue import queue_for_review, review_plan
+    from tests.warehouse.conftest import publish_release
+
+    tmp = tmp_path_factory.mktemp("clean")
+    plan = review_plan(ReviewSettings(), [], tmp / "data")
+    queue_for_review(publish_release(tmp, tmp / "data", gate=False, run_id="r0", review=plan), tmp / "data")
+    return queued(tmp / "data")
+
+
+@pytest.mark.parametrize("kill_at, repaired", [
+    # at the rename: the release is in place, the catalog still holds it as pending
+    ("Catalog.set_published", ["registered cdtp 0.1.0 (releases/cdtp/0.1.0), published by run r1 killed before the "
+                               "catalog recorded it",
+                               "queued cdtp 0.1.0 for review, which run r1 was killed before it finished: {n} items "
+                               "added to the queue"]),
+    # in the review stage, before the queue was written, and after it, before the catalog recorded it
+    ("ReviewStore.enqueue", ["queued cdtp 0.1.0 for review, which run r1 was killed before it finished: {n} items "
+                             "added to the queue",
+                             "marked run r1 published: it published cdtp 0.1.0 and stopped before it finished"]),
+    ("Catalog.set_review_queued", ["queued cdtp 0.1.0 for review, which run r1 was killed before it finished: 0 "
+                                   "items added to the queue",
+                                   "marked run r1 published: it published cdtp 0.1.0 and stopped before it finished"]),
+])
+def test_a_release_killed_before_its_review_queue_was_complete_is_queued_by_the_next_start(
+        tmp_path, clean_queue, kill_at, repaired):
+    data = tmp_path / "data"
+    (tmp_path / "run").mkdir()  # the killed run's verifier records, beside its item shards
+    (tmp_path / "run" / "checks.jsonl").write_text('{"item_id": "simpleqa000", "verifier": "evidence"}\n',
+                                                   encoding="utf-8")
+    child = subprocess.run([sys.executable, "-c", KILLED_WHILE_COMMITTING, str(tmp_path), str(data), kill_at],
+                           cwd=os.getcwd(), capture_output=True, text=True, timeout=300)
+    assert child.returncode == 9, child.stderr[-2000:]
+    assert list_versions(data, "cdtp") == ["0.1.0"]
+    assert set(queued(data)) < set(clean_queue) or kill_at == "Catalog.set_review_queued"
+
+    assert repair(data) == [line.format(n=len(clean_queue)) for line in repaired]  # the rerun's start
+    found = queued(data)
+    assert set(found) == set(clean_queue) and ("simpleqa", "simpleqa000") in found
+    assert found[("simpleqa", "simpleqa000")]["checks"] == [{"item_id": "simpleqa000", "verifier": "evidence"}]
+    catalog = Catalog(data / "catalog.duckdb")
+    (run,) = catalog.runs()
+    assert (run["status"], run["release_version"]) == ("published", "0.1.0")
+    assert catalog.review_owed() == [] and repair(data) == []  # nothing left to settle

@@ -10,6 +10,7 @@ from flows.settings import ReleaseSettings
 from schemas import Pair, Triple
 from warehouse.release import ReleaseError, list_versions, next_version, verify
 from schemas.storage.shards import ShardWriter
+from tests.sealed import lift_seal
 
 
 def pair(i: int, kept: bool = True) -> Pair:
@@ -68,7 +69,7 @@ def test_versions_increase_and_never_overwrite(shards, tmp_path):
 
 
 def test_verify_reports_a_changed_file(shards, tmp_path):
-    release = publish(shards, tmp_path / "data")
+    release = lift_seal(publish(shards, tmp_path / "data"))
     target = release / "dropped_triples" / "all.parquet"
     target.write_bytes(target.read_bytes() + b"x")
     (problem,) = verify(release)
@@ -77,7 +78,7 @@ def test_verify_reports_a_changed_file(shards, tmp_path):
 
 def test_a_schema_change_raises_the_major_number(shards, tmp_path):
     data = tmp_path / "data"
-    first = publish(shards, data)
+    first = lift_seal(publish(shards, data))
     manifest = json.loads((first / "manifest.json").read_text())
     # Pretend the first release was written with an older pair schema.
     for entry in manifest["files"]:
@@ -100,7 +101,7 @@ def test_a_chosen_version_must_be_newer_than_the_latest(shards, tmp_path):
 def test_release_verify_finds_a_flipped_byte(shards, tmp_path, capsys):
     from flows.cli import main
 
-    release = publish(shards, tmp_path / "data")
+    release = lift_seal(publish(shards, tmp_path / "data"))
     target = release / "cdtp_pairs" / "all.parquet"
     data = bytearray(target.read_bytes())
     data[len(data) // 2] ^= 0xFF  # same size, one byte different
