@@ -143,7 +143,7 @@ def cost_bound(settings: LLMSettings, messages: Sequence[dict]) -> float:
 @dataclass
 class Result:
     data: Any = None  # the parsed (and validated) JSON reply
-    error: str = ""  # why there is no data: http_429, timeout, empty_reply, malformed_json, invalid: ... , budget
+    error: str = ""  # why there is no data: http_429, timeout, empty_reply, malformed_json, reply_too_large, invalid: ...
     cached: bool = False
     attempts: int = 0
 
