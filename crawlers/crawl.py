@@ -8,7 +8,8 @@ A crawl directory holds:
 
 * ``fetched.jsonl``: the fetch log, one flushed line per kept response (the durable record);
 * ``pages/pages-*.parquet``: the parsed pages in shards, written in batches;
-* ``progress.json`` and ``crawl-stats.json``: live and final counters.
+* ``progress.json`` and ``crawl-stats.json``: live and final counters;
+* ``.crawl.lock``: one process writes a crawl at a time (:func:`crawl_lock`).
 
 Raw HTML goes to a content-addressed store shared by all crawls of a data directory.
 """
@@ -24,10 +25,11 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 from urllib.parse import urlsplit
 
 import pyarrow.parquet as pq
@@ -38,6 +40,7 @@ from crawlers.processes import signals_held
 from crawlers.rawstore import RawStore
 from crawlers.urls import canonicalize
 from schemas import Page
+from schemas.storage.lockfile import Locked, alive, holding
 from schemas.storage.shards import ShardWriter, crawl_environment
 
 DEFAULT_USER_AGENT = "zhbench/0.1 (Chinese benchmark data crawler; set crawl.user_agent to add your contact)"
@@ -45,6 +48,36 @@ DEFAULT_USER_AGENT = "zhbench/0.1 (Chinese benchmark data crawler; set crawl.use
 
 class CrawlError(RuntimeError):
     """The crawl could not run (unreachable site, child failure); the message says what to do."""
+
+
+class CrawlLocked(CrawlError):
+    """Another process writes the crawl directory; the message names it (pid, since when, command)."""
+
+    def __init__(self, message: str, holder: dict):
+        super().__init__(message)
+        self.holder = holder
+
+
+CRAWL_LOCK = ".crawl.lock"
+
+
+@contextmanager
+def crawl_lock(crawl_dir: Path, command: str | None = None) -> Iterator[int]:
+    """Hold the crawl directory's lock for the block, yielding its descriptor: one process at a time crawls,
+    resumes, recrawls or re-parses a crawl, else two of them would store its pages twice.
+
+    Held by another process: raise ``CrawlLocked`` at once. The crawler child is given the descriptor, so a
+    child that outlives its killed parent keeps the crawl locked until it has stopped."""
+    crawl_dir = Path(crawl_dir)
+    with ExitStack() as stack:
+        try:
+            fd = stack.enter_context(holding(crawl_dir / CRAWL_LOCK, f"crawl {crawl_dir.name} in {crawl_dir}",
+                                             command))
+        except Locked as exc:
+            stopping = "" if alive(exc.holder) else " (gone: its crawler process is stopping)"
+            raise CrawlLocked(f"{exc}{stopping}; one process writes a crawl at a time: wait for it to end, "
+                              "or stop it and continue with --resume", exc.holder) from None
+        yield fd
 
 
 @dataclass
@@ -128,7 +161,11 @@ def run_crawl(config: CrawlConfig, progress: Callable[[dict], None] | None = Non
     if config.start_urls:
         check_reachable(config.start_urls[0])
     out = Path(config.out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    with crawl_lock(out) as lock_fd:
+        return _run_locked(config, out, lock_fd, progress)
+
+
+def _run_locked(config: CrawlConfig, out: Path, lock_fd: int, progress: Callable[[dict], None] | None) -> CrawlResult:
     if config.resume and not (out / "fetched.jsonl").exists() and not config.start_urls:
         raise CrawlError(f"nothing to resume in {out}: it has no fetch log")
     config_path = out / "crawl-config.json"
@@ -143,7 +180,8 @@ def run_crawl(config: CrawlConfig, progress: Callable[[dict], None] | None = Non
                 # passes it on once (a second SIGINT would make Scrapy stop uncleanly).
                 proc = subprocess.Popen([sys.executable, "-m", "crawlers.crawl", str(config_path)],
                                         stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
-                                        env={**crawl_environment(), "ZHBENCH_PARENT_PID": str(os.getpid())})
+                                        env={**crawl_environment(), "ZHBENCH_PARENT_PID": str(os.getpid())},
+                                        pass_fds=(lock_fd,))  # the crawl's lock, held until the child ends
             while proc.poll() is None:
                 if progress is not None:
                     progress(read_progress(out))
@@ -439,6 +477,12 @@ def reparse(crawl_dir: Path, raw_dir: Path | None = None, backend: str = "select
     log = FetchLog(crawl_dir / "fetched.jsonl")
     if not log.path.exists():
         raise CrawlError(f"{crawl_dir} is not a crawl directory: it has no fetched.jsonl")
+    with crawl_lock(crawl_dir):
+        return _reparse_locked(crawl_dir, log, raw_dir, backend, rows_per_shard, unreadable)
+
+
+def _reparse_locked(crawl_dir: Path, log: FetchLog, raw_dir: Path | None, backend: str, rows_per_shard: int,
+                    unreadable: list[str] | None) -> list[Path]:
     raw = RawStore(raw_dir or _raw_dir_of(crawl_dir))
     staging = crawl_dir / f".reparse-{os.getpid()}"
     try:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 from urllib.parse import urlsplit
 
-from crawlers.crawl import CrawlConfig, CrawlError, CrawlResult, collect, reparse, run_crawl
+from crawlers.crawl import CrawlConfig, CrawlError, CrawlResult, collect, crawl_lock, reparse, run_crawl
 from crawlers.fetchlog import FetchLog
 from crawlers.seeds import bundled_seed_files, read_seeds, seed_url
 from flows import caching, progress
@@ -136,16 +136,19 @@ def crawl_job(crawl: CrawlSettings, data_dir: Path, name: str | None = None, res
             raise CrawlError(f"nothing to resume: {crawls_root(data_dir) / name} holds no crawl")
     name = name or datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out_dir = crawls_root(data_dir) / name
-    if not resume and (out_dir / "fetched.jsonl").exists():
-        raise CrawlError(f"crawl {name} already exists in {out_dir}; continue it with --resume, "
-                         "or choose another --name")
-    extra: dict = {"resume": resume, "redis_url": redis_url, "redis_key": redis_key}
-    with site_for(crawl, mirror_port) as base_url:
-        config = crawl_config(crawl, base_url, out_dir, data_dir / "raw", **extra)
-        if recrawl_after is not None:
-            due_only(config, data_dir, base_url, recrawl_after)
-        result = run_crawl(config, progress=progress)
-    register_crawl(data_dir, name, out_dir)
+    # Held from before the check that the crawl is new to its registration: two crawls of one name both
+    # found it new, then stored its pages twice.
+    with crawl_lock(out_dir):
+        if not resume and (out_dir / "fetched.jsonl").exists():
+            raise CrawlError(f"crawl {name} already exists in {out_dir}; continue it with --resume, "
+                             "or choose another --name")
+        extra: dict = {"resume": resume, "redis_url": redis_url, "redis_key": redis_key}
+        with site_for(crawl, mirror_port) as base_url:
+            config = crawl_config(crawl, base_url, out_dir, data_dir / "raw", **extra)
+            if recrawl_after is not None:
+                due_only(config, data_dir, base_url, recrawl_after)
+            result = run_crawl(config, progress=progress)
+        register_crawl(data_dir, name, out_dir)
     return result
 
 
@@ -322,21 +325,23 @@ def _stamp() -> str:
 
 def _crawl_into(settings: Settings, data_dir: Path, base_url: str, out: Path, kind: str,
                 resume: bool = False) -> CrawlResult:
-    """Crawl (or resume) into ``out``: a full crawl, or a recrawl that asks only for what is due."""
+    """Crawl (or resume) into ``out``: a full crawl, or a recrawl that asks only for what is due. The crawl's
+    lock is held throughout, so a ``zhbench crawl --resume`` of the run's crawl cannot write it meanwhile."""
     crawl = settings.crawl
-    out.mkdir(parents=True, exist_ok=True)
-    (out / KIND).write_text(kind + "\n", encoding="utf-8")
-    config = crawl_config(crawl, base_url, out, data_dir / "raw", resume=resume)
-    if kind == "recrawl":
-        due_only(config, data_dir, base_url, parse_age(crawl.recrawl_after or "0s"))
 
     def advanced(p: dict) -> None:
         if p:
             progress.advanced("crawl", int(p.get("pages", 0)), None, "pages")
 
-    result = run_crawl(config, progress=advanced)
-    (out / COMPLETE).write_text(datetime.now(timezone.utc).isoformat(timespec="seconds") + "\n", encoding="utf-8")
-    register_crawl(data_dir, out.name, out)
+    with crawl_lock(out):
+        (out / KIND).write_text(kind + "\n", encoding="utf-8")
+        config = crawl_config(crawl, base_url, out, data_dir / "raw", resume=resume)
+        if kind == "recrawl":
+            due_only(config, data_dir, base_url, parse_age(crawl.recrawl_after or "0s"))
+        result = run_crawl(config, progress=advanced)
+        (out / COMPLETE).write_text(datetime.now(timezone.utc).isoformat(timespec="seconds") + "\n",
+                                    encoding="utf-8")
+        register_crawl(data_dir, out.name, out)
     return result
 
 

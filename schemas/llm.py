@@ -19,13 +19,20 @@
   times. Then the call is a failure with that error, never passed as a verdict and
   never raised: callers decide what an item without a verdict becomes.
 * **Budget**: each request reserves an upper bound of its cost before it is sent
-  (see :func:`cost_bound`); the reply's reported usage then settles the reservation
-  to the actual cost. A request whose bound does not fit in what ``budget_usd``
-  leaves after the money spent and reserved by requests in flight is not sent, and
-  no request after it: the calls in flight finish (their replies are cached) and
-  :meth:`LLMClient.map` raises :class:`BudgetExceeded` saying what was spent and how
-  to go on. So spending never passes the budget, concurrency included, as long as
-  the bound holds. The budget is per client, i.e. per run.
+  (see :func:`cost_bound`); the reply then settles the reservation to its cost, counted
+  from the larger of the usage the server reports and the tokens counted here of what
+  was sent and received (:func:`count_tokens`), so a server that under-reports its usage
+  is charged what it was sent and what it said. A request whose bound does not fit in
+  what ``budget_usd`` leaves after the money spent and reserved by requests in flight is
+  not sent, and no request after it: the calls in flight finish (their replies are
+  cached) and :meth:`LLMClient.map` raises :class:`BudgetExceeded` saying what was spent
+  and how to go on. So spending passes the budget by no more than what the requests in
+  flight received beyond their ``max_tokens`` (one request at ``concurrency`` 1), each
+  capped by the reply size limit. The budget is per client, i.e. per run.
+* **Reply size**: a reply's HTTP body is read up to ``max_output_tokens`` worth of bytes
+  (:func:`reply_byte_limit`) and no further: a longer one is the failure
+  ``reply_too_large``, never parsed, never cached, charged at its bound, not retried
+  (a server that ignores ``max_tokens`` would only do it again).
 * **Accounting**: calls, cache hits, failures by error, tokens and cost per stage.
 * **Concurrency**: ``map`` runs requests on ``concurrency`` threads.
 """
@@ -56,6 +63,10 @@ class BudgetExceeded(LLMError):
     """The next request would have passed llm.budget_usd; nothing more was sent."""
 
 
+class ReplyTooLarge(Exception):
+    """A reply's body passed the reply size limit; it was read no further."""
+
+
 @dataclass
 class LLMSettings:
     base_url: str
@@ -83,6 +94,38 @@ TOKENS_PER_REQUEST = 64
 _EPSILON_USD = 1e-9
 
 
+# Tokens counted here, to charge a reply with when the server's usage says less. The endpoint's tokenizer is
+# not known (an OpenAI-compatible server may run any model, and tiktoken downloads its encodings on first use,
+# which an offline machine cannot), so text is counted by characters: one token per CJK character (ideographs,
+# kana, hangul, CJK punctuation and fullwidth forms) and one per 4 other characters, about what BPE tokenizers
+# give Chinese and English text. Chat templates add a few tokens per message and per request.
+_CJK = re.compile("[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef\U00020000-\U0003ffff]")
+LOCAL_TOKENS_PER_MESSAGE = 4
+LOCAL_TOKENS_PER_REQUEST = 3
+# The reply size limit: a token of a BPE vocabulary spans at most about 16 bytes of UTF-8, twice that once JSON
+# escapes it (\uXXXX for a 3-byte character), and the chat completion around the content (id, model, usage,
+# finish reason) takes a few hundred bytes.
+REPLY_BYTES_PER_TOKEN = 32
+REPLY_ENVELOPE_BYTES = 16 * 1024
+
+
+def count_tokens(text: str) -> int:
+    """Tokens counted here: one per CJK character, one per 4 other characters (rounded up)."""
+    cjk = _CJK.subn("", text)[1]
+    return cjk + -(-(len(text) - cjk) // 4)
+
+
+def prompt_tokens_counted(messages: Sequence[dict]) -> int:
+    """The prompt's tokens counted here: :func:`count_tokens` of each message's content and the template's."""
+    return LOCAL_TOKENS_PER_REQUEST + sum(LOCAL_TOKENS_PER_MESSAGE + count_tokens(str(m.get("content") or ""))
+                                          for m in messages)
+
+
+def reply_byte_limit(max_output_tokens: int) -> int:
+    """The most bytes of a reply's HTTP body read: ``max_output_tokens`` worth, and the envelope."""
+    return REPLY_ENVELOPE_BYTES + REPLY_BYTES_PER_TOKEN * max_output_tokens
+
+
 def prompt_token_bound(messages: Sequence[dict]) -> int:
     """At most this many prompt tokens: UTF-8 bytes of every message's content, plus
     TOKENS_PER_MESSAGE per message and TOKENS_PER_REQUEST for the request."""
@@ -100,7 +143,7 @@ def cost_bound(settings: LLMSettings, messages: Sequence[dict]) -> float:
 @dataclass
 class Result:
     data: Any = None  # the parsed (and validated) JSON reply
-    error: str = ""  # why there is no data: http_429, timeout, empty_reply, malformed_json, invalid: ... , budget
+    error: str = ""  # why there is no data: http_429, timeout, empty_reply, malformed_json, reply_too_large, invalid: ...
     cached: bool = False
     attempts: int = 0
 
@@ -119,8 +162,9 @@ class Usage:
     calls: int = 0
     cache_hits: int = 0
     failures: int = 0
-    prompt_tokens: int = 0
+    prompt_tokens: int = 0  # charged: the larger of the reported and the counted, per reply
     completion_tokens: int = 0
+    underreported: int = 0  # replies whose reported usage was below the tokens counted here
     usd: float = 0.0  # from the usage the replies reported
     usd_unconfirmed: float = 0.0  # at their bound: requests cut off (timeout, lost connection) or without usage
     errors: Counter = field(default_factory=Counter)  # failed calls by error code
@@ -129,6 +173,7 @@ class Usage:
         return {"calls": self.calls, "cache_hits": self.cache_hits, "failures": self.failures,
                 "errors": dict(sorted(self.errors.items())),
                 "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "underreported": self.underreported,
                 "usd": round(self.usd, 6), "usd_unconfirmed": round(self.usd_unconfirmed, 6)}
 
 
@@ -185,7 +230,8 @@ class LLMClient:
         self._openai = openai
         # The key goes to the client only; "not-needed" lets local servers without auth work.
         self._client = openai.OpenAI(base_url=settings.base_url, api_key=key or "not-needed",
-                                     timeout=settings.timeout_s, max_retries=0)
+                                     timeout=settings.timeout_s, max_retries=0,
+                                     http_client=_bounded_http_client(reply_byte_limit(settings.max_output_tokens)))
 
     @property
     def name(self) -> str:
@@ -324,6 +370,8 @@ class LLMClient:
             response = self._client.chat.completions.create(
                 model=s.model, messages=[dict(m) for m in messages], temperature=s.temperature,
                 max_tokens=s.max_output_tokens, response_format={"type": "json_object"})
+        except ReplyTooLarge:  # never parsed; the server may have billed it: it stays at its bound
+            return _Reply(error="reply_too_large", attempts=attempt)
         except oa.RateLimitError as exc:
             error, retry_after, cost, confirmed = "http_429", _retry_after(exc), 0.0, True
         except oa.APITimeoutError:
@@ -340,14 +388,20 @@ class LLMClient:
         else:
             reply = _read(response, attempt)
             reported = getattr(response, "usage", None) is not None
-            if reported:
-                cost = (reply.prompt_tokens * s.usd_per_million_input
-                        + reply.completion_tokens * s.usd_per_million_output) / 1e6
-            confirmed = reported  # without reported usage the reply stays at its bound
+            counted = (prompt_tokens_counted(messages), count_tokens(reply.content))
+            under = reported and (reply.prompt_tokens < counted[0] or reply.completion_tokens < counted[1])
+            reply.prompt_tokens = max(reply.prompt_tokens, counted[0])
+            reply.completion_tokens = max(reply.completion_tokens, counted[1])
+            charged = (reply.prompt_tokens * s.usd_per_million_input
+                       + reply.completion_tokens * s.usd_per_million_output) / 1e6
+            # Without reported usage the reply stays at its bound, or more when it said more than that.
+            cost = charged if reported else max(bound, charged)
+            confirmed = reported
             with self._lock:
                 usage.calls += 1
                 usage.prompt_tokens += reply.prompt_tokens
                 usage.completion_tokens += reply.completion_tokens
+                usage.underreported += under
             return reply
         finally:
             self._settle(usage, bound, cost, confirmed)
@@ -399,6 +453,40 @@ def _read(response: Any, attempts: int) -> _Reply:
                   finish_reason=str(getattr(choice, "finish_reason", None) or ""),
                   prompt_tokens=int(getattr(used, "prompt_tokens", 0) or 0),
                   completion_tokens=int(getattr(used, "completion_tokens", 0) or 0))
+
+
+def _bounded_http_client(limit: int) -> Any:
+    """The openai client's HTTP client, with the SDK's defaults, reading a reply's body up to ``limit`` bytes.
+
+    The limit is applied to the response as it arrives (a response hook, so proxies from the environment are
+    bounded too): a Content-Length above it is refused before the body is read, and a body without one is
+    read chunk by chunk until it passes the limit. The limit counts bytes as they arrive; the body is asked
+    for uncompressed (``Accept-Encoding: identity``), so from a server that honours that they are the bytes held."""
+    import httpx2
+    import openai
+
+    class LimitedStream(httpx2.SyncByteStream):
+        def __init__(self, stream: Any):
+            self._stream = stream
+
+        def __iter__(self):
+            read = 0
+            for chunk in self._stream:
+                read += len(chunk)
+                if read > limit:
+                    raise ReplyTooLarge(f"a reply of more than {limit} bytes")
+                yield chunk
+
+        def close(self) -> None:
+            self._stream.close()
+
+    def bound(response: Any) -> None:
+        length = response.headers.get("content-length", "")
+        if length.isdigit() and int(length) > limit:
+            raise ReplyTooLarge(f"a reply of {length} bytes, above the limit of {limit}")
+        response.stream = LimitedStream(response.stream)
+
+    return openai.DefaultHttpxClient(event_hooks={"response": [bound]}, headers={"Accept-Encoding": "identity"})
 
 
 def _retry_after(exc: Any) -> float | None:

@@ -6,7 +6,8 @@
 The script is a function of the parsed request body (and the call number) that
 returns an action: ``reply(content)`` (a string, or an object sent as JSON text; ``None`` sends a
 null content), ``raw(body)`` (the whole response body as it is, e.g. ``{"choices": []}``),
-``status(429, retry_after=0.1)``, ``status(500)`` or ``delay(seconds, then)``.
+``status(429, retry_after=0.1)``, ``status(500)``, ``delay(seconds, then)`` or ``large(size)`` (a chat
+completion of ``size`` bytes, sent a piece at a time).
 Every request is recorded in ``llm.requests`` with its headers; ``max_in_flight`` is the
 most requests the server was answering at once.
 """
@@ -26,7 +27,7 @@ from bench.localhost import free_port
 
 @dataclass
 class Action:
-    kind: str  # reply | raw | status | delay
+    kind: str  # reply | raw | status | delay | large
     content: str | None = ""
     code: int = 200
     retry_after: float | None = None
@@ -35,6 +36,8 @@ class Action:
     prompt_tokens: int = 10
     completion_tokens: int = 5
     finish_reason: str = "stop"  # "length": the reply was cut at max_tokens
+    size: int = 0  # large: the body's bytes
+    length: bool = True  # large: with a Content-Length header, else the body ends when the connection closes
 
 
 def reply(content: Any, prompt_tokens: int = 10, completion_tokens: int = 5) -> Action:
@@ -53,6 +56,12 @@ def status(code: int, retry_after: float | None = None) -> Action:
 
 def delay(seconds: float, then: Action) -> Action:
     return Action("delay", seconds=seconds, then=then)
+
+
+def large(size: int, length: bool = True) -> Action:
+    """A chat completion of ``size`` bytes, its content a run of "x", written 64 KiB at a time (the server never
+    holds it whole); ``length``: with a Content-Length header, else ended by closing the connection."""
+    return Action("large", size=size, length=length)
 
 
 class _Server(ThreadingHTTPServer):
@@ -121,6 +130,9 @@ class ScriptedLLM:
                 if action.kind == "raw":
                     self._body((action.content or "").encode("utf-8"))
                     return
+                if action.kind == "large":
+                    self._large(action, model)
+                    return
                 payload = json.dumps({
                     "id": f"chatcmpl-{len(owner.requests)}", "object": "chat.completion", "created": 0,
                     "model": model,
@@ -130,6 +142,23 @@ class ScriptedLLM:
                               "total_tokens": action.prompt_tokens + action.completion_tokens},
                 }, ensure_ascii=False).encode("utf-8")
                 self._body(payload)
+
+            def _large(self, action: Action, model: str) -> None:
+                head = ('{"id": "chatcmpl-large", "object": "chat.completion", "created": 0, "model": %s, '
+                        '"choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", '
+                        '"content": "' % json.dumps(model)).encode()
+                tail = b'"}}], "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                if action.length:
+                    self.send_header("Content-Length", str(action.size))
+                self.end_headers()
+                self.wfile.write(head)
+                piece, left = b"x" * 65536, action.size - len(head) - len(tail)
+                while left > 0:
+                    self.wfile.write(piece[:left])
+                    left -= len(piece)
+                self.wfile.write(tail)
 
             def _body(self, payload: bytes) -> None:
                 self.send_response(200)

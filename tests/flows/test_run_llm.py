@@ -75,16 +75,17 @@ def test_a_run_whose_verifier_calls_all_fail_claims_no_llm_check_and_the_card_co
 
 
 def dime_a_call(body):
-    """The writer's replies, each costing exactly $0.10 (5 output tokens at $20,000 per million): its bound too."""
+    """The writer's replies, each costing exactly $0.10 (1,000 output tokens at $100 per million): its bound too
+    (more than any reply's tokens counted by the client, so the reported usage is what is charged)."""
     answer = writer_script(body)
-    return delay(0.05, reply(answer.content, prompt_tokens=10, completion_tokens=5))
+    return delay(0.05, reply(answer.content, prompt_tokens=10, completion_tokens=1000))
 
 
 @pytest.mark.slow  # two runs of their own (an LLM budget)
 def test_a_budget_stops_the_run_cleanly_before_it_is_passed_and_the_rerun_pays_nothing_twice(tmp_path):
     port = str(free_port())
     with ScriptedLLM(dime_a_call) as llm:
-        env = llm_env(llm.base_url, budget_usd="0.5", usd_per_million_output="20000", max_output_tokens="5")
+        env = llm_env(llm.base_url, budget_usd="0.5", usd_per_million_output="100", max_output_tokens="1000")
         first = zhbench("run", "--data-dir", str(tmp_path / "data"), "--mirror-port", port, cwd=tmp_path, env=env)
         assert first.returncode == 1 and "Traceback" not in first.stderr
         # The stage lines of the progress display, then one error line, the last.

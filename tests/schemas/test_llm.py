@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from tests.llm_server import ScriptedLLM, delay, raw, reply, status
+from tests.llm_server import ScriptedLLM, delay, large, raw, reply, status
 from schemas.llm import (TOKENS_PER_MESSAGE, TOKENS_PER_REQUEST, BudgetExceeded, LLMClient, LLMSettings, Prompt,
-                           cost_bound, prompt_token_bound, request_key)
+                           cost_bound, count_tokens, prompt_token_bound, prompt_tokens_counted, reply_byte_limit,
+                           request_key)
 
 MESSAGES = [{"role": "user", "content": "长江的发源地在哪里？请用JSON回答。"}]
 
@@ -109,13 +112,14 @@ def test_the_cost_bound_counts_prompt_bytes_and_max_output_tokens():
 
 
 def dime_a_call(body):
-    """A reply that costs exactly $0.10 at $20,000 per million output tokens: its bound too."""
-    return delay(0.05, reply({"echo": body["messages"][0]["content"]}, prompt_tokens=10, completion_tokens=5))
+    """A reply that costs exactly $0.10 at $10,000 per million output tokens: its bound too (10 tokens, more than
+    the 6 counted in the reply, so the reported usage is what is charged)."""
+    return delay(0.05, reply({"echo": body["messages"][0]["content"]}, prompt_tokens=10, completion_tokens=10))
 
 
 def test_budget_is_reserved_before_each_request_and_never_exceeded_with_concurrency(tmp_path):
     requests = [[{"role": "user", "content": f"问题{i}"}] for i in range(40)]
-    priced = {"budget_usd": 0.5, "usd_per_million_output": 20_000.0, "max_output_tokens": 5, "concurrency": 16}
+    priced = {"budget_usd": 0.5, "usd_per_million_output": 10_000.0, "max_output_tokens": 10, "concurrency": 16}
     with ScriptedLLM(dime_a_call) as llm:
         c = client(llm, tmp_path, **priced)
         with pytest.raises(BudgetExceeded) as stop:
@@ -145,6 +149,66 @@ def test_a_request_whose_cost_is_unknown_stays_at_its_bound(tmp_path):
         assert c.complete_json("s", MESSAGES).error == "timeout"
         assert c.spent() == pytest.approx(0.1)  # it may have been billed
         assert c.report()["stages"]["s"]["usd_unconfirmed"] == pytest.approx(0.1)
+
+
+def test_tokens_are_counted_here_one_per_cjk_character_and_one_per_four_others():
+    assert count_tokens("") == 0
+    assert count_tokens("长江") == 2 and count_tokens("，。「」") == 4  # CJK punctuation counts as CJK
+    assert count_tokens("Yangtze") == 2 and count_tokens("abcd") == 1  # 7 and 4 other characters, rounded up
+    assert count_tokens('{"echo": "问题0"}') == 2 + 4  # 2 ideographs, 13 other characters
+    assert prompt_tokens_counted([{"role": "user", "content": "长江"}, {"role": "system", "content": ""}]) == 3 + 4 + 2 + 4
+
+
+def test_a_server_that_underreports_its_usage_spends_no_more_than_the_budget_and_one_request(tmp_path):
+    """It reports one token each way, while each prompt and each reply (longer than max_tokens) holds a hundred:
+    charged what it was sent and what it said, it is stopped at the budget, passing it by one request at most."""
+    answer = {"answer": "长江发源于青藏高原唐古拉山脉的各拉丹冬峰西南侧，" * 4}
+    requests = [[{"role": "user", "content": f"第{i}个问题：长江的发源地在哪里？请详细回答。" * 4}] for i in range(100)]
+    priced = {"budget_usd": 0.05, "usd_per_million_input": 5.0, "usd_per_million_output": 15.0,
+              "max_output_tokens": 64, "concurrency": 1}
+    with ScriptedLLM(lambda body: reply(answer, prompt_tokens=1, completion_tokens=1)) as llm:
+        c = client(llm, tmp_path, **priced)
+        with pytest.raises(BudgetExceeded):
+            c.map("s", requests)
+    # What the server was sent and what it said, counted as the client counts, at the settings' prices.
+    said = count_tokens(json.dumps(answer, ensure_ascii=False))
+    costs = [(prompt_tokens_counted(body["messages"]) * 5.0 + said * 15.0) / 1e6 for body in llm.requests]
+    assert said > 64 and 10 < len(costs) < 100  # before, all 100 were sent for $0.002 of reported usage
+    assert c.spent() == pytest.approx(sum(costs))
+    # Stopped when the next request's bound no longer fitted, never more than one request past the budget.
+    next_bound = cost_bound(c.settings, requests[len(costs)])
+    assert 0.05 - next_bound < sum(costs) <= 0.05 + max(costs)
+    stage = c.report()["stages"]["s"]
+    assert stage["underreported"] == stage["calls"] == len(costs)
+    assert stage["completion_tokens"] == said * len(costs)
+
+
+@pytest.mark.parametrize("length", [True, False], ids=["content_length", "read_until_closed"])
+def test_a_4_mb_reply_is_refused_as_too_large_without_being_held(tmp_path, length):
+    """Refused from its Content-Length before the body is read, or once the body read passes the limit:
+    either way never parsed, never cached, not asked again, charged at its bound, and memory stays small."""
+    import tracemalloc
+
+    with ScriptedLLM(lambda body: large(4 * 1024 * 1024, length=length)) as llm:
+        c = client(llm, tmp_path, usd_per_million_output=1_000.0, max_output_tokens=1024)
+        tracemalloc.start()
+        try:
+            result = c.complete_json("s", MESSAGES)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert (result.ok, result.data, result.error) == (False, None, "reply_too_large")
+        assert len(llm.requests) == 1 and peak < 1024 * 1024  # 48 KiB were allowed, a 64 KiB read at most held
+        assert c.report()["stages"]["s"]["errors"] == {"reply_too_large": 1}
+        assert c.spent() == pytest.approx(cost_bound(c.settings, MESSAGES))
+        assert not c.complete_json("s", MESSAGES).cached and len(llm.requests) == 2
+    assert reply_byte_limit(1024) == 16 * 1024 + 32 * 1024
+
+
+def test_a_reply_within_the_size_limit_is_read_whole(tmp_path):
+    with ScriptedLLM(lambda body: reply({"answer": "长" * 2000})) as llm:  # 6 KB of JSON-escaped text
+        result = client(llm, tmp_path, max_output_tokens=256).complete_json("s", MESSAGES)
+    assert result.data == {"answer": "长" * 2000}
 
 
 def test_map_runs_concurrently_in_order_and_the_key_stays_secret(tmp_path, monkeypatch):
