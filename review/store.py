@@ -22,7 +22,6 @@ The rules, each enforced in one ``BEGIN IMMEDIATE`` transaction:
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
 import secrets
 import sqlite3
@@ -31,11 +30,12 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
 from packaging.version import InvalidVersion, Version
+
+from review.passwords import check_password, decoy, hash_password, needs_rehash
 
 ROLES = ("annotator", "adjudicator", "admin")
 VERDICTS = ("accept", "reject")
@@ -207,46 +207,6 @@ class Annotation:
                 raise ReviewError("an accepted pair's triples cover its text; reject it with reason text_says_more")
 
 
-def hash_password(password: str) -> str:
-    """An Argon2id hash in its standard PHC string ($argon2id$v=19$m=…), argon2-cffi's defaults (RFC 9106's
-    low-memory profile)."""
-    return _hasher().hash(password)
-
-
-def check_password(password: str, stored: str) -> bool:
-    """Whether ``password`` is the one ``stored`` hashes: an Argon2 hash, or the scrypt form that accounts made
-    before Argon2 hold (``scrypt$n$r$p$salt$digest``) until their next login rehashes them."""
-    if stored.startswith("scrypt$"):
-        return _check_scrypt(password, stored)
-    from argon2.exceptions import InvalidHashError, VerificationError
-
-    try:
-        return _hasher().verify(stored, password)
-    except (VerificationError, InvalidHashError):
-        return False
-
-
-def needs_rehash(stored: str) -> bool:
-    return stored.startswith("scrypt$") or _hasher().check_needs_rehash(stored)
-
-
-@lru_cache(maxsize=1)
-def _hasher():
-    from argon2 import PasswordHasher
-
-    return PasswordHasher()
-
-
-def _check_scrypt(password: str, stored: str) -> bool:
-    try:
-        _, n, r, p, salt, digest = stored.split("$")
-        again = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p),
-                               maxmem=64 * 2 ** 20, dklen=32)
-    except ValueError:
-        return False
-    return hmac.compare_digest(again.hex(), digest)
-
-
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -333,7 +293,7 @@ class ReviewStore:
         with self._read() as con:
             row = con.execute("SELECT name, role, password FROM users WHERE name = ?", [name]).fetchone()
         # A missing user costs one hash too, so timing does not tell which names exist.
-        if not check_password(password, row["password"] if row else _decoy()) or row is None:
+        if not check_password(password, row["password"] if row else decoy()) or row is None:
             return None
         # Server-side sessions, not Starlette's SessionMiddleware (a signed cookie): logging out, or an admin
         # changing a role or password, ends a session at once; a signed cookie stays valid until it expires.
@@ -730,12 +690,6 @@ def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
     from sklearn.metrics import cohen_kappa_score
 
     return float(cohen_kappa_score([a for a, _ in pairs], [b for _, b in pairs], labels=list(VERDICTS)))
-
-
-@lru_cache(maxsize=1)
-def _decoy() -> str:
-    """A hash to check a password against when the name is unknown (as slow as a real one)."""
-    return hash_password(secrets.token_urlsafe(16))
 
 
 def _token_hash(token: str) -> str:

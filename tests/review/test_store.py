@@ -289,7 +289,7 @@ def test_a_skipped_item_comes_back_only_after_the_others(store):
 
 def test_an_unknown_name_costs_one_hash_like_a_wrong_password(tmp_path, monkeypatch):
     """So the time a login takes does not tell which names exist."""
-    from review import store as module
+    from review import passwords as module
 
     store = ReviewStore.at(tmp_path)
     store.add_user("ann1", "annotator", "long enough")
