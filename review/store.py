@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import secrets
 import sqlite3
 import statistics
@@ -226,6 +227,7 @@ class ReviewStore:
         self.lease_s = lease_minutes * 60
         self.session_s = session_hours * 3600
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        _owner_only(self.path)
         with self._connect() as con:
             con.execute("PRAGMA journal_mode=WAL")
             con.executescript(SCHEMA)
@@ -690,6 +692,19 @@ def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
     from sklearn.metrics import cohen_kappa_score
 
     return float(cohen_kappa_score([a for a, _ in pairs], [b for _, b in pairs], labels=list(VERDICTS)))
+
+
+def _owner_only(path: Path) -> None:
+    """Make the database readable by its owner only (mode 0600: it holds password hashes and sessions). SQLite
+    gives its -wal and -shm files the database's mode; files an older version left looser are tightened."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    for part in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        try:
+            found = part.stat()
+        except FileNotFoundError:
+            continue
+        if found.st_mode & 0o077 and found.st_uid == os.getuid():
+            part.chmod(0o600)
 
 
 def _token_hash(token: str) -> str:
