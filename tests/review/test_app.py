@@ -127,6 +127,64 @@ def test_wrong_password_and_unknown_name_read_the_same(client_as):
     assert all("wrong name or password" in p.text for p in pages)
 
 
+def try_login(client: TestClient, name: str, pw: str):
+    token = field(client.get("/login").text, "login_token")
+    return client.post("/login", data={"login_token": token, "name": name, "password": pw}, follow_redirects=False)
+
+
+@pytest.fixture()
+def guesses_checked(monkeypatch) -> list[str]:
+    """The passwords the store verifies; a wrong guess costs no Argon2 hash here (the count is what matters)."""
+    from review import store as module
+
+    checked, real = [], module.check_password
+    monkeypatch.setattr(module, "check_password",
+                        lambda pw, stored: checked.append(pw) or (pw.endswith("-pass-2024") and real(pw, stored)))
+    return checked
+
+
+def test_ten_wrong_passwords_lock_the_account_name_then_the_right_one_is_refused_too(app, caplog, guesses_checked):
+    guesser = TestClient(app, client=("198.51.100.7", 40000))
+    with caplog.at_level("WARNING", logger="zhbench.review"):
+        assert [try_login(guesser, "ann1", f"guess-{n}").status_code for n in range(10)] == [401] * 10
+    assert "10 failed logins for name 'ann1' within 15 minutes; it is locked for 15 minutes" in caplog.text
+    right = try_login(guesser, "ann1", password("ann1"))
+    assert right.status_code == 429 and 0 < int(right.headers["retry-after"]) <= 15 * 60
+    assert "too many failed logins for this name or from this address; try again in 15 minutes" in right.text
+    assert 'name="login_token"' in right.text and "zb_session" not in right.headers.get("set-cookie", "")
+    # The owner, from elsewhere, is locked out too for now; another account from there is not.
+    elsewhere = TestClient(app, client=("192.0.2.4", 40000))
+    assert try_login(elsewhere, "ann1", password("ann1")).status_code == 429
+    assert try_login(elsewhere, "ann2", password("ann2")).status_code == 303
+
+
+def test_ten_failures_from_one_address_lock_that_address_for_every_name(app, guesses_checked):
+    sprayer = TestClient(app, client=("203.0.113.9", 40000))
+    assert [try_login(sprayer, name, "Passw0rd!").status_code for name in
+            ("ann1", "ann2", "ann3", "judge", "boss", "root", "admin", "li", "wang", "zhao")] == [401] * 10
+    assert try_login(sprayer, "ann3", password("ann3")).status_code == 429
+    assert password("ann3") not in guesses_checked  # refused before any hash is computed
+    assert try_login(TestClient(app, client=("192.0.2.4", 40000)), "ann3", password("ann3")).status_code == 303
+
+
+def test_a_burst_of_wrong_logins_at_once_verifies_at_most_ten_passwords(app, guesses_checked):
+    clients = [TestClient(app, client=(f"10.1.0.{n}", 40000)) for n in range(20)]
+    tokens = [field(c.get("/login").text, "login_token") for c in clients]
+    barrier, statuses = threading.Barrier(len(clients)), []
+
+    def guess(n):
+        barrier.wait()
+        statuses.append(clients[n].post("/login", data={"login_token": tokens[n], "name": "ann1",
+                                                         "password": f"guess-{n}"}).status_code)
+
+    threads = [threading.Thread(target=guess, args=(n,)) for n in range(len(clients))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(statuses) == [401] * 10 + [429] * 10 and len(guesses_checked) == 10
+
+
 def test_logout_ends_the_session(client_as):
     client = client_as("ann1")
     stolen = client.cookies.get("zb_session")
