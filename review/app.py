@@ -181,8 +181,17 @@ def create_app(data_dir: Path, lease_minutes: float = 30, secure_cookies: bool =
 
     @app.get("/")
     async def home(request: Request):
-        need(request)
-        return page(request, "home.html", queues=store.queues())
+        user = need(request).user
+        if user.can("admin"):  # admins label nothing: they see every count
+            return page(request, "home.html", queues=store.queues())
+        # Anyone who labels sees only their own work: counts by status would move when their second label
+        # lands and tell them whether the first annotator agreed.
+        mine = [{"name": q["name"], "version": q["version"], "queued": q["queued"],
+                 "done": store.done_by(q["name"], q["version"], user.name),
+                 "left": store.left_for(q["name"], q["version"], user.name),
+                 "disputes": store.disputes_for(q["name"], q["version"], user.name) if user.can("adjudicator") else 0}
+                for q in store.queues()]
+        return page(request, "home.html", mine=mine)
 
     # -- annotation -------------------------------------------------------------------------------
 

@@ -448,13 +448,14 @@ class ReviewStore:
             if request_id and _by_request(con, request_id, item_id):
                 return _state(con, name, version, item_id)[0]
             status, config = _state(con, name, version, item_id)
-            if status != "open":
-                raise ReviewError(f"item {item_id} is {status}; it takes no more annotations")
-            annotation.check(config)
             labels = _labels(con, name, version, item_id)
+            # Blind: what a refusal says never depends on what the other annotator said (agreed or disputed).
             if person in labels:
                 raise ReviewError(f"{person} has already annotated item {item_id}; each item needs two different "
                                   "annotators")
+            if status != "open":
+                raise ReviewError(f"item {item_id} has both its annotations; it takes no more")
+            annotation.check(config)
             con.execute("DELETE FROM leases WHERE expires_at <= ?", [now])
             lease = con.execute("SELECT leased_at FROM leases WHERE release_name = ? AND release_version = ? AND "
                                 "item_id = ? AND person = ?", [name, version, item_id, person]).fetchone()
@@ -477,8 +478,9 @@ class ReviewStore:
                 return "open"
             pipeline = self._item(con, name, version, item_id)["payload"].get("item", {}).get("answer", "")
             a, b = labels.values()
-            agreed = a["verdict"] == b["verdict"] and (
-                a["verdict"] == "reject" or answer_key(a["answer"] or pipeline) == answer_key(b["answer"] or pipeline))
+            # Both keys always: the time this takes must not tell the second annotator what the first said.
+            same_answer = answer_key(a["answer"] or pipeline) == answer_key(b["answer"] or pipeline)
+            agreed = a["verdict"] == b["verdict"] and (a["verdict"] == "reject" or same_answer)
             if agreed:
                 answer = (a["answer"] or pipeline) if a["verdict"] == "accept" else None
                 _settle(con, name, version, item_id, "agreed", a["verdict"], answer)
@@ -494,11 +496,11 @@ class ReviewStore:
             if request_id and _by_request(con, request_id, item_id):
                 return
             status, config = _state(con, name, version, item_id)
+            if person in _labels(con, name, version, item_id):  # first: their item's status is not theirs to see
+                raise ReviewError(f"{person} annotated item {item_id}; a third person adjudicates it")
             if status != "disputed":
                 raise ReviewError(f"item {item_id} is {status}; only disputed items are adjudicated")
             annotation.check(config, role="adjudicator")
-            if person in _labels(con, name, version, item_id):
-                raise ReviewError(f"{person} annotated item {item_id}; a third person adjudicates it")
             lease = con.execute("SELECT leased_at, person FROM leases WHERE release_name = ? AND release_version = ? "
                                 "AND item_id = ? AND role = 'adjudicator' AND expires_at > ?",
                                 [name, version, item_id, now]).fetchone()
@@ -587,6 +589,20 @@ class ReviewStore:
                     + (SELECT count(*) FROM leases s WHERE s.release_name = q.release_name
                        AND s.release_version = q.release_version AND s.item_id = q.item_id
                        AND s.role = 'annotator' AND s.person <> ? AND s.expires_at > ?) < 2""",
+                               [name, version, person, person, time.time()]).fetchone()[0]
+
+    def disputes_for(self, name: str, version: str, person: str) -> int:
+        """Disputed items this adjudicator may settle: not labelled by them, held by no other adjudicator. An
+        item they labelled never counts, whatever became of it: a count must not tell them the other label."""
+        with self._read() as con:
+            return con.execute("""
+                SELECT count(*) FROM queue q WHERE q.release_name = ? AND q.release_version = ?
+                  AND q.status = 'disputed'
+                  AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.release_name = q.release_name
+                                  AND l.release_version = q.release_version AND l.item_id = q.item_id AND l.person = ?)
+                  AND NOT EXISTS (SELECT 1 FROM leases s WHERE s.release_name = q.release_name
+                                  AND s.release_version = q.release_version AND s.item_id = q.item_id
+                                  AND s.role = 'adjudicator' AND s.person <> ? AND s.expires_at > ?)""",
                                [name, version, person, person, time.time()]).fetchone()[0]
 
     # -- what settled -------------------------------------------------------------------------------

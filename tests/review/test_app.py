@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import threading
+from pathlib import Path
 
 import httpx
 import pytest
@@ -309,6 +310,107 @@ def test_annotator_never_sees_the_other_annotators_label(client_as, store):
     assert "屠呦呦因发现哪种药物" in html  # the same item, second slot
     for secret in ("独特备注-ANN1-看过原始论文", "artemisinin", "ann1-only.example.org", "ann1"):
         assert secret not in html
+
+
+def blind_view(client: TestClient) -> dict[str, tuple[int, str]]:
+    """What a person reads on their pages (home, annotate, adjudicate), the per-request tokens masked."""
+    views = {}
+    for path in ("/", ANNOTATE, ADJUDICATE):
+        response = client.get(path)
+        views[path] = (response.status_code, re.sub(r'name="(csrf|request_id)" value="[^"]*"', r'name="\1"',
+                                                    response.text))
+    return views
+
+
+def seeded_copy(seeded_db, data_dir):
+    """A data directory with the seeded accounts, as the data_dir fixture makes (one per world compared)."""
+    data_dir.mkdir()
+    for suffix in ("", "-wal"):
+        if Path(f"{seeded_db}{suffix}").exists():
+            shutil.copy(f"{seeded_db}{suffix}", data_dir / f"review.sqlite{suffix}")
+    return data_dir
+
+
+def probe(data_dir, first_verdict: str, second: str = "ann2") -> dict:
+    """The probe-and-conform attack: ``second`` holds the item while ann1 labels it ``first_verdict``, then labels
+    it 'reject', reads every page it can, undoes and labels again. Returns what ``second`` saw at each step."""
+    store = ReviewStore.at(data_dir)
+    store.enqueue(NAME, VERSION, [mcq(), simpleqa()])
+    with TestClient(create_app(data_dir)) as first, TestClient(create_app(data_dir)) as attacker:
+        login(first, "ann1")
+        login(attacker, second)
+        page = first.get(ANNOTATE).text
+        assert "卫青的职业是什么？" in page and "卫青的职业是什么？" in attacker.get(ANNOTATE).text
+        seen = {"before": blind_view(attacker)}
+        ann1 = {"reject": {"verdict": "reject", "reason": "gold_wrong", "gold_right": "no",
+                           "distractors_wrong": "yes"}}.get(first_verdict, {})
+        assert post(first, f"{ANNOTATE}/qa-wei", accept_form("qa", **ann1), page).status_code == 303
+        seen["after_first"] = blind_view(attacker)
+        mine = attacker.get(ANNOTATE).text
+        saved = post(attacker, f"{ANNOTATE}/qa-wei", accept_form("qa", verdict="reject", reason="gold_wrong",
+                                                                  gold_right="no"), mine)
+        seen["saved"] = (saved.status_code, saved.headers["location"])
+        seen["after_second"] = blind_view(attacker)
+        undo = post(attacker, f"{ANNOTATE}/undo", {})
+        seen["undo"] = (undo.status_code, re.sub(r'value="[^"]*"', "", undo.text))
+        again = post(attacker, f"{ANNOTATE}/qa-wei", accept_form("qa"))  # a fresh form: not the same request
+        seen["relabel"] = (again.status_code, re.sub(r'name="(csrf|request_id)" value="[^"]*"', "", again.text))
+        seen["labels"] = [(l["person"], l["verdict"]) for l in store.labels(NAME, VERSION, "qa-wei")]
+        seen["status"] = store.item(NAME, VERSION, "qa-wei")["status"]
+    return seen
+
+
+def test_probe_and_conform_fails_the_second_annotator_sees_nothing_of_the_first_label(tmp_path, seeded_db):
+    worlds = {}
+    for verdict in ("accept", "reject"):  # ann1 disagrees with ann2 in one world and agrees in the other
+        data_dir = seeded_copy(seeded_db, tmp_path / verdict)
+        worlds[verdict] = probe(data_dir, verdict)
+    for seen in worlds.values():
+        assert seen["before"] == seen["after_first"]  # the first label changes nothing the second one reads
+        assert seen["saved"] == (303, f"{ANNOTATE}?flash=saved")
+        home = seen["after_second"]["/"][1]
+        assert "labelled by you" in home and "left for you" in home
+        assert not any(word in home for word in ("agreed", "disputed", "adjudicated", "<th>open</th>"))
+        assert seen["undo"][0] == 409 and "has both its annotations now" in seen["undo"][1]
+        assert seen["relabel"][0] == 422 and "ann2 has already annotated item qa-wei" in seen["relabel"][1]
+        assert seen["labels"] == [("ann1", seen["labels"][0][1]), ("ann2", "reject")]  # the first label stands
+    assert worlds["accept"]["status"] == "disputed" and worlds["reject"]["status"] == "agreed"
+    # Every page, answer and refusal reads the same whether ann1 agreed or not.
+    strip = ("labels", "status")
+    assert {k: v for k, v in worlds["accept"].items() if k not in strip} == \
+           {k: v for k, v in worlds["reject"].items() if k not in strip}
+
+
+def test_an_adjudicator_who_annotated_sees_neither_its_dispute_nor_its_status(tmp_path, seeded_db):
+    worlds = {}
+    for verdict in ("accept", "reject"):
+        data_dir = seeded_copy(seeded_db, tmp_path / verdict)
+        seen = probe(data_dir, verdict, second="judge")
+        with TestClient(create_app(data_dir)) as judge:
+            login(judge, "judge")
+            # posting a decision straight at the item: refused for having annotated it, whatever its status
+            refused = post(judge, f"{ADJUDICATE}/qa-wei", {"verdict": "accept"})
+            seen["adjudicate"] = (refused.status_code, "judge annotated item qa-wei" in refused.text)
+        worlds[verdict] = seen
+        assert "disputes for you" in seen["after_second"]["/"][1]
+        assert "<td>0</td>" in seen["after_second"]["/"][1].split("disputes for you")[1]
+    assert worlds["accept"]["status"] == "disputed" and worlds["accept"]["adjudicate"] == (422, True)
+    strip = ("labels", "status")
+    assert {k: v for k, v in worlds["accept"].items() if k not in strip} == \
+           {k: v for k, v in worlds["reject"].items() if k not in strip}
+
+
+def test_admins_see_the_counts_by_status_and_annotators_only_their_own_work(client_as, store):
+    store.enqueue(NAME, VERSION, [mcq(), simpleqa()])
+    for person in ("ann1", "ann2"):
+        store.next_item(NAME, VERSION, person)
+        store.annotate(NAME, VERSION, "qa-wei", person, Annotation("accept", options={"gold_right": True,
+                                                                                      "distractors_wrong": True}))
+    boss = client_as("boss").get("/").text
+    assert "<td>cdtp 0.1.0</td>\n    <td>2</td><td>1</td><td>1</td><td>0</td><td>0</td>" in boss
+    ann1 = client_as("ann1").get("/").text
+    assert "<td>cdtp 0.1.0</td>\n    <td>2</td><td>1</td><td>1</td>" in ann1  # queued, labelled by ann1, left
+    assert "agreed" not in ann1 and "disputed" not in ann1
 
 
 # -- races -----------------------------------------------------------------------------------------------

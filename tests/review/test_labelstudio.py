@@ -280,7 +280,7 @@ def test_a_third_person_on_a_dispute_adjudicates_only_when_marked_adjudicator(tm
     marked = import_tasks(source, NAME, VERSION, [task])
 
     assert unmarked["skipped"] == {"refused": 1}
-    assert "disputed; it takes no more annotations" in unmarked["problems"][0]["message"]
+    assert "has both its annotations; it takes no more" in unmarked["problems"][0]["message"]
     assert marked["imported"] == 1
     assert source.item(NAME, VERSION, QING)["status"] == "adjudicated"
     assert source.labels(NAME, VERSION, QING)[-1]["role"] == "adjudicator"
