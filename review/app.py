@@ -319,7 +319,7 @@ def create_app(data_dir: Path, lease_minutes: float = 30, secure_cookies: bool =
 
     @app.post("/admin/{name}/{version}/import")
     async def import_labelstudio(request: Request, name: str, version: str):
-        from review.labelstudio import import_tasks, parse_tasks
+        from review.labelstudio import import_tasks, parse_tasks, user_names
 
         _, form = await posted(request, "admin")
         known(name, version)
@@ -328,10 +328,11 @@ def create_app(data_dir: Path, lease_minutes: float = 30, secure_cookies: bool =
             return admin_page(request, name, version, 422, error="choose a Label Studio JSON export to import")
         data = await upload.read()
         try:
+            users = user_names(str(form.get("users", "")).split())
             tasks = parse_tasks(data, upload.filename or "the uploaded file")
-        except ReviewError as e:
+            result = await run_in_threadpool(import_tasks, store, name, version, tasks, users)
+        except ValueError as e:  # ReviewError among them: a malformed file or mapping, an unknown annotator
             return admin_page(request, name, version, 422, error=str(e))
-        result = await run_in_threadpool(import_tasks, store, name, version, tasks)
         return admin_page(request, name, version, imported=result)
 
     # -- relations --------------------------------------------------------------------------------

@@ -643,6 +643,30 @@ def test_admin_downloads_the_queue_for_label_studio_and_imports_an_export(client
         assert forged.status_code == 403
 
 
+def test_an_uploaded_export_by_a_stranger_is_refused_whole_until_the_form_maps_them(client_as, store):
+    from review.labelstudio import result
+
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    label = {"verdict": "accept", "reason": "correct", "criteria": dict.fromkeys(CRITERIA, True), "answer": "青蒿素",
+             "urls": ["https://a.example.cn/1", "https://a.example.cn/2"], "options": {}, "covered": None, "note": ""}
+    task = {"id": 1, "data": {"item_id": "sqa-tu"}, "annotations": [
+        {"id": 5, "completed_by": {"id": 3, "email": "li@lab.cn"}, "result": result(label)},
+        {"id": 6, "zhbench_person": "judge", "zhbench_role": "adjudicator", "result": result(label)}]}
+    files = {"file": ("export.json", json.dumps([task], ensure_ascii=False).encode(), "application/json")}
+    boss = client_as("boss")
+    csrf = field(boss.get(ADMIN).text, "csrf")
+
+    refused = boss.post(f"{ADMIN}/import", data={"csrf": csrf}, files=files)
+    assert refused.status_code == 422
+    assert "annotations by people with no zhbench account: li@lab.cn; map each to an account" in refused.text
+    assert store.labels(NAME, VERSION, "sqa-tu") == []
+
+    mapped = boss.post(f"{ADMIN}/import", data={"csrf": csrf, "users": "li@lab.cn=ann3"}, files=files)
+    assert mapped.status_code == 200 and "1 recorded, 0 already there,\n  1 skipped · adjudication 1" in mapped.text
+    assert [(l["person"], l["role"]) for l in store.labels(NAME, VERSION, "sqa-tu")] == [("ann3", "annotator")]
+    assert store.item(NAME, VERSION, "sqa-tu")["status"] == "open"
+
+
 # -- reading speed: what the page offers so an annotator types little ----------------------------------
 
 
