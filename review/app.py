@@ -10,6 +10,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import math
 import re
 import secrets
 from pathlib import Path
@@ -24,6 +25,7 @@ from jinja2 import Environment, FileSystemLoader
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from review.logins import LoginLimiter, minutes
 from review.render import highlight, needles_of, with_cuts
 from review.store import (CRITERIA, MCQ_CONFIGS, MIN_URLS, PAIR_CONFIGS, QUESTION_CONFIGS, REASONS, ROLES, Annotation,
                           ReviewError, ReviewStore, Session)
@@ -59,6 +61,7 @@ class Problem(Exception):
 def create_app(data_dir: Path, lease_minutes: float = 30, secure_cookies: bool = False) -> FastAPI:
     data_dir = Path(data_dir)
     store = ReviewStore.at(data_dir, lease_minutes=lease_minutes)
+    logins = LoginLimiter()
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=True, trim_blocks=True,
                       lstrip_blocks=True)
     env.filters["kappa"] = lambda k: "–" if k is None else f"{k:.2f}"
@@ -147,10 +150,21 @@ def create_app(data_dir: Path, lease_minutes: float = 30, secure_cookies: bool =
         cookie, field = request.cookies.get(LOGIN_COOKIE, ""), str(form.get("login_token", ""))
         if not cookie or not hmac.compare_digest(cookie.encode(), field.encode()):
             raise Problem(403, "form expired or forged", "form expired or forged; reload the page")
-        # a password hash is slow on purpose: off the event loop, so other annotators' pages are not held up
-        found = await run_in_threadpool(store.login, str(form.get("name", "")).strip(), str(form.get("password", "")))
+        name, address = str(form.get("name", "")).strip(), request.client.host if request.client else ""
+        wait = logins.begin(name, address)
+        if wait:
+            response = login_page(request, 429, name=name, error="too many failed logins for this name or from "
+                                  f"this address; try again in {minutes(wait)}")
+            response.headers["Retry-After"] = str(math.ceil(wait))
+            return response
+        found = None
+        try:
+            # a password hash is slow on purpose: off the event loop, so other annotators' pages are not held up
+            found = await run_in_threadpool(store.login, name, str(form.get("password", "")))
+        finally:
+            logins.end(name, address, ok=found is not None)
         if found is None:
-            return login_page(request, 401, error="wrong name or password", name=str(form.get("name", "")))
+            return login_page(request, 401, error="wrong name or password", name=name)
         token, _ = found
         response = RedirectResponse("/", status_code=303)
         _cookie(response, SESSION_COOKIE, token, secure_cookies, max_age=int(store.session_s))
@@ -167,8 +181,17 @@ def create_app(data_dir: Path, lease_minutes: float = 30, secure_cookies: bool =
 
     @app.get("/")
     async def home(request: Request):
-        need(request)
-        return page(request, "home.html", queues=store.queues())
+        user = need(request).user
+        if user.can("admin"):  # admins label nothing: they see every count
+            return page(request, "home.html", queues=store.queues())
+        # Anyone who labels sees only their own work: counts by status would move when their second label
+        # lands and tell them whether the first annotator agreed.
+        mine = [{"name": q["name"], "version": q["version"], "queued": q["queued"],
+                 "done": store.done_by(q["name"], q["version"], user.name),
+                 "left": store.left_for(q["name"], q["version"], user.name),
+                 "disputes": store.disputes_for(q["name"], q["version"], user.name) if user.can("adjudicator") else 0}
+                for q in store.queues()]
+        return page(request, "home.html", mine=mine)
 
     # -- annotation -------------------------------------------------------------------------------
 
@@ -296,7 +319,7 @@ def create_app(data_dir: Path, lease_minutes: float = 30, secure_cookies: bool =
 
     @app.post("/admin/{name}/{version}/import")
     async def import_labelstudio(request: Request, name: str, version: str):
-        from review.labelstudio import import_tasks, parse_tasks
+        from review.labelstudio import import_tasks, parse_tasks, user_names
 
         _, form = await posted(request, "admin")
         known(name, version)
@@ -305,10 +328,11 @@ def create_app(data_dir: Path, lease_minutes: float = 30, secure_cookies: bool =
             return admin_page(request, name, version, 422, error="choose a Label Studio JSON export to import")
         data = await upload.read()
         try:
+            users = user_names(str(form.get("users", "")).split())
             tasks = parse_tasks(data, upload.filename or "the uploaded file")
-        except ReviewError as e:
+            result = await run_in_threadpool(import_tasks, store, name, version, tasks, users)
+        except ValueError as e:  # ReviewError among them: a malformed file or mapping, an unknown annotator
             return admin_page(request, name, version, 422, error=str(e))
-        result = await run_in_threadpool(import_tasks, store, name, version, tasks)
         return admin_page(request, name, version, imported=result)
 
     # -- relations --------------------------------------------------------------------------------

@@ -4,16 +4,20 @@
 format, https://labelstud.io/guide/task_format) with the labels already given as annotations;
 ``review/labelstudio.xml`` is the labeling config whose control names they use.
 :func:`import_tasks` records a "JSON" export's annotations through the store's own rules
-(``Annotation.check``, two blind annotators, a third person adjudicates), so a label made in
-Label Studio counts exactly as one made in the web app. One bad task or annotation is a skip
-reason in the returned counts, never an exception; importing the same file again stores nothing
-twice.
+(``Annotation.check``, two blind annotators), so a label made in Label Studio counts exactly as one
+made in the web app. One bad task or annotation is a skip reason in the returned counts, never an
+exception; importing the same file again stores nothing twice.
+
+A file is not trusted with identities or authority: every annotation must be by an existing account
+(the file's names mapped with ``users`` where they differ), or nothing is imported; and an import
+never adjudicates: an adjudication in a file is refused (settle disputes on zhbench's adjudication
+page), and a third plain label is refused by the store like any other.
 
 Who labelled: our export names the person in ``zhbench_person`` and their role in ``zhbench_role``,
 which a file read back as it was keeps. Label Studio's own import keeps neither (it stores only
 ``completed_by``, ``result``, ``lead_time``, ``was_cancelled`` and ``ground_truth``), so its export
 names the person by ``completed_by`` alone: an object with an e-mail, or a bare user id, which
-``users`` maps to a reviewer's name; and an adjudication made here comes back as a plain label.
+``users`` maps to an account's name.
 """
 
 from __future__ import annotations
@@ -160,29 +164,39 @@ class _Skip(Exception):
 
 
 def user_names(pairs: list[str]) -> dict[str, str]:
-    """Label Studio user ids to reviewer names, from ``ID=NAME`` pairs; ValueError on a malformed pair."""
+    """Label Studio names to reviewer names, from ``LSNAME=NAME`` pairs (a Label Studio user id, an e-mail or
+    the name a file gives); ValueError on a malformed pair."""
     users = {}
     for pair in pairs:
         key, sep, person = pair.partition("=")
-        if not sep or not key or not person:
-            raise ValueError(f"--user {pair!r}: write a Label Studio user id and a name, e.g. --user 12=alice")
-        users[key] = person
+        if not sep or not key.strip() or not person.strip():
+            raise ValueError(f"--user {pair!r}: write a Label Studio user id or e-mail and a zhbench account name, "
+                             "e.g. --user 12=alice")
+        users[key.strip()] = person.strip()
     return users
+
+
+class UnknownReviewers(ReviewError):
+    """Annotations by people who have no zhbench account: nothing is imported until each is mapped to one."""
 
 
 def import_tasks(store: ReviewStore, name: str, version: str, tasks: list[dict],
                  users: dict[str, str] | None = None) -> dict:
-    """Record the annotations of Label Studio tasks in the queue of a release.
+    """Record the annotations of Label Studio tasks in the queue of a release, each as a plain annotation
+    by an existing account: an import never adjudicates.
 
     Returns {"imported", "already_there", "skipped": {reason: count}, "problems": [{"task", "item_id",
     "person", "reason", "message"}]}, counting annotations. Skip reasons: not_a_task, no_item_id,
-    other_release, not_queued, malformed_annotation, cancelled, unknown_annotator, and refused (the
-    store's rules said no; the message says which).
+    other_release, not_queued, malformed_annotation, cancelled, unknown_annotator (the annotation names
+    nobody), adjudication (settle disputes in zhbench), and refused (the store's rules said no; the
+    message says which). Raises UnknownReviewers, having stored nothing, when an annotation to record
+    names someone with no account here, mapped or not.
 
     Args:
-        users: Label Studio user ids (as strings) or e-mails to reviewer names, for exports that name
-            annotators only by ``completed_by``.
+        users: names as the file gives them (Label Studio user ids as strings, e-mails, or the names of
+            zhbench's own export) to account names.
     """
+    users = users or {}
     counts: dict[str, Any] = {"imported": 0, "already_there": 0, "skipped": Counter(), "problems": []}
 
     def skip(task_id, item_id, person, e: _Skip) -> None:
@@ -190,6 +204,7 @@ def import_tasks(store: ReviewStore, name: str, version: str, tasks: list[dict],
         counts["problems"].append({"task": task_id, "item_id": item_id, "person": person, "reason": e.reason,
                                    "message": str(e)})
 
+    plan = []  # (task id, item id, its config or why the task is skipped, its annotations)
     for n, task in enumerate(tasks, start=1):
         if not isinstance(task, dict):
             skip(n, None, None, _Skip("not_a_task", f"task {n} is {_json_kind(task)}, not an object"))
@@ -198,15 +213,18 @@ def import_tasks(store: ReviewStore, name: str, version: str, tasks: list[dict],
         item_id = str(data.get("item_id") or "") or None
         annotations = task.get("annotations") if isinstance(task.get("annotations"), list) else []
         try:
-            config = _queued_config(store, name, version, item_id, data.get("release"))
+            config: str | _Skip = _queued_config(store, name, version, item_id, data.get("release"))
         except _Skip as e:
-            for _ in annotations:
-                skip(task_id, item_id, None, e)
-            continue
-        # Annotators first: an adjudication needs the dispute their two labels make.
-        for ann in sorted(annotations, key=lambda a: isinstance(a, dict) and a.get("zhbench_role") == "adjudicator"):
-            person = _person(ann, users or {}) if isinstance(ann, dict) else None
+            config = e
+        plan.append((task_id, item_id, config, annotations))
+    _check_reviewers(store, [a for _, _, config, anns in plan if not isinstance(config, _Skip) for a in anns
+                             if isinstance(a, dict) and not a.get("was_cancelled")], users)
+    for task_id, item_id, config, annotations in plan:
+        for ann in annotations:
+            person = _person(ann, users)[1] if isinstance(ann, dict) else None
             try:
+                if isinstance(config, _Skip):
+                    raise config
                 stored = _record(store, name, version, item_id, config, person, ann)
             except _Skip as e:
                 skip(task_id, item_id, person, e)
@@ -214,6 +232,19 @@ def import_tasks(store: ReviewStore, name: str, version: str, tasks: list[dict],
             counts["imported" if stored else "already_there"] += 1
     counts["skipped"] = dict(sorted(counts["skipped"].items()))
     return counts
+
+
+def _check_reviewers(store: ReviewStore, annotations: list[dict], users: dict[str, str]) -> None:
+    """Raise UnknownReviewers naming everyone the annotations name who has no account, as the file names them."""
+    accounts = {u.name for u in store.users()}
+    unknown = sorted({given if given == person else f"{given}={person}"
+                      for given, person in (_person(a, users) for a in annotations)
+                      if person is not None and person not in accounts})
+    if unknown:
+        shown = ", ".join(unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
+        raise UnknownReviewers(f"annotations by people with no zhbench account: {shown}; map each to an account "
+                               "with --user LSNAME=NAME (e.g. --user 7=li), or add it with zhbench review add-user; "
+                               "nothing was imported")
 
 
 def _queued_config(store: ReviewStore, name: str, version: str, item_id: str | None, release: str | None) -> str:
@@ -236,8 +267,8 @@ def _record(store: ReviewStore, name: str, version: str, item_id: str, config: s
     if ann.get("was_cancelled"):
         raise _Skip("cancelled", "the annotator skipped the task in Label Studio")
     if person is None:
-        raise _Skip("unknown_annotator", f"completed_by {ann.get('completed_by')!r} names no reviewer; map Label "
-                                         "Studio user ids to reviewer names (the users argument)")
+        raise _Skip("unknown_annotator", f"completed_by {ann.get('completed_by')!r} names nobody: no user id or "
+                                         "e-mail")
     role = "adjudicator" if ann.get("zhbench_role") == "adjudicator" else "annotator"
     request_id = f"labelstudio:{name}:{version}:{item_id}:{ann.get('id') or person}"
     try:
@@ -249,10 +280,10 @@ def _record(store: ReviewStore, name: str, version: str, item_id: str, config: s
     try:
         if _already_there(store, name, version, item_id, person, role, annotation, config, request_id):
             return False
-        if role == "adjudicator":
-            store.adjudicate(name, version, item_id, person, annotation, request_id=request_id)
-        else:
-            store.annotate(name, version, item_id, person, annotation, request_id=request_id)
+        if role == "adjudicator":  # a file is no adjudicator: whoever holds it could settle any dispute
+            raise _Skip("adjudication", f"an import never adjudicates; settle item {item_id} on zhbench's "
+                                        "adjudication page")
+        store.annotate(name, version, item_id, person, annotation, request_id=request_id)
     except ReviewError as e:
         raise _Skip("refused", str(e)) from None
     return True
@@ -287,17 +318,22 @@ def to_annotation(result: list[dict], config: str, role: str = "annotator") -> A
         covered=yes("covered") if values.get("covered") else None, note="\n".join(values.get("note", [])))
 
 
-def _person(ann: dict, users: dict[str, str]) -> str | None:
+def _person(ann: dict, users: dict[str, str]) -> tuple[str | None, str | None]:
+    """Who an annotation is by: the name the file gives (zhbench's own export's name, else Label Studio's
+    e-mail or user id) and the account it maps to (the same name when ``users`` does not map it)."""
     if ann.get("zhbench_person"):
-        return str(ann["zhbench_person"])
+        given = str(ann["zhbench_person"])
+        return given, users.get(given, given)
     who = ann.get("completed_by")
     if isinstance(who, dict):
-        if who.get("email"):
-            return users.get(who["email"], who["email"])
-        who = who.get("id")
+        named = [str(who[k]) for k in ("email", "id") if who.get(k) is not None and not isinstance(who[k], bool)]
+        mapped = [n for n in named if n in users]
+        if mapped:
+            return mapped[0], users[mapped[0]]
+        return (named[0], named[0]) if named else (None, None)
     if who is None or isinstance(who, bool):
-        return None
-    return users.get(str(who))
+        return None, None
+    return str(who), users.get(str(who), str(who))
 
 
 def _already_there(store: ReviewStore, name: str, version: str, item_id: str, person: str, role: str,

@@ -22,8 +22,8 @@ The rules, each enforced in one ``BEGIN IMMEDIATE`` transaction:
 from __future__ import annotations
 
 import hashlib
-import hmac
 import json
+import os
 import secrets
 import sqlite3
 import statistics
@@ -31,11 +31,12 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterator
 
 from packaging.version import InvalidVersion, Version
+
+from review.passwords import check_password, decoy, hash_password, needs_rehash
 
 ROLES = ("annotator", "adjudicator", "admin")
 VERDICTS = ("accept", "reject")
@@ -207,46 +208,6 @@ class Annotation:
                 raise ReviewError("an accepted pair's triples cover its text; reject it with reason text_says_more")
 
 
-def hash_password(password: str) -> str:
-    """An Argon2id hash in its standard PHC string ($argon2id$v=19$m=…), argon2-cffi's defaults (RFC 9106's
-    low-memory profile)."""
-    return _hasher().hash(password)
-
-
-def check_password(password: str, stored: str) -> bool:
-    """Whether ``password`` is the one ``stored`` hashes: an Argon2 hash, or the scrypt form that accounts made
-    before Argon2 hold (``scrypt$n$r$p$salt$digest``) until their next login rehashes them."""
-    if stored.startswith("scrypt$"):
-        return _check_scrypt(password, stored)
-    from argon2.exceptions import InvalidHashError, VerificationError
-
-    try:
-        return _hasher().verify(stored, password)
-    except (VerificationError, InvalidHashError):
-        return False
-
-
-def needs_rehash(stored: str) -> bool:
-    return stored.startswith("scrypt$") or _hasher().check_needs_rehash(stored)
-
-
-@lru_cache(maxsize=1)
-def _hasher():
-    from argon2 import PasswordHasher
-
-    return PasswordHasher()
-
-
-def _check_scrypt(password: str, stored: str) -> bool:
-    try:
-        _, n, r, p, salt, digest = stored.split("$")
-        again = hashlib.scrypt(password.encode(), salt=bytes.fromhex(salt), n=int(n), r=int(r), p=int(p),
-                               maxmem=64 * 2 ** 20, dklen=32)
-    except ValueError:
-        return False
-    return hmac.compare_digest(again.hex(), digest)
-
-
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -266,6 +227,7 @@ class ReviewStore:
         self.lease_s = lease_minutes * 60
         self.session_s = session_hours * 3600
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        _owner_only(self.path)
         with self._connect() as con:
             con.execute("PRAGMA journal_mode=WAL")
             con.executescript(SCHEMA)
@@ -333,7 +295,7 @@ class ReviewStore:
         with self._read() as con:
             row = con.execute("SELECT name, role, password FROM users WHERE name = ?", [name]).fetchone()
         # A missing user costs one hash too, so timing does not tell which names exist.
-        if not check_password(password, row["password"] if row else _decoy()) or row is None:
+        if not check_password(password, row["password"] if row else decoy()) or row is None:
             return None
         # Server-side sessions, not Starlette's SessionMiddleware (a signed cookie): logging out, or an admin
         # changing a role or password, ends a session at once; a signed cookie stays valid until it expires.
@@ -486,13 +448,14 @@ class ReviewStore:
             if request_id and _by_request(con, request_id, item_id):
                 return _state(con, name, version, item_id)[0]
             status, config = _state(con, name, version, item_id)
-            if status != "open":
-                raise ReviewError(f"item {item_id} is {status}; it takes no more annotations")
-            annotation.check(config)
             labels = _labels(con, name, version, item_id)
+            # Blind: what a refusal says never depends on what the other annotator said (agreed or disputed).
             if person in labels:
                 raise ReviewError(f"{person} has already annotated item {item_id}; each item needs two different "
                                   "annotators")
+            if status != "open":
+                raise ReviewError(f"item {item_id} has both its annotations; it takes no more")
+            annotation.check(config)
             con.execute("DELETE FROM leases WHERE expires_at <= ?", [now])
             lease = con.execute("SELECT leased_at FROM leases WHERE release_name = ? AND release_version = ? AND "
                                 "item_id = ? AND person = ?", [name, version, item_id, person]).fetchone()
@@ -515,8 +478,9 @@ class ReviewStore:
                 return "open"
             pipeline = self._item(con, name, version, item_id)["payload"].get("item", {}).get("answer", "")
             a, b = labels.values()
-            agreed = a["verdict"] == b["verdict"] and (
-                a["verdict"] == "reject" or answer_key(a["answer"] or pipeline) == answer_key(b["answer"] or pipeline))
+            # Both keys always: the time this takes must not tell the second annotator what the first said.
+            same_answer = answer_key(a["answer"] or pipeline) == answer_key(b["answer"] or pipeline)
+            agreed = a["verdict"] == b["verdict"] and (a["verdict"] == "reject" or same_answer)
             if agreed:
                 answer = (a["answer"] or pipeline) if a["verdict"] == "accept" else None
                 _settle(con, name, version, item_id, "agreed", a["verdict"], answer)
@@ -532,11 +496,11 @@ class ReviewStore:
             if request_id and _by_request(con, request_id, item_id):
                 return
             status, config = _state(con, name, version, item_id)
+            if person in _labels(con, name, version, item_id):  # first: their item's status is not theirs to see
+                raise ReviewError(f"{person} annotated item {item_id}; a third person adjudicates it")
             if status != "disputed":
                 raise ReviewError(f"item {item_id} is {status}; only disputed items are adjudicated")
             annotation.check(config, role="adjudicator")
-            if person in _labels(con, name, version, item_id):
-                raise ReviewError(f"{person} annotated item {item_id}; a third person adjudicates it")
             lease = con.execute("SELECT leased_at, person FROM leases WHERE release_name = ? AND release_version = ? "
                                 "AND item_id = ? AND role = 'adjudicator' AND expires_at > ?",
                                 [name, version, item_id, now]).fetchone()
@@ -625,6 +589,20 @@ class ReviewStore:
                     + (SELECT count(*) FROM leases s WHERE s.release_name = q.release_name
                        AND s.release_version = q.release_version AND s.item_id = q.item_id
                        AND s.role = 'annotator' AND s.person <> ? AND s.expires_at > ?) < 2""",
+                               [name, version, person, person, time.time()]).fetchone()[0]
+
+    def disputes_for(self, name: str, version: str, person: str) -> int:
+        """Disputed items this adjudicator may settle: not labelled by them, held by no other adjudicator. An
+        item they labelled never counts, whatever became of it: a count must not tell them the other label."""
+        with self._read() as con:
+            return con.execute("""
+                SELECT count(*) FROM queue q WHERE q.release_name = ? AND q.release_version = ?
+                  AND q.status = 'disputed'
+                  AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.release_name = q.release_name
+                                  AND l.release_version = q.release_version AND l.item_id = q.item_id AND l.person = ?)
+                  AND NOT EXISTS (SELECT 1 FROM leases s WHERE s.release_name = q.release_name
+                                  AND s.release_version = q.release_version AND s.item_id = q.item_id
+                                  AND s.role = 'adjudicator' AND s.person <> ? AND s.expires_at > ?)""",
                                [name, version, person, person, time.time()]).fetchone()[0]
 
     # -- what settled -------------------------------------------------------------------------------
@@ -732,10 +710,17 @@ def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
     return float(cohen_kappa_score([a for a, _ in pairs], [b for _, b in pairs], labels=list(VERDICTS)))
 
 
-@lru_cache(maxsize=1)
-def _decoy() -> str:
-    """A hash to check a password against when the name is unknown (as slow as a real one)."""
-    return hash_password(secrets.token_urlsafe(16))
+def _owner_only(path: Path) -> None:
+    """Make the database readable by its owner only (mode 0600: it holds password hashes and sessions). SQLite
+    gives its -wal and -shm files the database's mode; files an older version left looser are tightened."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    for part in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        try:
+            found = part.stat()
+        except FileNotFoundError:
+            continue
+        if found.st_mode & 0o077 and found.st_uid == os.getuid():
+            part.chmod(0o600)
 
 
 def _token_hash(token: str) -> str:

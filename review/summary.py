@@ -31,8 +31,15 @@ def import_lines(name: str, version: str, result: dict) -> list[str]:
 
 
 def refused(result: dict) -> str:
-    """Why an import was not recorded whole ('' when it was: only cancelled annotations, or none, skipped)."""
-    skipped = {reason: n for reason, n in result["skipped"].items() if reason != "cancelled"}
-    if not skipped:
+    """Why an import was not recorded whole, in one line ('' when it was: only cancelled annotations, or
+    none, skipped beside what was recorded). An import that recorded nothing at all is always refused."""
+    skipped = sum(result["skipped"].values())
+    if not result["imported"] and not result["already_there"]:
+        if not skipped:
+            return "nothing imported: the file holds no annotations"
+        reasons = ", ".join(f"{reason} {n}" for reason, n in sorted(result["skipped"].items()))
+        return f"nothing imported: all {skipped} annotations skipped ({reasons})"
+    kept_out = {reason: n for reason, n in result["skipped"].items() if reason != "cancelled"}
+    if not kept_out:
         return ""
-    return f"{sum(skipped.values())} annotations not recorded ({', '.join(skipped)}); the reasons are above"
+    return f"{sum(kept_out.values())} annotations not recorded ({', '.join(kept_out)}); the reasons are above"

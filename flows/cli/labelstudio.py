@@ -51,11 +51,13 @@ def register(sub) -> None:
     export.add_argument("--out", help="output file (default <name>-<version>-labelstudio.json)")
     release_options(export)
 
-    imp = command(rsub, "import", "Record the annotations of a Label Studio JSON export (the same file twice is "
-                                  "recorded once).",
-                  "zhbench review import 0.1.0 project-3-at-2026-11-20.json --user 7=alice --user 9=bob", cmd_import)
+    imp = command(rsub, "import", "Record the annotations of a Label Studio JSON export as plain labels by existing "
+                                  "accounts (the same file twice is recorded once; adjudicate in zhbench).",
+                  "zhbench review import 0.1.0 project-3-at-2026-11-20.json --user 7=alice --user bob@lab.cn=bob",
+                  cmd_import)
     imp.add_argument("release", help="a version of --name, or a release directory")
     imp.add_argument("file", help="Label Studio's JSON export")
-    imp.add_argument("--user", action="append", help="LABELSTUDIO_ID=NAME: whose annotations a Label Studio user "
-                                                      "id's are (repeatable)")
+    imp.add_argument("--user", action="append", metavar="LSNAME=NAME",
+                     help="whose account a Label Studio user id's or e-mail's annotations are (repeatable); a name "
+                          "with no account and no mapping refuses the whole import")
     release_options(imp)

@@ -70,10 +70,21 @@ def test_export_to_label_studio_and_import_back(release, tmp_path, capsys):  # n
     assert main(["review", "export", str(release), "--out", str(out), "--data-dir", str(source)]) == 0
     assert f"2 tasks of {name} {version} to {out}" in capsys.readouterr().out
     assert "<View>" in out.with_suffix(".xml").read_text(encoding="utf-8")
+    # Annotations go only to accounts of the target: ann2 has none there, so nothing is imported until mapped.
+    accounts = ReviewStore.at(target)
+    for person in ("ann1", "li"):
+        accounts.add_user(person, "annotator", "long enough")
+    assert main(["review", "import", str(release), str(out), "--data-dir", str(target)]) == 1
+    shown = capsys.readouterr()
+    assert shown.err == ("zhbench: error: annotations by people with no zhbench account: ann2; map each to an "
+                         "account with --user LSNAME=NAME (e.g. --user 7=li), or add it with zhbench review add-user; "
+                         "nothing was imported\n")
+    assert accounts.stats(name, version)["throughput"] == []
     for expected in ("imported 2, already there 0", "imported 0, already there 2"):
-        assert main(["review", "import", str(release), str(out), "--data-dir", str(target)]) == 0
+        assert main(["review", "import", str(release), str(out), "--user", "ann2=li", "--data-dir", str(target)]) == 0
         assert expected in capsys.readouterr().out
     assert ReviewStore.at(target).status(name, version)["agreed"] == 1
+    assert {t["person"] for t in accounts.stats(name, version)["throughput"]} == {"ann1", "li"}
     # A file the queue refuses in part: the command says why and exits 1, so a script sees it.
     tasks = json.loads(out.read_text(encoding="utf-8"))
     tasks[0]["data"]["item_id"] = "no-such-item"
@@ -82,7 +93,26 @@ def test_export_to_label_studio_and_import_back(release, tmp_path, capsys):  # n
     assert main(["review", "import", str(release), str(refused), "--data-dir", str(target)]) == 1
     shown = capsys.readouterr()
     assert "skipped 2: not_queued" in shown.out and "item no-such-item is not queued" in shown.out
-    assert "2 annotations not recorded (not_queued)" in shown.err
+    assert shown.err == "zhbench: error: nothing imported: all 2 annotations skipped (not_queued 2)\n"
     out.write_text('{"tasks": []}', encoding="utf-8")
     assert main(["review", "import", str(release), str(out), "--data-dir", str(target)]) == 1
     assert "not a Label Studio JSON export" in capsys.readouterr().err
+
+
+def test_an_import_that_records_nothing_exits_1_with_a_one_line_summary(release, tmp_path, capsys):  # noqa: F811
+    assert main(["review", "queue", str(release), "--config", "simpleqa", "--sample", "1", "--split", "all",
+                 "--data-dir", str(tmp_path)]) == 0
+    store = ReviewStore.at(tmp_path)
+    name, version = store.queues()[0]["name"], store.queues()[0]["version"]
+    [item_id] = store.item_ids(name, version)
+    cancelled = tmp_path / "cancelled.json"
+    cancelled.write_text(json.dumps([{"id": 1, "data": {"item_id": item_id}, "annotations": [
+        {"completed_by": 7, "was_cancelled": True, "result": []}]}]), encoding="utf-8")
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]", encoding="utf-8")
+    capsys.readouterr()
+    for path, why in ((cancelled, "all 1 annotations skipped (cancelled 1)"),
+                      (empty, "the file holds no annotations")):
+        assert main(["review", "import", str(release), str(path), "--data-dir", str(tmp_path)]) == 1
+        assert capsys.readouterr().err == f"zhbench: error: nothing imported: {why}\n"
+    assert store.labels(name, version, item_id) == []

@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 import threading
+from pathlib import Path
 
 import httpx
 import pytest
@@ -125,6 +126,64 @@ def test_wrong_password_and_unknown_name_read_the_same(client_as):
         pages.append(client.post("/login", data={"login_token": token, "name": name, "password": pw}))
     assert [p.status_code for p in pages] == [401, 401]
     assert all("wrong name or password" in p.text for p in pages)
+
+
+def try_login(client: TestClient, name: str, pw: str):
+    token = field(client.get("/login").text, "login_token")
+    return client.post("/login", data={"login_token": token, "name": name, "password": pw}, follow_redirects=False)
+
+
+@pytest.fixture()
+def guesses_checked(monkeypatch) -> list[str]:
+    """The passwords the store verifies; a wrong guess costs no Argon2 hash here (the count is what matters)."""
+    from review import store as module
+
+    checked, real = [], module.check_password
+    monkeypatch.setattr(module, "check_password",
+                        lambda pw, stored: checked.append(pw) or (pw.endswith("-pass-2024") and real(pw, stored)))
+    return checked
+
+
+def test_ten_wrong_passwords_lock_the_account_name_then_the_right_one_is_refused_too(app, caplog, guesses_checked):
+    guesser = TestClient(app, client=("198.51.100.7", 40000))
+    with caplog.at_level("WARNING", logger="zhbench.review"):
+        assert [try_login(guesser, "ann1", f"guess-{n}").status_code for n in range(10)] == [401] * 10
+    assert "10 failed logins for name 'ann1' within 15 minutes; it is locked for 15 minutes" in caplog.text
+    right = try_login(guesser, "ann1", password("ann1"))
+    assert right.status_code == 429 and 0 < int(right.headers["retry-after"]) <= 15 * 60
+    assert "too many failed logins for this name or from this address; try again in 15 minutes" in right.text
+    assert 'name="login_token"' in right.text and "zb_session" not in right.headers.get("set-cookie", "")
+    # The owner, from elsewhere, is locked out too for now; another account from there is not.
+    elsewhere = TestClient(app, client=("192.0.2.4", 40000))
+    assert try_login(elsewhere, "ann1", password("ann1")).status_code == 429
+    assert try_login(elsewhere, "ann2", password("ann2")).status_code == 303
+
+
+def test_ten_failures_from_one_address_lock_that_address_for_every_name(app, guesses_checked):
+    sprayer = TestClient(app, client=("203.0.113.9", 40000))
+    assert [try_login(sprayer, name, "Passw0rd!").status_code for name in
+            ("ann1", "ann2", "ann3", "judge", "boss", "root", "admin", "li", "wang", "zhao")] == [401] * 10
+    assert try_login(sprayer, "ann3", password("ann3")).status_code == 429
+    assert password("ann3") not in guesses_checked  # refused before any hash is computed
+    assert try_login(TestClient(app, client=("192.0.2.4", 40000)), "ann3", password("ann3")).status_code == 303
+
+
+def test_a_burst_of_wrong_logins_at_once_verifies_at_most_ten_passwords(app, guesses_checked):
+    clients = [TestClient(app, client=(f"10.1.0.{n}", 40000)) for n in range(20)]
+    tokens = [field(c.get("/login").text, "login_token") for c in clients]
+    barrier, statuses = threading.Barrier(len(clients)), []
+
+    def guess(n):
+        barrier.wait()
+        statuses.append(clients[n].post("/login", data={"login_token": tokens[n], "name": "ann1",
+                                                         "password": f"guess-{n}"}).status_code)
+
+    threads = [threading.Thread(target=guess, args=(n,)) for n in range(len(clients))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(statuses) == [401] * 10 + [429] * 10 and len(guesses_checked) == 10
 
 
 def test_logout_ends_the_session(client_as):
@@ -251,6 +310,107 @@ def test_annotator_never_sees_the_other_annotators_label(client_as, store):
     assert "屠呦呦因发现哪种药物" in html  # the same item, second slot
     for secret in ("独特备注-ANN1-看过原始论文", "artemisinin", "ann1-only.example.org", "ann1"):
         assert secret not in html
+
+
+def blind_view(client: TestClient) -> dict[str, tuple[int, str]]:
+    """What a person reads on their pages (home, annotate, adjudicate), the per-request tokens masked."""
+    views = {}
+    for path in ("/", ANNOTATE, ADJUDICATE):
+        response = client.get(path)
+        views[path] = (response.status_code, re.sub(r'name="(csrf|request_id)" value="[^"]*"', r'name="\1"',
+                                                    response.text))
+    return views
+
+
+def seeded_copy(seeded_db, data_dir):
+    """A data directory with the seeded accounts, as the data_dir fixture makes (one per world compared)."""
+    data_dir.mkdir()
+    for suffix in ("", "-wal"):
+        if Path(f"{seeded_db}{suffix}").exists():
+            shutil.copy(f"{seeded_db}{suffix}", data_dir / f"review.sqlite{suffix}")
+    return data_dir
+
+
+def probe(data_dir, first_verdict: str, second: str = "ann2") -> dict:
+    """The probe-and-conform attack: ``second`` holds the item while ann1 labels it ``first_verdict``, then labels
+    it 'reject', reads every page it can, undoes and labels again. Returns what ``second`` saw at each step."""
+    store = ReviewStore.at(data_dir)
+    store.enqueue(NAME, VERSION, [mcq(), simpleqa()])
+    with TestClient(create_app(data_dir)) as first, TestClient(create_app(data_dir)) as attacker:
+        login(first, "ann1")
+        login(attacker, second)
+        page = first.get(ANNOTATE).text
+        assert "卫青的职业是什么？" in page and "卫青的职业是什么？" in attacker.get(ANNOTATE).text
+        seen = {"before": blind_view(attacker)}
+        ann1 = {"reject": {"verdict": "reject", "reason": "gold_wrong", "gold_right": "no",
+                           "distractors_wrong": "yes"}}.get(first_verdict, {})
+        assert post(first, f"{ANNOTATE}/qa-wei", accept_form("qa", **ann1), page).status_code == 303
+        seen["after_first"] = blind_view(attacker)
+        mine = attacker.get(ANNOTATE).text
+        saved = post(attacker, f"{ANNOTATE}/qa-wei", accept_form("qa", verdict="reject", reason="gold_wrong",
+                                                                  gold_right="no"), mine)
+        seen["saved"] = (saved.status_code, saved.headers["location"])
+        seen["after_second"] = blind_view(attacker)
+        undo = post(attacker, f"{ANNOTATE}/undo", {})
+        seen["undo"] = (undo.status_code, re.sub(r'value="[^"]*"', "", undo.text))
+        again = post(attacker, f"{ANNOTATE}/qa-wei", accept_form("qa"))  # a fresh form: not the same request
+        seen["relabel"] = (again.status_code, re.sub(r'name="(csrf|request_id)" value="[^"]*"', "", again.text))
+        seen["labels"] = [(l["person"], l["verdict"]) for l in store.labels(NAME, VERSION, "qa-wei")]
+        seen["status"] = store.item(NAME, VERSION, "qa-wei")["status"]
+    return seen
+
+
+def test_probe_and_conform_fails_the_second_annotator_sees_nothing_of_the_first_label(tmp_path, seeded_db):
+    worlds = {}
+    for verdict in ("accept", "reject"):  # ann1 disagrees with ann2 in one world and agrees in the other
+        data_dir = seeded_copy(seeded_db, tmp_path / verdict)
+        worlds[verdict] = probe(data_dir, verdict)
+    for seen in worlds.values():
+        assert seen["before"] == seen["after_first"]  # the first label changes nothing the second one reads
+        assert seen["saved"] == (303, f"{ANNOTATE}?flash=saved")
+        home = seen["after_second"]["/"][1]
+        assert "labelled by you" in home and "left for you" in home
+        assert not any(word in home for word in ("agreed", "disputed", "adjudicated", "<th>open</th>"))
+        assert seen["undo"][0] == 409 and "has both its annotations now" in seen["undo"][1]
+        assert seen["relabel"][0] == 422 and "ann2 has already annotated item qa-wei" in seen["relabel"][1]
+        assert seen["labels"] == [("ann1", seen["labels"][0][1]), ("ann2", "reject")]  # the first label stands
+    assert worlds["accept"]["status"] == "disputed" and worlds["reject"]["status"] == "agreed"
+    # Every page, answer and refusal reads the same whether ann1 agreed or not.
+    strip = ("labels", "status")
+    assert {k: v for k, v in worlds["accept"].items() if k not in strip} == \
+           {k: v for k, v in worlds["reject"].items() if k not in strip}
+
+
+def test_an_adjudicator_who_annotated_sees_neither_its_dispute_nor_its_status(tmp_path, seeded_db):
+    worlds = {}
+    for verdict in ("accept", "reject"):
+        data_dir = seeded_copy(seeded_db, tmp_path / verdict)
+        seen = probe(data_dir, verdict, second="judge")
+        with TestClient(create_app(data_dir)) as judge:
+            login(judge, "judge")
+            # posting a decision straight at the item: refused for having annotated it, whatever its status
+            refused = post(judge, f"{ADJUDICATE}/qa-wei", {"verdict": "accept"})
+            seen["adjudicate"] = (refused.status_code, "judge annotated item qa-wei" in refused.text)
+        worlds[verdict] = seen
+        assert "disputes for you" in seen["after_second"]["/"][1]
+        assert "<td>0</td>" in seen["after_second"]["/"][1].split("disputes for you")[1]
+    assert worlds["accept"]["status"] == "disputed" and worlds["accept"]["adjudicate"] == (422, True)
+    strip = ("labels", "status")
+    assert {k: v for k, v in worlds["accept"].items() if k not in strip} == \
+           {k: v for k, v in worlds["reject"].items() if k not in strip}
+
+
+def test_admins_see_the_counts_by_status_and_annotators_only_their_own_work(client_as, store):
+    store.enqueue(NAME, VERSION, [mcq(), simpleqa()])
+    for person in ("ann1", "ann2"):
+        store.next_item(NAME, VERSION, person)
+        store.annotate(NAME, VERSION, "qa-wei", person, Annotation("accept", options={"gold_right": True,
+                                                                                      "distractors_wrong": True}))
+    boss = client_as("boss").get("/").text
+    assert "<td>cdtp 0.1.0</td>\n    <td>2</td><td>1</td><td>1</td><td>0</td><td>0</td>" in boss
+    ann1 = client_as("ann1").get("/").text
+    assert "<td>cdtp 0.1.0</td>\n    <td>2</td><td>1</td><td>1</td>" in ann1  # queued, labelled by ann1, left
+    assert "agreed" not in ann1 and "disputed" not in ann1
 
 
 # -- races -----------------------------------------------------------------------------------------------
@@ -481,6 +641,30 @@ def test_admin_downloads_the_queue_for_label_studio_and_imports_an_export(client
         assert bad.status_code == 422 and "not a Label Studio JSON export" in bad.text
         forged = other.post(f"{ADMIN}/import", data={"csrf": "nope"}, files=files)
         assert forged.status_code == 403
+
+
+def test_an_uploaded_export_by_a_stranger_is_refused_whole_until_the_form_maps_them(client_as, store):
+    from review.labelstudio import result
+
+    store.enqueue(NAME, VERSION, [simpleqa()])
+    label = {"verdict": "accept", "reason": "correct", "criteria": dict.fromkeys(CRITERIA, True), "answer": "青蒿素",
+             "urls": ["https://a.example.cn/1", "https://a.example.cn/2"], "options": {}, "covered": None, "note": ""}
+    task = {"id": 1, "data": {"item_id": "sqa-tu"}, "annotations": [
+        {"id": 5, "completed_by": {"id": 3, "email": "li@lab.cn"}, "result": result(label)},
+        {"id": 6, "zhbench_person": "judge", "zhbench_role": "adjudicator", "result": result(label)}]}
+    files = {"file": ("export.json", json.dumps([task], ensure_ascii=False).encode(), "application/json")}
+    boss = client_as("boss")
+    csrf = field(boss.get(ADMIN).text, "csrf")
+
+    refused = boss.post(f"{ADMIN}/import", data={"csrf": csrf}, files=files)
+    assert refused.status_code == 422
+    assert "annotations by people with no zhbench account: li@lab.cn; map each to an account" in refused.text
+    assert store.labels(NAME, VERSION, "sqa-tu") == []
+
+    mapped = boss.post(f"{ADMIN}/import", data={"csrf": csrf, "users": "li@lab.cn=ann3"}, files=files)
+    assert mapped.status_code == 200 and "1 recorded, 0 already there,\n  1 skipped · adjudication 1" in mapped.text
+    assert [(l["person"], l["role"]) for l in store.labels(NAME, VERSION, "sqa-tu")] == [("ann3", "annotator")]
+    assert store.item(NAME, VERSION, "sqa-tu")["status"] == "open"
 
 
 # -- reading speed: what the page offers so an annotator types little ----------------------------------

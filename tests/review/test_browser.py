@@ -128,6 +128,9 @@ def test_disagreement_goes_to_the_adjudicator_who_sees_both_labels(driver, live,
         log_in(driver, live, person)
         annotate_simpleqa_by_keyboard(driver, live, answer)
         wait_for(driver, lambda d: "queue empty" in d.page_source)
+        driver.get(f"{live}/")  # the second annotator's home shows their own work, nothing of the dispute
+        home = driver.find_element(By.TAG_NAME, "main").text
+        assert "labelled by you" in home and "disputed" not in home and "agreed" not in home
         log_out(driver)
     assert store.item(NAME, VERSION, "sqa-tu")["status"] == "disputed"
 

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from review.labelstudio import CONFIG_XML, TO_NAME, export_tasks, import_tasks, read_tasks
+from review.labelstudio import CONFIG_XML, TO_NAME, UnknownReviewers, export_tasks, import_tasks, read_tasks
 from review.store import CRITERIA, REASONS, VERDICTS, Annotation, ReviewError, ReviewStore
 
 NAME, VERSION = "zh-kb", "1.2.0"
@@ -62,7 +62,15 @@ ITEMS = [
 def _store(tmp_path, name: str = "review.sqlite") -> ReviewStore:
     store = ReviewStore(tmp_path / name)
     store.enqueue(NAME, VERSION, ITEMS)
+    _accounts(store, "alice", "bob", "carol")
     return store
+
+
+def _accounts(store: ReviewStore, *names: str) -> None:
+    """Accounts for these names, without the slow password hash: these tests never log in."""
+    with store._write() as con:
+        con.executemany("INSERT INTO users VALUES (?, 'annotator', 'no-login', '2025-01-09T00:00:00+00:00')",
+                        [(n,) for n in names])
 
 
 def _labelled(tmp_path) -> ReviewStore:
@@ -148,7 +156,7 @@ def test_export_numbers_the_options_and_marks_the_gold_in_item_order(tmp_path):
     assert [a["zhbench_role"] for a in by_id[LI]["annotations"]] == ["annotator", "annotator", "adjudicator"]
 
 
-def test_round_trip_keeps_every_label_and_each_item_settles_as_in_the_source(tmp_path):
+def test_round_trip_keeps_every_annotation_and_leaves_the_adjudication_to_zhbench(tmp_path):
     source = _labelled(tmp_path)
     path = tmp_path / "project-3-at-2025-01-09.json"
     path.write_text(json.dumps(export_tasks(source, NAME, VERSION), ensure_ascii=False), encoding="utf-8")
@@ -156,10 +164,15 @@ def test_round_trip_keeps_every_label_and_each_item_settles_as_in_the_source(tmp
 
     counts = import_tasks(fresh, NAME, VERSION, read_tasks(path))
 
-    assert counts == {"imported": 10, "already_there": 0, "skipped": {}, "problems": []}
-    assert _labels(fresh) == _labels(source)
-    assert _queue(fresh) == _queue(source) == {
-        TU: ("agreed", "accept", "中国"), LI: ("adjudicated", "accept", "李时珍"), QING: ("disputed", None, None),
+    assert (counts["imported"], counts["already_there"], counts["skipped"]) == (9, 0, {"adjudication": 1})
+    [problem] = counts["problems"]
+    assert (problem["item_id"], problem["person"]) == (LI, "carol")
+    assert problem["message"] == f"an import never adjudicates; settle item {LI} on zhbench's adjudication page"
+    annotators = {i: [x for x in labels if x["role"] == "annotator"] for i, labels in _labels(source).items()}
+    assert _labels(fresh) == annotators
+    assert _queue(source)[LI] == ("adjudicated", "accept", "李时珍")
+    assert _queue(fresh) == {
+        TU: ("agreed", "accept", "中国"), LI: ("disputed", None, None), QING: ("disputed", None, None),
         NOBEL: ("agreed", "reject", None), PAIR: ("open", None, None)}
 
 
@@ -171,7 +184,7 @@ def test_importing_the_same_file_twice_stores_each_annotation_once(tmp_path):
 
     again = import_tasks(fresh, NAME, VERSION, tasks)
 
-    assert (again["imported"], again["already_there"], again["skipped"]) == (0, 10, {})
+    assert (again["imported"], again["already_there"], again["skipped"]) == (0, 9, {"adjudication": 1})
     assert _labels(fresh) == before
 
 
@@ -217,18 +230,37 @@ def _ls_task(item_id: str, completed_by, **annotation) -> dict:
                                   "origin": "manual", "value": {"text": ["\n".join(TU_URLS)]}}], **annotation}]}
 
 
-def test_an_integer_annotator_without_a_mapping_is_skipped_as_unknown(tmp_path):
+def test_annotators_without_an_account_refuse_the_whole_import_naming_each(tmp_path):
     store = _store(tmp_path)
+    _accounts(store, "li_na")
+    tasks = [_ls_task(LI, "alice"), _ls_task(TU, 7), _ls_task(QING, {"id": 9, "email": "wang.fang@lab.cn"}),
+             _ls_task(TU, 8)]
 
-    counts = import_tasks(store, NAME, VERSION, [_ls_task(TU, 7)])
+    with pytest.raises(UnknownReviewers) as e:
+        import_tasks(store, NAME, VERSION, tasks, users={"8": "nobody"})
 
-    assert (counts["imported"], counts["skipped"]) == (0, {"unknown_annotator": 1})
-    assert counts["problems"][0]["task"] == 812 and "completed_by 7" in counts["problems"][0]["message"]
-    assert store.labels(NAME, VERSION, TU) == []
+    assert str(e.value) == ("annotations by people with no zhbench account: 7, 8=nobody, wang.fang@lab.cn; map each "
+                            "to an account with --user LSNAME=NAME (e.g. --user 7=li), or add it with zhbench review "
+                            "add-user; nothing was imported")
+    assert all(store.labels(NAME, VERSION, i["item_id"]) == [] for i in ITEMS)  # not even alice's label
+
+
+def test_a_name_the_file_gives_is_an_account_only_when_one_exists_or_is_mapped(tmp_path):
+    """zhbench's own export names people: a forged file naming a stranger records nothing."""
+    store = _store(tmp_path)
+    [task] = [t for t in export_tasks(_labelled(tmp_path), NAME, VERSION) if t["data"]["item_id"] == TU]
+    task["annotations"][0]["zhbench_person"] = "mallory"
+
+    with pytest.raises(UnknownReviewers, match="no zhbench account: mallory;"):
+        import_tasks(store, NAME, VERSION, [task])
+    counts = import_tasks(store, NAME, VERSION, [task], users={"mallory": "carol"})
+
+    assert counts["imported"] == 2 and [l["person"] for l in store.labels(NAME, VERSION, TU)] == ["carol", "bob"]
 
 
 def test_an_integer_annotator_is_named_by_the_mapping_and_an_email_object_by_its_email(tmp_path):
     store = _store(tmp_path)
+    _accounts(store, "li_na", "wang.fang@lab.cn")
     tasks = [_ls_task(TU, 7), _ls_task(TU, {"id": 9, "email": "wang.fang@lab.cn", "first_name": "芳"})]
     tasks[1]["annotations"][0]["id"] = 4108
 
@@ -238,12 +270,13 @@ def test_an_integer_annotator_is_named_by_the_mapping_and_an_email_object_by_its
     li_na, wang = store.labels(NAME, VERSION, TU)
     assert (li_na["person"], li_na["urls"], li_na["answer"], li_na["criteria"]) == ("li_na", TU_URLS, "中国", ALL_HOLD)
     assert li_na["request_id"] == f"labelstudio:{NAME}:{VERSION}:{TU}:4107"
-    assert wang["person"] == "wang.fang@lab.cn"  # unmapped, the e-mail names the reviewer
+    assert wang["person"] == "wang.fang@lab.cn"  # unmapped, the e-mail names the account that has it as its name
     assert store.item(NAME, VERSION, TU)["status"] == "agreed"
 
 
 def test_one_bad_task_or_annotation_is_a_skip_reason_and_the_rest_imports(tmp_path):
     store = _store(tmp_path)
+    _accounts(store, "li_na", "zhao_lei")
     one_url = _ls_task(TU, 7)
     one_url["annotations"][0]["result"][3]["value"] = {"text": [TU_URLS[0]]}
     cancelled = _ls_task(LI, 7, was_cancelled=True)
@@ -263,7 +296,7 @@ def test_one_bad_task_or_annotation_is_a_skip_reason_and_the_rest_imports(tmp_pa
     assert "at least 2 different supporting URLs" in refused["message"]
 
 
-def test_a_third_person_on_a_dispute_adjudicates_only_when_marked_adjudicator(tmp_path):
+def test_a_third_person_on_a_dispute_never_settles_it_marked_adjudicator_or_not(tmp_path):
     source = _labelled(tmp_path)
     [task] = [t for t in export_tasks(source, NAME, VERSION) if t["data"]["item_id"] == QING]
     carol = {"zhbench_person": "carol", "was_cancelled": False,
@@ -280,10 +313,11 @@ def test_a_third_person_on_a_dispute_adjudicates_only_when_marked_adjudicator(tm
     marked = import_tasks(source, NAME, VERSION, [task])
 
     assert unmarked["skipped"] == {"refused": 1}
-    assert "disputed; it takes no more annotations" in unmarked["problems"][0]["message"]
-    assert marked["imported"] == 1
-    assert source.item(NAME, VERSION, QING)["status"] == "adjudicated"
-    assert source.labels(NAME, VERSION, QING)[-1]["role"] == "adjudicator"
+    assert "has both its annotations; it takes no more" in unmarked["problems"][0]["message"]
+    assert (marked["imported"], marked["skipped"]) == (0, {"adjudication": 1})
+    assert "an import never adjudicates" in marked["problems"][0]["message"]
+    assert source.item(NAME, VERSION, QING)["status"] == "disputed"
+    assert [l["person"] for l in source.labels(NAME, VERSION, QING)] == ["alice", "bob"]
 
 
 @pytest.mark.parametrize(("content", "expected"), [

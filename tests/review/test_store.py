@@ -289,7 +289,7 @@ def test_a_skipped_item_comes_back_only_after_the_others(store):
 
 def test_an_unknown_name_costs_one_hash_like_a_wrong_password(tmp_path, monkeypatch):
     """So the time a login takes does not tell which names exist."""
-    from review import store as module
+    from review import passwords as module
 
     store = ReviewStore.at(tmp_path)
     store.add_user("ann1", "annotator", "long enough")
@@ -322,3 +322,29 @@ def test_an_account_hashed_with_scrypt_logs_in_and_is_rehashed_with_argon2(tmp_p
         now = con.execute("SELECT password FROM users WHERE name = 'old'").fetchone()[0]
     assert now.startswith("$argon2id$") and check_password("long enough", now)
     assert store.login("old", "long enough") is not None
+
+
+def test_the_database_and_its_wal_and_shm_files_are_readable_by_their_owner_only(tmp_path):
+    import os
+    import stat
+
+    old = os.umask(0o022)  # the common default, under which a new file is world-readable
+    try:
+        store = ReviewStore.at(tmp_path)
+        with store._read() as reader:  # a connection held open keeps -wal and -shm on disk
+            reader.execute("SELECT count(*) FROM users").fetchone()
+            store.add_user("alice", "annotator", "correct horse")
+            modes = {p.name: stat.S_IMODE(p.stat().st_mode) for p in tmp_path.glob("review.sqlite*")}
+    finally:
+        os.umask(old)
+    assert modes == {"review.sqlite": 0o600, "review.sqlite-wal": 0o600, "review.sqlite-shm": 0o600}
+
+
+def test_a_database_left_world_readable_is_tightened_when_opened(tmp_path):
+    import stat
+
+    path = tmp_path / "review.sqlite"
+    sqlite3.connect(path).close()
+    path.chmod(0o644)
+    ReviewStore(path)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
