@@ -39,10 +39,8 @@ import time
 from pathlib import Path
 
 from crawlers.processes import signals_held
+from flows.shared_engine import SERVER_ENV, STOP_GRACE_S, SharedServer, idle_seconds, stop_when_idle
 
-# Prefect's environment for its temporary server (SubprocessASGIServer._run_uvicorn_command).
-SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
-STOP_GRACE_S = 5.0  # as Prefect's stop(): SIGTERM, then SIGKILL after this long
 
 
 def configure_prefect(verbose: bool = False) -> None:
@@ -73,8 +71,6 @@ def configure_prefect(verbose: bool = False) -> None:
     for key, value in defaults.items():
         os.environ.setdefault(key, value)
     if temporary:
-        from flows.shared_engine import SharedServer, idle_seconds
-
         # Shared by the runs of this Prefect home and kept a while (flows.shared_engine), or with
         # ZHBENCH_ENGINE_IDLE_S=0 this run's own, stopped with it.
         server = SharedServer() if idle_seconds() > 0 else start_temporary_server()
@@ -147,8 +143,6 @@ def _serve(fd: int) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1] == "shared":  # flows.shared_engine: shared <fd> <Prefect home> <idle seconds>
-        from flows.shared_engine import stop_when_idle
-
         stop_when_idle(Path(sys.argv[3]), float(sys.argv[4]), STOP_GRACE_S)
         _serve(int(sys.argv[2]))
     else:  # this run's own: <parent pid> <fd>

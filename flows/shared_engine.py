@@ -36,6 +36,9 @@ from pathlib import Path
 
 from crawlers.processes import signals_held
 
+# Prefect's environment for its temporary server (SubprocessASGIServer._run_uvicorn_command).
+SERVER_ENV = {"PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1", "PREFECT__SERVER_FINAL": "1"}
+STOP_GRACE_S = 5.0  # as Prefect's stop(): SIGTERM, then SIGKILL after this long
 IDLE_S = 300.0
 STATE, LOCK, USERS, LOG = "zhbench-engine.json", "zhbench-engine.lock", "zhbench-engine-users", "zhbench-engine.log"
 
@@ -124,8 +127,6 @@ class SharedServer:
         self._user.unlink(missing_ok=True)
 
     def _start(self) -> dict:
-        from flows.engine import SERVER_ENV
-
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         try:
             listener.bind(("127.0.0.1", 0))
