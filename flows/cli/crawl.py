@@ -9,6 +9,12 @@ from pathlib import Path
 
 from flows.cli.common import UsageError, any_port, command, count, data_dir_option, directory, file_path, whole
 
+SEEDS_HELP = ("seed files, read by suffix: .tsv KgCLUE (entity<TAB>relation<TAB>value a line), .csv OwnThink (a "
+              "实体,属性,值 header, then a triple a line), .json (a list of titles or of objects with a \"title\" or a "
+              "\"url\"), .jsonl (one such object a line), any other one title a line (# comments). A seed that is an "
+              "http(s) URL is fetched as it is; one too long to be a title is recorded as dropped (seed_too_long) "
+              "in fetched.jsonl and counted under 'not kept'")
+
 
 def cmd_crawl(args: argparse.Namespace) -> int:
     from flows.crawling import SITE_URLS, ProgressLine, crawl_job, format_crawl
@@ -79,7 +85,7 @@ def register(sub) -> None:
     crawl.add_argument("--site", required=True, choices=["baidu", "sogou", "wikipedia", "mirror"],
                        help="which site; mirror: the bundled one, started for the crawl")
     crawl.add_argument("--base-url", help="override the site's address (a proxy or a copy of it)")
-    crawl.add_argument("--seeds", type=Path, nargs="+", help="seed files: KgCLUE .tsv, OwnThink .csv or .txt")
+    crawl.add_argument("--seeds", type=Path, nargs="+", help=SEEDS_HELP)
     crawl.add_argument("--max-depth", type=whole(0, 10_000), help="how many links deep to follow from a seed")
     crawl.add_argument("--max-pages", type=count, help="stop after this many content pages (0: no limit)")
     crawl.add_argument("--concurrency", type=whole(1, 64), help="parallel requests per site (default 8)")

@@ -97,7 +97,8 @@ def register(sub) -> None:
     synth.add_argument("--out", type=file_path, required=True,
                        help="JSON Lines file to write (facts format plus 'labels')")
     synth.add_argument("--seeds-out", type=file_path, help="also write each entry's Baidu-form path, one per line")
-    synth.add_argument("--facts", type=directory, help="facts directory to recombine (default: the bundled facts table)")
+    synth.add_argument("--facts", type=directory,
+                       help="facts directory to recombine (default: the bundled facts table)")
     synth.add_argument("--ungrounded-rate", type=share, default=0.3, help="share of entries with an unmentioned row")
     synth.add_argument("--trailing-rate", type=share, default=0.2, help="share with a trailing uncovered relation")
     synth.add_argument("--near-duplicate-rate", type=share, default=0.05, help="share that copy an earlier entry")

@@ -54,7 +54,8 @@ def register(sub) -> None:
                     "is skipped with a message naming its line number, and the exit status is 1.",
                     "echo '{\"id\": \"1\", \"entity\": \"泰山\", \"text\": \"泰山海拔1545米。\", "
                     "\"triples\": [[\"泰山\", \"海拔\", \"1545米\"]]}' | zhbench align", cmd_align)
-    align.add_argument("--relations", type=file_path, help="file of relation names (one per line) added to the batch's own")
+    align.add_argument("--relations", type=file_path,
+                       help="file of relation names (one per line) added to the batch's own")
     align.add_argument("--threshold", type=real(0, 1, above=True), default=0.75,
                        help="keep pairs whose position index exceeds this (default 0.75, as in CDTP)")
     align.add_argument("--no-cut", action="store_true",

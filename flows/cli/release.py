@@ -127,8 +127,8 @@ def register(sub) -> None:
     score.add_argument("release", help="a version of --name, or a release directory")
     score.add_argument("--predictions", type=file_path, required=True,
                        help="JSON lines {\"id\": item_id, \"prediction\": ...} or {\"id\", \"ranking\": [...]}")
-    score.add_argument("--baseline", type=file_path, help="a baseline model's predictions: dataset scores are divided by its "
-                                         "(CUGE's normalisation)")
+    score.add_argument("--baseline", type=file_path, help="a baseline model's predictions: dataset scores are divided "
+                                                          "by its (CUGE's normalisation)")
     score.add_argument("--split", default="eval", choices=["eval", "train", "all"], help="which split (default eval)")
     score.add_argument("--json", action="store_true", help="print the scores as JSON")
     score.add_argument("--grader-model", help="grade simpleqa answers with this model (OpenAI-compatible endpoint); "

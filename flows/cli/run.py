@@ -112,7 +112,7 @@ def settings_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", type=directory, help="where runs and releases go (default ./zhbench-data)")
     p.add_argument("--site", choices=["baidu", "sogou", "wikipedia"], help="which site's URL forms to crawl")
     p.add_argument("--base-url", help="site to crawl (default: the bundled mirror, started for the run)")
-    p.add_argument("--seeds", type=Path, nargs="+", help="seed files: KgCLUE .tsv, OwnThink .csv or .txt")
+    p.add_argument("--seeds", type=Path, nargs="+", help="seed files (.tsv .csv .json .jsonl .txt: crawl --help)")
     p.add_argument("--max-pages", type=count, help="stop after this many content pages (0: no limit)")
     p.add_argument("--max-depth", type=whole(0, 10_000), help="how many links deep to follow from a seed")
     p.add_argument("--version", help="release version (default: the next minor version)")
