@@ -43,6 +43,8 @@ class Parser(argparse.ArgumentParser):
     commands = None  # a group's subparsers (``group``), which another module may add to
 
     def error(self, message: str):  # type: ignore[override]
+        # An argument argparse quotes as given ("unrecognized arguments: a<newline>b") stays on the one line.
+        message = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in message)
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
@@ -118,6 +120,7 @@ def whole(minimum: int = 0, maximum: int = MAX_COUNT) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"must be between {minimum} and {maximum}, got {_shown(text)}")
         return value
 
+    parse.kind, parse.bounds, parse.above = int, (minimum, maximum), False  # read by the tests of every option
     return parse
 
 
@@ -138,6 +141,7 @@ def real(minimum: float, maximum: float = math.inf, above: bool = False) -> Call
             raise argparse.ArgumentTypeError(f"must be {wanted}, got {_shown(text)}")
         return value
 
+    parse.kind, parse.bounds, parse.above = float, (minimum, maximum), above
     return parse
 
 
@@ -145,12 +149,14 @@ def _number(kind: type, text: str):
     try:
         return kind(text)
     except ValueError:  # also an int of more than 4,300 digits
-        raise argparse.ArgumentTypeError(f"{_shown(text)!r} is not {'a whole number' if kind is int else 'a number'}") \
+        raise argparse.ArgumentTypeError(f"'{_shown(text)}' is not {'a whole number' if kind is int else 'a number'}") \
             from None
 
 
-def _shown(text: str) -> str:
-    return text if len(text) <= 40 else f"{text[:40]}... ({len(text):,} characters)"
+def _shown(text: str, limit: int = 40) -> str:
+    """``text`` for a one-line message: control characters escaped, and cut short past ``limit`` characters."""
+    shown = text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+    return shown if len(shown) <= limit else f"{shown[:limit]}... ({len(text):,} characters)"
 
 
 count = whole(0, MAX_COUNT)  # 0 or more
@@ -164,21 +170,35 @@ minutes = real(0, MAX_MINUTES, above=True)
 
 # --- argparse types of paths: a file where a directory is wanted, or the reverse, is one line ----------------
 
+PATH_SHOWN = 300  # characters of a path a message shows
+
 
 def directory(text: str) -> Path:
     """A directory, or where one will be made: anything but an existing file."""
-    path = Path(text)
+    path = _path(text)
     if path.exists() and not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text} is a file, not a directory; give a directory")
+        raise argparse.ArgumentTypeError(f"{_shown(text, PATH_SHOWN)} is a file, not a directory; give a directory")
     return path
 
 
 def file_path(text: str) -> Path:
     """A file to read or write: anything but an existing directory (a missing file to read is the reader's
     one-line error, which names what the file should hold)."""
-    path = Path(text)
+    path = _path(text)
     if path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text} is a directory, not a file; give a file")
+        raise argparse.ArgumentTypeError(f"{_shown(text, PATH_SHOWN)} is a directory, not a file; give a file")
+    return path
+
+
+def _path(text: str) -> Path:
+    """A path the system can look at: no NUL, no name longer than it allows."""
+    if "\x00" in text:
+        raise argparse.ArgumentTypeError(f"'{_shown(text, PATH_SHOWN)}' is no usable path (it holds a NUL character)")
+    path = Path(text)
+    try:
+        path.exists()
+    except OSError as exc:  # a name or a path too long (ENAMETOOLONG)
+        raise argparse.ArgumentTypeError(f"'{_shown(text, PATH_SHOWN)}' is no usable path ({exc.strerror or exc})") from None
     return path
 
 
