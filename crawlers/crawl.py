@@ -106,6 +106,7 @@ class CrawlConfig:
     skip_urls: list[str] = field(default_factory=list)  # canonical URLs not to fetch (recently fetched)
     redis_url: str = ""  # share the frontier and seen-set with other processes through Redis
     redis_key: str = ""  # the shared crawl's name in Redis (default: the crawl directory's name)
+    dropped_seeds: list[dict] = field(default_factory=list)  # seeds not fetched (crawlers.seeds.dropped)
 
     @property
     def raw_root(self) -> Path:
@@ -148,6 +149,23 @@ def check_reachable(url: str, timeout: float = 5.0) -> None:
         ) from None
 
 
+def check_redis(url: str, timeout: float = 3.0) -> None:
+    """Fail fast, with a clear message, when the Redis a shared crawl needs is not a Redis URL or does not
+    answer (the crawler process would log it and end with nothing fetched)."""
+    import redis
+
+    try:
+        client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
+    except ValueError as exc:
+        raise CrawlError(f"--redis {url!r} is not a Redis URL ({exc}); e.g. redis://127.0.0.1:6379/0") from None
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        raise CrawlError(f"Redis at {url} does not answer ({exc}); start it, or crawl without --redis") from None
+    finally:
+        client.close()
+
+
 def read_progress(out_dir: Path) -> dict:
     try:
         return json.loads((Path(out_dir) / "progress.json").read_text(encoding="utf-8"))
@@ -156,7 +174,7 @@ def read_progress(out_dir: Path) -> dict:
 
 
 def run_crawl(config: CrawlConfig, progress: Callable[[dict], None] | None = None) -> CrawlResult:
-    if not config.start_urls and not config.resume:
+    if not config.start_urls and not config.resume and not config.dropped_seeds:
         raise CrawlError("no start URLs: the seed files gave no entries")
     if config.start_urls:
         check_reachable(config.start_urls[0])
@@ -166,6 +184,10 @@ def run_crawl(config: CrawlConfig, progress: Callable[[dict], None] | None = Non
 
 
 def _run_locked(config: CrawlConfig, out: Path, lock_fd: int, progress: Callable[[dict], None] | None) -> CrawlResult:
+    record_dropped(out / "fetched.jsonl", config.dropped_seeds)
+    if not config.start_urls and not config.resume:
+        raise CrawlError(f"no start URLs: every seed was dropped ({config.dropped_seeds[0]['reason']}); "
+                         f"each is a line of {out / 'fetched.jsonl'}")
     if config.resume and not (out / "fetched.jsonl").exists() and not config.start_urls:
         raise CrawlError(f"nothing to resume in {out}: it has no fetch log")
     config_path = out / "crawl-config.json"
@@ -202,6 +224,25 @@ def _run_locked(config: CrawlConfig, out: Path, lock_fd: int, progress: Callable
         tail = "\n".join(stderr_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-5:])
         raise CrawlError(f"crawl process failed (exit {proc.returncode}): {tail}")
     return collect(out, json.loads(stats_path.read_text(encoding="utf-8")))
+
+
+def record_dropped(path: Path, seeds: list[dict]) -> None:
+    """A fetch-log line for each seed the crawl does not fetch, once however often the crawl is resumed."""
+    if not seeds:
+        return
+    log = FetchLog(path)
+    recorded = {(e.get("seed"), e.get("reason")) for e in log.entries() if e.get("page_status") == "dropped"}
+    now = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    try:
+        for seed in seeds:
+            if (seed["seed"], seed["reason"]) not in recorded:
+                recorded.add((seed["seed"], seed["reason"]))
+                log.append({**seed, "url": "", "canonical_url": "", "request_url": "", "request_canonical": "",
+                            "page_status": "dropped", "http_status": 0, "change": "failed", "depth": 0,
+                            "fetched_at": now, "follow": [], "content_hash": "", "record_hash": "", "etag": "",
+                            "last_modified": "", "encoding": ""})
+    finally:
+        log.close()
 
 
 CHILD_STOP_S = 20.0  # for a graceful stop: requests in flight end, shards and the fetch log close
@@ -567,6 +608,9 @@ def _child(config_path: str) -> int:
     process.start()
     stats = {k: (v.isoformat() if hasattr(v, "isoformat") else v) for k, v in crawler.stats.get_stats().items()}
     stats["zhbench/resumed_from_entries"] = state.entries
+    for seed in config.dropped_seeds:  # counted with the fetches not kept, as the run's summary shows them
+        key = f"zhbench/not_kept/dropped/{seed['reason'].split(':', 1)[0]}"
+        stats[key] = stats.get(key, 0) + 1
     out = Path(config.out_dir) / "crawl-stats.json"
     out.write_text(json.dumps(stats, ensure_ascii=False, indent=2, sort_keys=True), encoding="utf-8")
     return 0

@@ -19,8 +19,9 @@ from schemas import Page
 STORED_STATUSES = ("ok", "disambiguation", "not_found", "blocked", "truncated", "unparsable")
 # Lines of requests that gave no page record; each carries a ``reason`` ("kind: detail"):
 # refused (the host policy or robots.txt), failed (HTTP 5xx after retries, timeout, reset, short
-# body, redirect loop or invalid redirect), parse_error (the parser raised; the HTML is stored).
-FAILED_STATUSES = ("refused", "failed", "parse_error")
+# body, redirect loop or invalid redirect), parse_error (the parser raised; the HTML is stored), dropped (a
+# seed never asked for: ``seed_too_long``; the line names the seed, with no URL).
+FAILED_STATUSES = ("refused", "failed", "parse_error", "dropped")
 
 
 def record_hash(page: Page) -> str:

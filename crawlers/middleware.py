@@ -101,8 +101,9 @@ class BlockBackoffMiddleware:
     def process_response(self, request, response, spider=None):
         headers = {k.decode().lower(): v.decode("latin-1") for k, v in
                    ((k, response.headers.get(k, b"")) for k in (b"Location", b"Retry-After"))}
-        title = page_title(response.body[:4096].decode("utf-8", errors="ignore")) if response.status == 200 else ""
-        kind = block_kind(response.status, response.url, headers.get("location", ""), title)
+        # A verification page served as 200 is recognised by its title or its form, as the parser would.
+        html = response.body.decode("utf-8", errors="ignore") if response.status == 200 else ""
+        kind = block_kind(response.status, response.url, headers.get("location", ""), page_title(html), html)
         domain = urlsplit(request.url).netloc
         if kind is None:
             self.strikes[domain] = 0

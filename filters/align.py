@@ -13,7 +13,7 @@ Following the CDTP paper (section 3.2, data cleaning):
   kept triple covers; and every item of an enumeration in the text must be covered
   by a kept triple.
 
-Each rule is a file of filters/rules/ (relation_frequency, grounding, position_index, trailing_relation,
+Each rule is a file of filters/rules/ (length, relation_frequency, grounding, position_index, trailing_relation,
 enumeration); this module assembles them (:func:`cdtp_filters`) and records what a run's were built from
 (:class:`AlignmentRules`), so that a later stage that drops triples judges the pair again with the same rules
 (:func:`filters.base.rejudge`).
@@ -32,6 +32,7 @@ from filters.grounding import Grounder, RelationCues
 from filters.mentions import Lexicon
 from filters.rules.enumeration import EnumerationFilter
 from filters.rules.grounding import GroundedPairFilter, GroundingFilter
+from filters.rules.length import LengthFilter
 from filters.rules.position_index import PositionIndexFilter
 from filters.rules.relation_frequency import RelationFrequencyFilter
 from filters.rules.trailing_relation import TrailingRelationFilter
@@ -119,9 +120,9 @@ def cdtp_filters(vocabulary: Iterable[str], threshold: float = 0.75, enumeration
                                                              cues=grounding.grounder.cues)]
     if enumerations_must_be_covered:
         pair_filters.append(EnumerationFilter(cache))
-    triple_filters: list[TripleFilter] = [grounding]
+    triple_filters: list[TripleFilter] = [LengthFilter(), grounding]
     rejected_relations = list(rejected_relations)
     if keep_relations is not None or rejected_relations:
         keep = vocabulary if keep_relations is None else keep_relations
-        triple_filters.insert(0, RelationFrequencyFilter(keep, rejected_relations))
+        triple_filters.insert(1, RelationFrequencyFilter(keep, rejected_relations))
     return triple_filters, pair_filters

@@ -25,6 +25,7 @@ inside the text's mention that supports one; the entity's title is no fact about
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Iterable
@@ -36,6 +37,12 @@ from filters.text import tagger
 KINDS = ("value", "date", "number", "title", "latin", "place", "link", "lexicon", "named", "enumeration", "story")
 # Shorter names and values are too often part of an ordinary word to be a fact on their own.
 MIN_NAME_CHARS = 2
+# Longer ones are no relation name or infobox value but a paragraph or garbage (Baike's longest infobox names
+# run to a dozen characters, its values to a few dozen): their triples are dropped (filters/rules/length.py)
+# and they stay out of the automata, whose construction costs the square of a repetitive name's length
+# (a 16,000-character name took 100 s).
+MAX_RELATION_CHARS = 64
+MAX_VALUE_CHARS = 500
 # Relation names that are ordinary words too: alone they mention no relation (「造成了一定影响」,
 # 「一项条约」); after them a value must start (其影响为…, 国家：…). Reviewable; our choice.
 ORDINARY_WORDS = frozenset({"影响", "国家", "条约", "和约", "地区", "地点", "时间", "作用", "意义", "结果", "原因", "特点", "关系",
@@ -94,7 +101,7 @@ class Lexicon:
     def __init__(self, values: Iterable[str] = ()):
         import ahocorasick_rs
 
-        self.values = sorted({v for v in (normalize(x) for x in values) if len(v) >= MIN_NAME_CHARS})
+        self.values = sorted({v for v in (normalize(x) for x in values) if MIN_NAME_CHARS <= len(v) <= MAX_VALUE_CHARS})
         self._automaton = ahocorasick_rs.AhoCorasick(self.values) if self.values else None
 
     def find(self, text: str) -> Iterable[tuple[int, int]]:
@@ -132,7 +139,7 @@ class RelationNames:
     def __init__(self, names: Iterable[str] = ()):
         import ahocorasick_rs
 
-        self.names = sorted({n for n in (normalize(x) for x in names) if len(n) >= MIN_NAME_CHARS})
+        self.names = sorted({n for n in (normalize(x) for x in names) if MIN_NAME_CHARS <= len(n) <= MAX_RELATION_CHARS})
         self._automaton = ahocorasick_rs.AhoCorasick(self.names) if self.names else None
 
     def values(self, aligned) -> list[tuple[int, int]]:
@@ -198,6 +205,8 @@ def find_mentions(aligned, values: Iterable[str] = (), links: Iterable[str] = ()
             found[key] = Mention(start, end, kind, text[start:end])
 
     for value in {normalize(v) for v in values if v}:
+        if len(value) > MAX_VALUE_CHARS:
+            continue  # no value of a row (its triple is dropped): its overlapping matches would cost the square
         if len(value) < MIN_NAME_CHARS and not value.isdigit():
             # one character (男, 角) counts where the segmentation makes it a word of its own
             for start, end in occurrences(aligned, value):
@@ -282,23 +291,41 @@ def uncovered(mentions: Iterable[Mention], covering: list[tuple[int, int]],
               names: list[tuple[int, int]]) -> list[Mention]:
     """The mentions no covering span holds and that are not inside a mention of the entity's own names."""
     out = []
+    covered, named = _Spans(covering), _Spans(names)
     for m in mentions:
         inner = m
         while len(inner.text) > 2 and _ENCLOSING.get(inner.text[0]) == inner.text[-1]:
             inner = Mention(inner.start + 1, inner.end - 1, inner.kind, inner.text[1:-1])
-        if inner is not m and any(s <= inner.start and inner.end <= e for s, e in covering):
+        if inner is not m and covered.holds(inner.start, inner.end):
             continue  # 「全称《…》」: the title inside the marks is the value
         if m.kind == "enumeration":  # an item opening with a covered value is the rest (战国时期|思想家)
             for s, e in covering:
                 if s <= m.start < e < m.end:
                     m = Mention(e, m.end, m.kind, m.text[e - m.start:])
-        if any(s <= m.start and m.end <= e for s, e in covering):
+        if covered.holds(m.start, m.end):
             continue
         if m.kind == "enumeration" and any(m.start <= s and e == m.end and s - m.start <= HEAD_FINAL_PREFIX
                                            for s, e in covering):
             continue  # an item ending with a kept value is a mention of it (男歌手 for 歌手; 陶瓷砖 is no 陶瓷,
             # and 红银牌数控机床 is a product, no 数控机床)
-        if any(s <= m.start and m.end <= e for s, e in names):
+        if named.holds(m.start, m.end):
             continue
         out.append(m)
     return out
+
+
+class _Spans:
+    """Whether one of many spans holds a span, in log time: a repetitive value overlaps itself thousands of
+    times in a repetitive text, and mentions times spans would cost the square of that."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]):
+        ordered = sorted(spans)
+        self.starts = [s for s, _ in ordered]
+        self.reach, furthest = [], -1  # the furthest end of the spans up to each
+        for _, end in ordered:
+            furthest = max(furthest, end)
+            self.reach.append(furthest)
+
+    def holds(self, start: int, end: int) -> bool:
+        last = bisect.bisect_right(self.starts, start) - 1
+        return last >= 0 and self.reach[last] >= end

@@ -161,7 +161,7 @@ class AlignedText:
         text = self.text
         before = text[start - 1] if start > 0 else ""
         after = text[end] if end < len(text) else ""
-        if any(ch.isdigit() for ch in needle):
+        if _has_digit(needle):
             # Quantities and dates (12首, 701年): the segmenter often glues a measure word to what
             # follows (首歌), so only the number boundary decides for them.
             return True
@@ -193,3 +193,9 @@ class PairTextCache:
         if self.value is None or self.key != key:
             self.key, self.value = key, AlignedText(pair.text)
         return self.value
+
+
+@lru_cache(maxsize=4096)
+def _has_digit(needle: str) -> bool:
+    """Once per needle: a repetitive one is asked about at each of its thousands of overlapping places."""
+    return any(ch.isdigit() for ch in needle)

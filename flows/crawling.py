@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Callable, Iterator
 from urllib.parse import urlsplit
 
-from crawlers.crawl import CrawlConfig, CrawlError, CrawlResult, collect, crawl_lock, reparse, run_crawl
+from crawlers.crawl import CrawlConfig, CrawlError, CrawlResult, check_redis, collect, crawl_lock, reparse, run_crawl
 from crawlers.fetchlog import FetchLog
-from crawlers.seeds import bundled_seed_files, read_seeds, seed_url
+from crawlers.seeds import bundled_seed_files, dropped, read_seeds, seed_url, too_long
 from flows import caching, progress
 from flows.settings import CrawlSettings, Settings
 from flows.stages import StageClock
@@ -69,8 +69,14 @@ def seed_titles(crawl: CrawlSettings) -> list[str]:
 
 
 def crawl_config(crawl: CrawlSettings, base_url: str, out_dir: Path, raw_dir: Path, **extra) -> CrawlConfig:
+    start_urls, not_fetched = [], []
+    for seed in seed_titles(crawl):
+        if why := too_long(base_url, crawl.site, seed):
+            not_fetched.append(dropped(seed, why))
+        else:
+            start_urls.append(seed_url(base_url, crawl.site, seed))
     return CrawlConfig(
-        start_urls=[seed_url(base_url, crawl.site, t) for t in seed_titles(crawl)],
+        start_urls=start_urls, dropped_seeds=not_fetched,
         out_dir=str(out_dir), raw_dir=str(raw_dir), max_depth=crawl.max_depth, max_pages=crawl.max_pages,
         concurrency=crawl.concurrency, download_delay=crawl.download_delay, autothrottle=crawl.autothrottle,
         obey_robots=crawl.obey_robots, user_agent=crawl.user_agent, timeout_s=crawl.timeout_s,
@@ -136,6 +142,8 @@ def crawl_job(crawl: CrawlSettings, data_dir: Path, name: str | None = None, res
             raise CrawlError(f"nothing to resume: {crawls_root(data_dir) / name} holds no crawl")
     name = name or datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     out_dir = crawls_root(data_dir) / name
+    if redis_url:
+        check_redis(redis_url)
     # Held from before the check that the crawl is new to its registration: two crawls of one name both
     # found it new, then stored its pages twice.
     with crawl_lock(out_dir):
@@ -248,8 +256,8 @@ def parse_age(text: str) -> timedelta:
 
 def register_crawl(data_dir: Path, name: str, out_dir: Path) -> int:
     """Record a crawl's fetches (URL, fetch time, content hash, validators) in the data directory's catalog."""
-    return Catalog(Path(data_dir) / "catalog.duckdb").register_fetches(
-        name, FetchLog(Path(out_dir) / "fetched.jsonl").entries())
+    fetches = (e for e in FetchLog(Path(out_dir) / "fetched.jsonl").entries() if e["page_status"] != "dropped")
+    return Catalog(Path(data_dir) / "catalog.duckdb").register_fetches(name, fetches)
 
 
 def _validators(info: dict) -> dict:

@@ -230,7 +230,7 @@ class ReviewSettings(_Section):
     apply_verdicts: bool = Field(True, description="apply settled verdicts to the items of the next release: "
                                  "drop rejected ones, apply adjudicated answers, drop answers people found "
                                  "different, mark the rest human-verified")
-    lease_minutes: float = Field(30, gt=0, description="an annotator's hold on an item before it returns to "
+    lease_minutes: float = Field(30, gt=0, le=525_600, allow_inf_nan=False, description="an annotator's hold on an item before it returns to "
                                  "the queue (zhbench review serve)")
 
 

@@ -23,6 +23,7 @@ names the person by ``completed_by`` alone: an object with an e-mail, or a bare 
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
@@ -137,6 +138,11 @@ def parse_tasks(data: bytes, path: str) -> list[dict]:
     except json.JSONDecodeError as e:
         raise ReviewError(f"{path} is not a Label Studio JSON export: not JSON at line {e.lineno}, column {e.colno} "
                           f"({e.msg}); {how}") from None
+    except RecursionError:  # the parser recurses once per level: [[[[... ten thousand deep
+        raise ReviewError(f"{path} is not a Label Studio JSON export: nested too deep to be one; {how}") from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise ReviewError(f"{path} is not a Label Studio JSON export: it holds a number of more than "
+                          f"{sys.get_int_max_str_digits():,} digits; {how}") from None
     if not isinstance(tasks, list):
         raise ReviewError(f"{path} is not a Label Studio JSON export: expected a list of tasks, got "
                           f"{_json_kind(tasks)}; {how}")

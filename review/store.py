@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import secrets
 import sqlite3
@@ -221,8 +222,8 @@ def answer_key(answer: str) -> str:
 
 class ReviewStore:
     def __init__(self, path: Path | str, lease_minutes: float = 30.0, session_hours: float = 12.0):
-        if lease_minutes <= 0:
-            raise ValueError(f"lease_minutes must be positive, got {lease_minutes}")
+        if not (lease_minutes > 0 and math.isfinite(lease_minutes)):  # nan would fail every lease, inf never end one
+            raise ValueError(f"lease_minutes must be a positive finite number, got {lease_minutes}")
         self.path = Path(path)
         self.lease_s = lease_minutes * 60
         self.session_s = session_hours * 3600

@@ -16,8 +16,8 @@ from typing import Any, ClassVar, Iterable, Iterator
 
 import pyarrow as pa
 
-# unparsable: the body is no HTML page (empty, binary, not_html) or the parser failed on it
-# (parser_error:<exception>); Page.reason says which.
+# unparsable: the body is no HTML page (empty, binary, not_html), no entry (no_layout, no_title) or the parser
+# failed on it (parser_error:<exception>); Page.reason says which (for a blocked page, the block's kind).
 PAGE_STATUSES = ("ok", "blocked", "not_found", "disambiguation", "truncated", "unparsable")
 SOURCES = ("baidu", "sogou", "wikipedia", "other")
 ITEM_KINDS = ("kgc", "qa", "t2t", "cloze", "simpleqa")
@@ -125,7 +125,7 @@ PAGE_SCHEMA = _with_version(
             ("depth", pa.int32()),
             ("fetched_at", pa.timestamp("ms", tz="UTC")),
             ("content_hash", pa.string()),
-            ("reason", pa.string()),  # why an unparsable page could not be read ("" otherwise)
+            ("reason", pa.string()),  # why an unparsable page could not be read, how a page was blocked ("" otherwise)
         ]
     ),
     "page",

@@ -7,13 +7,17 @@ selectors; the default, the fastest), ``lxml`` (libxml2 with compiled XPath) and
 which characters the text of a record never holds.
 
 ``parse`` raises only on bad arguments (an unknown backend, a URL that is no URL);
-every body gives a :class:`Page`. A body that cannot be read gets status
+every body gives a :class:`Page`. A blocked page's ``reason`` is its kind (``captcha_page``,
+``captcha_redirect``, ``http_403``, ``http_429``). A body that cannot be read gets status
 ``unparsable`` and a ``reason``:
 
 * ``empty``: nothing but white space and byte-order marks;
 * ``binary``: an image, a PDF, an archive or a font (by its signature), or a body whose
   first 1,024 characters are more than a tenth control characters or undecodable bytes;
 * ``not_html``: text without any markup, or JSON;
+* ``no_layout``: HTML without the markup of any site's entry page (an error or a verification page of a
+  kind not recognised, a page of another site);
+* ``no_title``: an entry layout with an empty title (a page that lost its content, or is no entry);
 * ``parser_error:<exception>``: the parser failed on the page. That is a bug: the page is
   recorded rather than lost, and the generated pages of ``tests/fuzz`` hunt for such bugs.
 
@@ -81,10 +85,17 @@ def parse(
     try:
         _read(page, html, encoding, backend)
     except Exception as exc:  # noqa: BLE001 - one page the parser trips on is a record with a reason
-        return Page(url=url, canonical_url=page.canonical_url, source=page.source, layout=page.layout,
-                    status="unparsable", reason=f"parser_error:{type(exc).__name__}", http_status=http_status,
-                    fetched_at=fetched_at, depth=depth, content_hash=page.content_hash)
+        return _unparsable(page, f"parser_error:{type(exc).__name__}")
+    if page.status == "ok" and not page.title:  # an error or a verification page in an entry's clothes
+        return _unparsable(page, "no_title")
     return page
+
+
+def _unparsable(page: Page, reason: str) -> Page:
+    """The page as a record of what could not be read: where it came from and why, no fields."""
+    return Page(url=page.url, canonical_url=page.canonical_url, source=page.source, layout=page.layout,
+                status="unparsable", reason=reason, http_status=page.http_status, fetched_at=page.fetched_at,
+                depth=page.depth, content_hash=page.content_hash)
 
 
 def _read(page: Page, html: bytes | str, encoding: str | None, backend: str) -> None:
@@ -92,8 +103,9 @@ def _read(page: Page, html: bytes | str, encoding: str | None, backend: str) -> 
     page.canonical_url = canonicalize(url)
     text = _decode(html, encoding)
     page.source, page.layout = detect.detect_source(url, text)
-    if detect.is_blocked(url, page.http_status, text):
-        page.status = "blocked"
+    blocked = detect.block_reason(url, page.http_status, text)
+    if blocked:
+        page.status, page.reason = "blocked", blocked
         return
     if detect.is_not_found(page.http_status, text):
         page.status = "not_found"
@@ -109,8 +121,8 @@ def _read(page: Page, html: bytes | str, encoding: str | None, backend: str) -> 
     if canonical:
         page.canonical_url = canonical
     layout = LAYOUTS.get(page.layout)
-    if layout is None:
-        page.status = "ok"
+    if layout is None:  # no site's markup: no title, text or infobox to read
+        page.status, page.reason = "unparsable", "no_layout"
         return
     fields = layout(BACKENDS[backend](text), url)
     page.status = fields.pop("status", "ok")

@@ -8,13 +8,16 @@ A page's status comes from its content, never from words in its URL path or titl
 CAPTCHA (``/item/CAPTCHA``, a page titled 「Verify」) is content. A verification page is recognised
 by the host or path of the verification service it is served from (wappass.baidu.com,
 ``/static/captcha``, Sogou's ``/antispider/``, ``/sorry``), by its exact ``<title>`` (entries always
-carry the site's suffix, as in 「验证码_百度百科」, so an exact title never names an entry), or by
-the markup of the verification form. zh-Wikipedia serves no verification page.
+carry the site's suffix, as in 「验证码_百度百科」, so an exact title never names an entry), by a title
+that names a verification (百度安全验证 - 百度, 安全验证中) and carries no entry's suffix, or by the
+markup of the verification form: the service's own, or a notice (请完成验证, 安全验证) beside a form
+or an input on a page with no entry markup. zh-Wikipedia serves no verification page.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from urllib.parse import urlsplit
 
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_\-]+)""", re.I)
@@ -27,6 +30,15 @@ VERIFY_PATH = re.compile(r"^(?:/wappass)?/static/captcha(?:/|$)|^/(?:wappass|ant
 # <title> of a verification page, matched whole: Baidu's 百度安全验证 page, and the bare titles
 # generic verification pages carry. A whole-title match never hits an entry (「验证码_百度百科」).
 VERIFY_TITLES = frozenset({"百度安全验证", "安全验证", "验证码", "访问验证", "请输入验证码"})
+# Words of a title that names a verification; such a title without an entry's suffix is a verification page.
+VERIFY_TITLE_WORDS = ("安全验证", "验证码", "访问验证", "人机验证", "请完成验证")
+ENTRY_TITLE_SUFFIXES = tuple(unicodedata.normalize("NFKC", s) for s in (
+    "_百度百科", "_搜狗百科", "- 搜狗百科", "维基百科，自由的百科全书", "維基百科，自由的百科全書"))
+# What a verification page asks, beside a form or an input of its own (on a page with no entry markup).
+VERIFY_NOTICES = ("请完成验证", "完成下方验证", "完成安全验证", "安全验证")
+_FORM = re.compile(r"<(?:form|input)\b", re.I)
+# Characters a title may carry that are no part of its words.
+_INVISIBLE = re.compile("[\u200b-\u200f\u2060\ufeff]")
 # Markup only a verification page carries: Sogou's antispider form and its notice; Baidu's
 # verification dialog.
 VERIFY_MARKUP = (
@@ -129,12 +141,12 @@ def _verification_url(url: str) -> bool:
     return host in VERIFY_HOSTS or bool(VERIFY_PATH.search(parts.path))
 
 
-def block_kind(http_status: int, url: str, location: str = "", title: str = "") -> str | None:
+def block_kind(http_status: int, url: str, location: str = "", title: str = "", html: str = "") -> str | None:
     """Which kind of block a response is (http_429, http_403, captcha_redirect, captcha_page), or None.
 
-    url is where the response came from; location, a redirect's target; title, the page's <title>.
-    A redirect blocks when its target is a verification service, whatever words an entry's path
-    holds (``/item/Verify`` is an entry).
+    url is where the response came from; location, a redirect's target; title, the page's <title>;
+    html, its text, for the markup of a verification form. A redirect blocks when its target is a
+    verification service, whatever words an entry's path holds (``/item/Verify`` is an entry).
     """
     if http_status == 429:
         return "http_429"
@@ -144,18 +156,36 @@ def block_kind(http_status: int, url: str, location: str = "", title: str = "") 
         return "captcha_redirect"
     if url and _verification_url(url):
         return "captcha_redirect"
-    if title.strip() in VERIFY_TITLES:
+    if verification_title(title) or html and verification_markup(html):
         return "captcha_page"
     return None
 
 
-def is_blocked(url: str, http_status: int, html: str) -> bool:
-    if block_kind(http_status, url, title=page_title(html)) is not None:
+def verification_title(title: str) -> bool:
+    """A <title> of a verification page: one of theirs whole, or one naming a verification that no entry has."""
+    title = _INVISIBLE.sub("", unicodedata.normalize("NFKC", title)).strip()
+    if title in VERIFY_TITLES:
         return True
-    # An entry may quote a verification notice; a verification page carries no entry markup.
+    return any(w in title for w in VERIFY_TITLE_WORDS) and not title.endswith(ENTRY_TITLE_SUFFIXES)
+
+
+def verification_markup(html: str) -> bool:
+    """The markup of a verification page: the service's dialog, or a notice asking for a verification beside a
+    form; never on a page with entry markup (an entry may quote a notice)."""
     if any(_layout(site, html) for site in LAYOUT_MARKERS):
         return False
-    return any(m in html for m in VERIFY_MARKUP)
+    if any(m in html for m in VERIFY_MARKUP):
+        return True
+    return any(n in html for n in VERIFY_NOTICES) and _FORM.search(html) is not None
+
+
+def is_blocked(url: str, http_status: int, html: str) -> bool:
+    return block_reason(url, http_status, html) is not None
+
+
+def block_reason(url: str, http_status: int, html: str) -> str | None:
+    """Which kind of block a fetched page is (:func:`block_kind`), or None."""
+    return block_kind(http_status, url, title=page_title(html), html=html)
 
 
 def is_not_found(http_status: int, html: str) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from filters.base import PairFilter, Verdict
-from filters.mentions import ORDINARY_WORDS, VALUE_STARTS
+from filters.mentions import MAX_RELATION_CHARS, ORDINARY_WORDS, VALUE_STARTS
 from filters.normalize import normalize
 from filters.text import CLAUSE_MARKS, PairTextCache
 from schemas import Pair
@@ -33,7 +33,7 @@ class TrailingRelationFilter(PairFilter):
         # Another name of a relation counts as that relation (出生时间 is 出生日期).
         self.canonical = {normalize(a): normalize(c) for a, c in (aliases or {}).items()}
         vocabulary = set(vocabulary) | set((aliases or {}))
-        names = sorted({normalize(v) for v in vocabulary if len(normalize(v)) >= min_length})
+        names = sorted({n for n in map(normalize, vocabulary) if min_length <= len(n) <= MAX_RELATION_CHARS})
         self.names = names
         self.automaton = ahocorasick_rs.AhoCorasick(names) if names else None
         self.cache = cache or PairTextCache()

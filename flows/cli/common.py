@@ -8,6 +8,7 @@ At the bottom of the CLI: it imports no command module.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import signal
 import sys
@@ -42,6 +43,8 @@ class Parser(argparse.ArgumentParser):
     commands = None  # a group's subparsers (``group``), which another module may add to
 
     def error(self, message: str):  # type: ignore[override]
+        # An argument argparse quotes as given ("unrecognized arguments: a<newline>b") stays on the one line.
+        message = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in message)
         raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
@@ -71,7 +74,11 @@ def show_help(parser: argparse.ArgumentParser) -> int:
 
 def release_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", default="cdtp", help="release name (default cdtp)")
-    p.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
+    data_dir_option(p)
+
+
+def data_dir_option(p: argparse.ArgumentParser, what: str = "data directory") -> None:
+    p.add_argument("--data-dir", type=directory, default="zhbench-data", help=f"{what} (default ./zhbench-data)")
 
 
 def release_dir(args: argparse.Namespace, release: str | None = None) -> Path:
@@ -92,6 +99,107 @@ def release_named(args: argparse.Namespace) -> tuple[Path, str, str]:
     directory = release_dir(args)
     manifest = load_manifest(directory)
     return directory, manifest.name, manifest.version
+
+
+# --- argparse types: a value out of range is argparse's own one-line mistake, exit 2 ----------------------
+# Each option of every command takes one of these, so a negative count, a port past 65535, nan, inf or a
+# 20-digit typo is refused before anything starts.
+
+MAX_COUNT = 10**9  # pages, items, entries: beyond any one crawl or release, and a typo's 20 digits refused
+MAX_MINUTES = 525_600  # a year
+
+
+def whole(minimum: int = 0, maximum: int = MAX_COUNT) -> Callable[[str], int]:
+    """The argparse type of a whole number from ``minimum`` to ``maximum``."""
+
+    def parse(text: str) -> int:
+        value = _number(int, text)
+        if value < minimum and maximum >= MAX_COUNT:
+            raise argparse.ArgumentTypeError(f"must be {minimum} or more, got {_shown(text)}")
+        if not minimum <= value <= maximum:
+            raise argparse.ArgumentTypeError(f"must be between {minimum} and {maximum}, got {_shown(text)}")
+        return value
+
+    parse.kind, parse.bounds, parse.above = int, (minimum, maximum), False  # read by the tests of every option
+    return parse
+
+
+def real(minimum: float, maximum: float = math.inf, above: bool = False) -> Callable[[str], float]:
+    """The argparse type of a finite number from ``minimum`` (or, ``above``, more than it) to ``maximum``."""
+    if above:
+        wanted = "a positive number" if minimum == 0 else f"more than {minimum:g}"
+        wanted += f" of at most {maximum:g}" if maximum < math.inf else ""
+    elif maximum < math.inf:
+        wanted = f"between {minimum:g} and {maximum:g}"
+    else:
+        wanted = f"{minimum:g} or a positive number" if minimum == 0 else f"{minimum:g} or more"
+
+    def parse(text: str) -> float:
+        value = _number(float, text)
+        low = value > minimum if above else value >= minimum
+        if not (math.isfinite(value) and low and value <= maximum):  # nan fails every comparison
+            raise argparse.ArgumentTypeError(f"must be {wanted}, got {_shown(text)}")
+        return value
+
+    parse.kind, parse.bounds, parse.above = float, (minimum, maximum), above
+    return parse
+
+
+def _number(kind: type, text: str):
+    try:
+        return kind(text)
+    except ValueError:  # also an int of more than 4,300 digits
+        raise argparse.ArgumentTypeError(f"'{_shown(text)}' is not {'a whole number' if kind is int else 'a number'}") \
+            from None
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """``text`` for a one-line message: control characters escaped, and cut short past ``limit`` characters."""
+    shown = text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+    return shown if len(shown) <= limit else f"{shown[:limit]}... ({len(text):,} characters)"
+
+
+count = whole(0, MAX_COUNT)  # 0 or more
+port = whole(1, 65535)  # a TCP port to listen on
+any_port = whole(0, 65535)  # 0: the system picks a free one
+per_second = real(0)  # a rate, 0 for none
+seed = whole(0, 2**32 - 1)  # a random seed (numpy's range, so that any seed works everywhere)
+share = real(0, 1)  # a share, 0 to 1
+minutes = real(0, MAX_MINUTES, above=True)
+
+
+# --- argparse types of paths: a file where a directory is wanted, or the reverse, is one line ----------------
+
+PATH_SHOWN = 300  # characters of a path a message shows
+
+
+def directory(text: str) -> Path:
+    """A directory, or where one will be made: anything but an existing file."""
+    path = _path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{_shown(text, PATH_SHOWN)} is a file, not a directory; give a directory")
+    return path
+
+
+def file_path(text: str) -> Path:
+    """A file to read or write: anything but an existing directory (a missing file to read is the reader's
+    one-line error, which names what the file should hold)."""
+    path = _path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{_shown(text, PATH_SHOWN)} is a directory, not a file; give a file")
+    return path
+
+
+def _path(text: str) -> Path:
+    """A path the system can look at: no NUL, no name longer than it allows."""
+    if "\x00" in text:
+        raise argparse.ArgumentTypeError(f"'{_shown(text, PATH_SHOWN)}' is no usable path (it holds a NUL character)")
+    path = Path(text)
+    try:
+        path.exists()
+    except OSError as exc:  # a name or a path too long (ENAMETOOLONG)
+        raise argparse.ArgumentTypeError(f"'{_shown(text, PATH_SHOWN)}' is no usable path ({exc.strerror or exc})") from None
+    return path
 
 
 # --- running a command: errors and signals to exit statuses -----------------------------------

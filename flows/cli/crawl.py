@@ -7,7 +7,13 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
-from flows.cli.common import UsageError, command
+from flows.cli.common import UsageError, any_port, command, count, data_dir_option, directory, file_path, whole
+
+SEEDS_HELP = ("seed files, read by suffix: .tsv KgCLUE (entity<TAB>relation<TAB>value a line), .csv OwnThink (a "
+              "实体,属性,值 header, then a triple a line), .json (a list of titles or of objects with a \"title\" or a "
+              "\"url\"), .jsonl (one such object a line), any other one title a line (# comments). A seed that is an "
+              "http(s) URL is fetched as it is; one too long to be a title is recorded as dropped (seed_too_long) "
+              "in fetched.jsonl and counted under 'not kept'")
 
 
 def cmd_crawl(args: argparse.Namespace) -> int:
@@ -79,20 +85,20 @@ def register(sub) -> None:
     crawl.add_argument("--site", required=True, choices=["baidu", "sogou", "wikipedia", "mirror"],
                        help="which site; mirror: the bundled one, started for the crawl")
     crawl.add_argument("--base-url", help="override the site's address (a proxy or a copy of it)")
-    crawl.add_argument("--seeds", type=Path, nargs="+", help="seed files: KgCLUE .tsv, OwnThink .csv or .txt")
-    crawl.add_argument("--max-depth", type=int, help="how many links deep to follow from a seed")
-    crawl.add_argument("--max-pages", type=int, help="stop after this many content pages (0: no limit)")
-    crawl.add_argument("--concurrency", type=int, help="parallel requests per site (default 8)")
+    crawl.add_argument("--seeds", type=Path, nargs="+", help=SEEDS_HELP)
+    crawl.add_argument("--max-depth", type=whole(0, 10_000), help="how many links deep to follow from a seed")
+    crawl.add_argument("--max-pages", type=count, help="stop after this many content pages (0: no limit)")
+    crawl.add_argument("--concurrency", type=whole(1, 64), help="parallel requests per site (default 8)")
     crawl.add_argument("--name", help="crawl name: its directory under DATA_DIR/crawls (default: a timestamp)")
     crawl.add_argument("--resume", action="store_true", help="continue the named (default: latest) crawl")
     crawl.add_argument("--recrawl-after", help="fetch again, conditionally, pages older than this (e.g. 7d)")
     crawl.add_argument("--redis", help="Redis URL to share the frontier with other crawler processes")
     crawl.add_argument("--redis-key", help="name of the shared crawl in Redis (default: --name); give every "
                                           "process of one crawl the same key and each its own --name")
-    crawl.add_argument("--mirror-port", type=int,
+    crawl.add_argument("--mirror-port", type=any_port,
                        help="port of the bundled mirror (default 8800; resume and recrawl need the same one)")
-    crawl.add_argument("--config", type=Path, help="TOML settings file")
-    crawl.add_argument("--data-dir", type=Path, help="data directory (default ./zhbench-data)")
+    crawl.add_argument("--config", type=file_path, help="TOML settings file")
+    crawl.add_argument("--data-dir", type=directory, help="data directory (default ./zhbench-data)")
 
     reparse = command(sub, "reparse", "Rebuild a crawl's page records from its stored HTML, without fetching.",
                       "zhbench reparse                 # the latest crawl\nzhbench reparse baidu-1 --backend bs4",
@@ -100,12 +106,13 @@ def register(sub) -> None:
     reparse.add_argument("crawl", nargs="?", help="crawl name or directory (default: the latest crawl)")
     reparse.add_argument("--backend", choices=["selectolax", "lxml", "bs4"], default="selectolax",
                          help="parser backend (default selectolax; every backend gives the same records)")
-    reparse.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
+    data_dir_option(reparse)
 
     parse = command(sub, "parse", "Parse one saved page and print its record as JSON.",
                     "zhbench parse libai.html --url https://baike.baidu.com/item/李白/1043", cmd_parse)
-    parse.add_argument("file", help="saved HTML page")
+    parse.add_argument("file", type=file_path, help="saved HTML page")
     parse.add_argument("--url", required=True, help="the URL the page was fetched from (makes links absolute)")
-    parse.add_argument("--status", type=int, default=200, help="HTTP status it was served with (default 200)")
+    parse.add_argument("--status", type=whole(100, 599), default=200,
+                       help="HTTP status it was served with (default 200)")
     parse.add_argument("--encoding", help="charset from the HTTP header, if known")
     parse.add_argument("--compact", action="store_true", help="one line of JSON")

@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from flows.cli.common import command, outside_releases, release_named, release_options
+from flows.cli.common import command, file_path, outside_releases, release_named, release_options
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -48,7 +48,7 @@ def register(sub) -> None:
                                      "config beside it.",
                      "zhbench review export 0.1.0 --out cdtp-0.1.0.json", cmd_export)
     export.add_argument("release", help="a version of --name, or a release directory")
-    export.add_argument("--out", help="output file (default <name>-<version>-labelstudio.json)")
+    export.add_argument("--out", type=file_path, help="output file (default <name>-<version>-labelstudio.json)")
     release_options(export)
 
     imp = command(rsub, "import", "Record the annotations of a Label Studio JSON export as plain labels by existing "
@@ -56,7 +56,7 @@ def register(sub) -> None:
                   "zhbench review import 0.1.0 project-3-at-2026-11-20.json --user 7=alice --user bob@lab.cn=bob",
                   cmd_import)
     imp.add_argument("release", help="a version of --name, or a release directory")
-    imp.add_argument("file", help="Label Studio's JSON export")
+    imp.add_argument("file", type=file_path, help="Label Studio's JSON export")
     imp.add_argument("--user", action="append", metavar="LSNAME=NAME",
                      help="whose account a Label Studio user id's or e-mail's annotations are (repeatable); a name "
                           "with no account and no mapping refuses the whole import")

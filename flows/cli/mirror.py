@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from flows.cli.common import UsageError, command, group, outside_releases
+from flows.cli.common import (UsageError, any_port, command, directory, file_path, group, outside_releases,
+                              per_second, seed, share, whole)
+
+ENTRIES = whole(1, 10_000_000)  # entries of a generated mirror or file
 
 
 def cmd_mirror_serve(args: argparse.Namespace) -> int:
@@ -19,8 +22,6 @@ def cmd_mirror_serve(args: argparse.Namespace) -> int:
         if args.facts or args.synthetic:
             raise UsageError("--facts and --synthetic apply to the demo profile; "
                              "the realistic one takes --size and --seed")
-        if args.size < 1:
-            raise UsageError(f"--size must be at least 1, got {args.size}")
         site = Site(profile="realistic", size=args.size, seed=args.seed, rate_limit=args.rate_limit)
     else:
         site = Site(facts_dir=Path(args.facts) if args.facts else FACTS_DIR, synthetic=args.synthetic,
@@ -55,8 +56,6 @@ def cmd_mirror_synth(args: argparse.Namespace) -> int:
     from crawlers.mirror.facts import FACTS_DIR, load_facts
     from crawlers.mirror.synth import SynthConfig, Synthesizer, write_synthetic
 
-    if args.count < 1:
-        raise UsageError(f"--count must be at least 1, got {args.count}")
     config = SynthConfig(seed=args.seed, ungrounded_rate=args.ungrounded_rate,
                          trailing_rate=args.trailing_rate, near_duplicate_rate=args.near_duplicate_rate)
     synth = Synthesizer(load_facts(Path(args.facts) if args.facts else FACTS_DIR), config)
@@ -72,75 +71,34 @@ def register(sub) -> None:
     serve = command(mirror, "serve", "Serve the mirror on 127.0.0.1 until Ctrl-C.",
                     "zhbench mirror serve --port 8800\ncurl http://127.0.0.1:8800/item/李白\n"
                     "zhbench mirror serve --profile realistic --size 5000", cmd_mirror_serve)
-    serve.add_argument("--port", type=_port, default=8800, help="port (default 8800; 0 picks a free one)")
+    serve.add_argument("--port", type=any_port, default=8800, help="port (default 8800; 0 picks a free one)")
     serve.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    serve.add_argument("--facts", help="facts directory (default: the bundled facts table)")
-    serve.add_argument("--synthetic", type=_count, default=0,
+    serve.add_argument("--facts", type=directory, help="facts directory (default: the bundled facts table)")
+    serve.add_argument("--synthetic", type=whole(0, 10_000_000), default=0,
                        help="also serve this many synthetic entries at /item/<title>/<20000000+i>")
-    serve.add_argument("--seed", type=int, default=0, help="seed of the synthetic or realistic entries (default 0)")
+    serve.add_argument("--seed", type=seed, default=0, help="seed of the synthetic or realistic entries (default 0)")
     serve.add_argument("--profile", choices=["demo", "realistic"], default="demo",
                        help="demo: the facts table; realistic: generated entries that behave like real Baike")
-    serve.add_argument("--size", type=_count, default=3000, help="entries of the realistic profile (default 3000)")
-    serve.add_argument("--rate-limit", type=_per_second, default=0.0,
+    serve.add_argument("--size", type=ENTRIES, default=3000, help="entries of the realistic profile (default 3000)")
+    serve.add_argument("--rate-limit", type=per_second, default=0.0,
                        help="above this many entry requests per second, answer 429 or a captcha redirect (0: off)")
     export = command(mirror, "export",
                      "Write every mirror page as a static HTML file (for review, fixtures and zhbench parse).",
                      "zhbench mirror export mirror-html\nzhbench parse mirror-html/baidu/李白-8555631.html "
                      "--url http://127.0.0.1:8800/item/李白/8555631", cmd_mirror_export)
-    export.add_argument("directory", help="output directory (created if missing)")
-    export.add_argument("--facts", help="facts directory (default: the bundled facts table)")
+    export.add_argument("directory", type=directory, help="output directory (created if missing)")
+    export.add_argument("--facts", type=directory, help="facts directory (default: the bundled facts table)")
     synth = command(mirror, "synth",
                     "Write synthetic entries, recombined from the facts, with planted noise labelled.",
                     "zhbench mirror synth --count 100000 --seed 7 --out synth.jsonl --seeds-out synth-urls.txt",
                     cmd_mirror_synth)
-    synth.add_argument("--count", type=int, required=True, help="number of entries")
-    synth.add_argument("--seed", type=int, default=0, help="seed (default 0); same seed, same entries")
-    synth.add_argument("--out", required=True, help="JSON Lines file to write (facts format plus 'labels')")
-    synth.add_argument("--seeds-out", help="also write each entry's Baidu-form path, one per line")
-    synth.add_argument("--facts", help="facts directory to recombine (default: the bundled facts table)")
-    synth.add_argument("--ungrounded-rate", type=_share, default=0.3, help="share of entries with an unmentioned row")
-    synth.add_argument("--trailing-rate", type=_share, default=0.2, help="share with a trailing uncovered relation")
-    synth.add_argument("--near-duplicate-rate", type=_share, default=0.05, help="share that copy an earlier entry")
-
-
-# argparse types: a value out of range is argparse's own one-line mistake, exit 2.
-
-
-def _port(text: str) -> int:
-    """A TCP port: 0 to 65535 (0: the system picks a free one)."""
-    value = _number(int, text)
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 65535, got {value}")
-    return value
-
-
-def _count(text: str) -> int:
-    """A count: 0 or more."""
-    value = _number(int, text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {value}")
-    return value
-
-
-def _share(text: str) -> float:
-    """A share: a number from 0 to 1."""
-    value = _number(float, text)
-    if not 0 <= value <= 1:  # nan too
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
-    return value
-
-
-def _per_second(text: str) -> float:
-    """A rate: 0 or a finite positive number."""
-    value = _number(float, text)
-    if not 0 <= value < float("inf"):  # nan too
-        raise argparse.ArgumentTypeError(f"must be 0 or a positive number, got {text}")
-    return value
-
-
-def _number(kind: type, text: str):
-    try:
-        return kind(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not {'a whole number' if kind is int else 'a number'}") \
-            from None
+    synth.add_argument("--count", type=ENTRIES, required=True, help="number of entries")
+    synth.add_argument("--seed", type=seed, default=0, help="seed (default 0); same seed, same entries")
+    synth.add_argument("--out", type=file_path, required=True,
+                       help="JSON Lines file to write (facts format plus 'labels')")
+    synth.add_argument("--seeds-out", type=file_path, help="also write each entry's Baidu-form path, one per line")
+    synth.add_argument("--facts", type=directory,
+                       help="facts directory to recombine (default: the bundled facts table)")
+    synth.add_argument("--ungrounded-rate", type=share, default=0.3, help="share of entries with an unmentioned row")
+    synth.add_argument("--trailing-rate", type=share, default=0.2, help="share with a trailing uncovered relation")
+    synth.add_argument("--near-duplicate-rate", type=share, default=0.05, help="share that copy an earlier entry")

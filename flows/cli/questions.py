@@ -8,14 +8,12 @@ import json
 import sys
 from pathlib import Path
 
-from flows.cli.common import UsageError, command, group
+from flows.cli.common import UsageError, command, data_dir_option, file_path, group, real, whole
 
 
 def cmd_questions_check(args: argparse.Namespace) -> int:
     from flows.questions import Summary, check_questions, llm_judge, read_questions, read_senses
 
-    if args.max_answer_chars < 1:
-        raise UsageError(f"--max-answer-chars must be at least 1, got {args.max_answer_chars}")
     questions = read_questions(Path(args.file))
     senses = read_senses(Path(args.senses)) if args.senses else None
     summary = Summary()
@@ -56,8 +54,9 @@ def register(sub) -> None:
                     "is skipped with a message naming its line number, and the exit status is 1.",
                     "echo '{\"id\": \"1\", \"entity\": \"泰山\", \"text\": \"泰山海拔1545米。\", "
                     "\"triples\": [[\"泰山\", \"海拔\", \"1545米\"]]}' | zhbench align", cmd_align)
-    align.add_argument("--relations", help="file of relation names (one per line) added to the batch's own")
-    align.add_argument("--threshold", type=float, default=0.75,
+    align.add_argument("--relations", type=file_path,
+                       help="file of relation names (one per line) added to the batch's own")
+    align.add_argument("--threshold", type=real(0, 1, above=True), default=0.75,
                        help="keep pairs whose position index exceeds this (default 0.75, as in CDTP)")
     align.add_argument("--no-cut", action="store_true",
                        help="judge each text whole instead of cutting what it states beyond its kept triples "
@@ -76,11 +75,11 @@ def register(sub) -> None:
                     "zhbench questions check mine.jsonl --llm-model qwen2.5-72b-instruct   # a reader as well\n"
                     "zhbench questions check mine.jsonl --against chinese_simpleqa.jsonl --against old.csv",
                     cmd_questions_check)
-    check.add_argument("file", help="JSON lines with question, answer and optional id and relation")
-    check.add_argument("--against", action="append", default=[], metavar="DB",
+    check.add_argument("file", type=file_path, help="JSON lines with question, answer and optional id and relation")
+    check.add_argument("--against", action="append", default=[], metavar="DB", type=file_path,
                        help="a registered question file (JSON lines or CSV with a question/problem column); "
                             "repeatable; matches are listed in contaminated_by")
-    check.add_argument("--max-answer-chars", type=int, default=20,
+    check.add_argument("--max-answer-chars", type=whole(1, 10_000), default=20,
                        help="answer length budget in characters of the answer's Chinese core (default 20)")
     check.add_argument("--explain", action="store_true",
                        help="add \"explain\": each failed criterion with its field and the span that triggered it")
@@ -90,8 +89,7 @@ def register(sub) -> None:
     check.add_argument("--llm-base-url", default="http://127.0.0.1:8000/v1", help="the model's endpoint")
     check.add_argument("--llm-api-key-env", default="OPENAI_API_KEY",
                        help="environment variable holding the model's API key")
-    check.add_argument("--data-dir", default="zhbench-data", help="where the model's replies are cached "
-                                                                    "(default ./zhbench-data)")
-    check.add_argument("--senses", metavar="FILE",
+    data_dir_option(check, "where the model's replies are cached")
+    check.add_argument("--senses", metavar="FILE", type=file_path,
                        help="titles several entries share: a TSV of title<TAB>sense label, or pages.parquet of a "
                             "crawl or release; a question naming one without saying which is underspecified")

@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from flows.cli.common import command, group, outside_releases, release_dir, release_options
+from flows.cli.common import command, file_path, group, outside_releases, release_dir, release_options
 
 
 def cmd_release_list(args: argparse.Namespace) -> int:
@@ -125,10 +125,10 @@ def register(sub) -> None:
                     "zhbench score 0.1.0 --predictions preds.jsonl\n"
                     "zhbench score 0.1.0 --predictions preds.jsonl --baseline baseline.jsonl --json", cmd_score)
     score.add_argument("release", help="a version of --name, or a release directory")
-    score.add_argument("--predictions", required=True,
+    score.add_argument("--predictions", type=file_path, required=True,
                        help="JSON lines {\"id\": item_id, \"prediction\": ...} or {\"id\", \"ranking\": [...]}")
-    score.add_argument("--baseline", help="a baseline model's predictions: dataset scores are divided by its "
-                                         "(CUGE's normalisation)")
+    score.add_argument("--baseline", type=file_path, help="a baseline model's predictions: dataset scores are divided "
+                                                          "by its (CUGE's normalisation)")
     score.add_argument("--split", default="eval", choices=["eval", "train", "all"], help="which split (default eval)")
     score.add_argument("--json", action="store_true", help="print the scores as JSON")
     score.add_argument("--grader-model", help="grade simpleqa answers with this model (OpenAI-compatible endpoint); "

@@ -8,7 +8,8 @@ import getpass
 import sys
 from pathlib import Path
 
-from flows.cli.common import command, group, release_named, release_options
+from flows.cli.common import (MAX_MINUTES, command, count, data_dir_option, file_path, group, minutes, port,
+                              release_named, release_options, seed)
 from flows.settings import Settings
 
 EXAMPLES = """zhbench review add-user alice --role admin
@@ -80,8 +81,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     lease_minutes = args.lease_minutes
     if lease_minutes is None:
         lease_minutes = Settings.load(args.config).review.lease_minutes
-    if lease_minutes <= 0:
-        raise ValueError(f"--lease-minutes must be positive, got {lease_minutes}")
+    if not 0 < lease_minutes <= MAX_MINUTES:  # nan too
+        raise ValueError(f"review.lease_minutes must be more than 0 and at most {MAX_MINUTES}, got {lease_minutes}")
     print(f"review app on http://{args.host}:{args.port}/ (Ctrl-C stops it; what was submitted is kept)")
     serve(Path(args.data_dir), host=args.host, port=args.port, lease_minutes=lease_minutes,
           secure_cookies=args.secure_cookies)
@@ -97,8 +98,8 @@ def register(sub) -> None:
     queue.add_argument("release", help="a version of --name, or a release directory")
     queue.add_argument("--config", action="append", help="a config to queue: an item config or cdtp_pairs "
                                                          "(repeatable; default all)")
-    queue.add_argument("--sample", type=int, help="at most this many items per config, picked by --seed")
-    queue.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
+    queue.add_argument("--sample", type=count, help="at most this many items per config, picked by --seed")
+    queue.add_argument("--seed", type=seed, default=0, help="seed of the sample (default 0)")
     queue.add_argument("--split", default="eval", choices=["eval", "train", "all"], help="which split (default eval)")
     release_options(queue)
 
@@ -116,20 +117,20 @@ def register(sub) -> None:
                           "also sees the admin page and manages accounts")
     add.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     add.add_argument("--replace", action="store_true", help="change an existing account's role and password")
-    add.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
+    data_dir_option(add)
 
     users = command(rsub, "users", "List the accounts.", "zhbench review users", cmd_users)
-    users.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
+    data_dir_option(users)
 
     serve = command(rsub, "serve", "Serve the annotation web app (annotate, adjudicate, relations, admin).",
                     "zhbench review serve --port 8765\nzhbench review serve --host 0.0.0.0 --secure-cookies",
                     cmd_serve)
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8765, help="port (default 8765)")
-    serve.add_argument("--lease-minutes", type=float,
+    serve.add_argument("--port", type=port, default=8765, help="port (default 8765)")
+    serve.add_argument("--lease-minutes", type=minutes,
                        help="how long an annotator holds an item before it returns to the queue (default: "
                             "review.lease_minutes of the settings, 30)")
-    serve.add_argument("--config", type=Path, help="settings file (TOML) for review.lease_minutes")
+    serve.add_argument("--config", type=file_path, help="settings file (TOML) for review.lease_minutes")
     serve.add_argument("--secure-cookies", action="store_true",
                        help="mark session cookies Secure (behind HTTPS)")
-    serve.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
+    data_dir_option(serve)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from flows.cli.common import UsageError, command, group
+from flows.cli.common import (UsageError, any_port, command, count, data_dir_option, directory, file_path, group,
+                              whole)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -101,25 +102,25 @@ def register(sub) -> None:
                      "zhbench report                      # the latest run\nzhbench report 20261122T080000Z-1a2b3c",
                      cmd_report)
     report.add_argument("run", nargs="?", help="run name under DATA_DIR/runs, or a run directory (default: latest)")
-    report.add_argument("--data-dir", default="zhbench-data", help="data directory (default ./zhbench-data)")
+    data_dir_option(report)
 
 
 def settings_options(p: argparse.ArgumentParser) -> None:
     """The settings flags of ``zhbench run``, shared with ``deploy`` and ``config show``; read by ``settings_overrides``."""
-    p.add_argument("--config", type=Path, help="TOML settings file (sections: crawl, align, dedup, items, verify, "
-                                                "llm, release, engine, schedule)")
-    p.add_argument("--data-dir", type=Path, help="where runs and releases go (default ./zhbench-data)")
+    p.add_argument("--config", type=file_path, help="TOML settings file (sections: crawl, align, dedup, items, "
+                                                         "verify, llm, release, engine, schedule)")
+    p.add_argument("--data-dir", type=directory, help="where runs and releases go (default ./zhbench-data)")
     p.add_argument("--site", choices=["baidu", "sogou", "wikipedia"], help="which site's URL forms to crawl")
     p.add_argument("--base-url", help="site to crawl (default: the bundled mirror, started for the run)")
-    p.add_argument("--seeds", type=Path, nargs="+", help="seed files: KgCLUE .tsv, OwnThink .csv or .txt")
-    p.add_argument("--max-pages", type=int, help="stop after this many content pages (0: no limit)")
-    p.add_argument("--max-depth", type=int, help="how many links deep to follow from a seed")
+    p.add_argument("--seeds", type=Path, nargs="+", help="seed files (.tsv .csv .json .jsonl .txt: crawl --help)")
+    p.add_argument("--max-pages", type=count, help="stop after this many content pages (0: no limit)")
+    p.add_argument("--max-depth", type=whole(0, 10_000), help="how many links deep to follow from a seed")
     p.add_argument("--version", help="release version (default: the next minor version)")
-    p.add_argument("--mirror-port", type=int, help="port of the bundled mirror (default 8800)")
+    p.add_argument("--mirror-port", type=any_port, help="port of the bundled mirror (default 8800)")
     p.add_argument("--profile", choices=["demo", "realistic"],
                    help="the bundled mirror's entries: demo (the facts table) or realistic (generated like real "
                         "Baike, with labels)")
-    p.add_argument("--mirror-size", type=int, help="entries of the realistic mirror (default 3000)")
+    p.add_argument("--mirror-size", type=whole(50, 50_000), help="entries of the realistic mirror (default 3000)")
     p.add_argument("--readmit", action="store_true",
                    help="publish pairs even when an earlier release of the same name holds them")
     p.add_argument("--crawl", metavar="NAME", nargs="+",
@@ -130,7 +131,8 @@ def settings_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--task-runner", choices=["threads", "processes", "dask"],
                    help="where stage tasks run (default threads); dask: --dask-address, or a local cluster")
     p.add_argument("--dask-address", help="scheduler of a running Dask cluster, e.g. tcp://10.0.0.5:8786")
-    p.add_argument("--workers", type=int, help="threads, processes or local Dask workers (default: one per core)")
+    p.add_argument("--workers", type=whole(0, 1024),
+                   help="threads, processes or local Dask workers (default: one per core)")
 
 
 def settings_overrides(args: argparse.Namespace) -> dict:

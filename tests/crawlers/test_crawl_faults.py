@@ -333,3 +333,33 @@ def test_a_crawler_whose_parent_is_killed_stops_and_keeps_what_it_fetched(slow_s
     assert _gone(child)
     stats = json.loads((tmp_path / "data" / "crawls" / "slow" / "crawl-stats.json").read_text(encoding="utf-8"))
     assert stats["zhbench/stopped"] == "parent process gone"
+
+
+def test_verification_and_titleless_pages_are_retried_or_recorded_never_stored_as_content(tmp_path):
+    verification = ("<html><head><meta charset='utf-8'><title>百度安全验证 - 百度</title></head><body>"
+                    "<p>请完成验证</p><form><input name='code'></form></body></html>").encode("utf-8")
+    titleless = ENTRY.format(title="", links="").replace("<title>_百度百科</title>", "<title></title>").encode()
+    asked: list[str] = []
+
+    class Handler(PageHandler):
+        def page(self, path: str) -> bytes:
+            asked.append(unquote(path))
+            return {"/item/验证": verification, "/item/无题": titleless}.get(
+                unquote(path), entry_page("起点", ["验证", "无题"]))
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        config = CrawlConfig(start_urls=[base + "/item/" + quote("起点")], out_dir=str(tmp_path), max_depth=1,
+                             max_block_retries=1, backoff_base_s=0.01, backoff_max_s=0.05)
+        result = run_crawl(config)
+    finally:
+        server.shutdown()
+        server.server_close()
+    lines = {unquote(e["url"].rsplit("/", 1)[-1]): e for e in FetchLog(tmp_path / "fetched.jsonl").entries()}
+    assert {t: (e["page_status"], e.get("reason", "")) for t, e in lines.items()} == {
+        "起点": ("ok", ""), "验证": ("blocked", "captcha_page"), "无题": ("unparsable", "no_title")}
+    assert asked.count("/item/验证") == 2  # asked again once, as any captcha is, before it is given up
+    assert result.stats["zhbench/blocked/captcha_page"] == 2 and result.stats["zhbench/gave_up/captcha_page"] == 1
+    assert result.by_status == {"blocked": 1, "ok": 1, "unparsable": 1}

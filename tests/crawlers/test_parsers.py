@@ -227,3 +227,45 @@ def test_links_that_only_white_space_parts_are_found_as_the_pattern_finds_them()
         text = "".join(parts) if rng.random() < 0.8 else "".join(rng.choice(words + spaces) for _ in range(6))
         pattern = r"\s*" + r"\s+".join(re.escape(p) for p in pieces) + r"\s*"
         assert _spaced(pieces, text) == bool(re.fullmatch(pattern, text)), (pieces, text)
+
+
+VERIFY_NOTICE = "<p>请完成验证后继续访问</p><form action='/verify'><input name='code'></form>"
+ENTRY_MARKUP = ("<div class='lemmaWgt-lemmaTitle-title'><h1>{h1}</h1></div>"
+                "<div class='lemma-summary'><div class='para'>{text}</div></div>")
+
+
+@pytest.mark.parametrize("head, body", [
+    ("<title>百度安全验证 - 百度</title>", "<p>网络不给力，请稍后重试</p>"),  # stored ok before
+    ("<title>\u200b百度安全验证 </title>", ""),
+    ("<title>安全验证中</title>", ""),
+    ("<script>" + "var x = 1;" * 3_000 + "</script><title>百度安全验证</title>", VERIFY_NOTICE),  # title past 20,000
+    ("<title></title>", VERIFY_NOTICE),
+    ("", "<div>安全验证</div><input type='text' id='verify-code'>"),
+])
+def test_a_verification_page_is_blocked_with_its_kind(head, body):
+    html = f"<!DOCTYPE html><html><head><meta charset='utf-8'>{head}</head><body>{body}</body></html>"
+    for url in ("https://baike.baidu.com/item/%E6%9D%8E%E7%99%BD", BASE + "/item/x"):
+        page = parse(html.encode("utf-8"), url)
+        assert (page.status, page.reason, page.title, page.summary) == ("blocked", "captcha_page", "", "")
+
+
+@pytest.mark.parametrize("title, text", [
+    ("验证码_百度百科", "验证码是一种区分用户是计算机还是人的程序。"),
+    ("安全验证_百度百科", "安全验证是网站常用的防护手段，页面会提示“请完成验证”。"),
+])
+def test_an_entry_about_verification_is_content(title, text):
+    html = (f"<html><head><meta charset='utf-8'><title>{title}</title></head><body>"
+            + ENTRY_MARKUP.format(h1=title.split("_")[0], text=text) + "<form><input></form></body></html>")
+    page = parse(html.encode("utf-8"), BASE + "/item/x")
+    assert (page.status, page.title) == ("ok", title.split("_")[0])
+
+
+def test_a_page_with_an_empty_title_is_recorded_as_unparsable_with_no_fields():
+    bare = "<html><head><meta charset='utf-8'><title></title></head><body><p>请稍后再试</p></body></html>"
+    page = parse(bare.encode("utf-8"), BASE + "/item/x")  # stored ok, empty, before
+    assert (page.status, page.reason, page.title) == ("unparsable", "no_layout", "")
+    emptied = ("<html><head><meta charset='utf-8'><title></title></head><body>"
+               + ENTRY_MARKUP.format(h1="", text="这里有一段正文。") + "</body></html>")
+    page = parse(emptied.encode("utf-8"), BASE + "/item/x")
+    assert (page.status, page.reason, page.layout) == ("unparsable", "no_title", "baidu_legacy")
+    assert page.summary == "" and page.infobox == [] and page.links == []

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from crawlers.seeds import SeedError, bundled_seed_files, read_seeds, seed_url
+import json
+
+from crawlers.seeds import MAX_TITLE_CHARS, SeedError, bundled_seed_files, dropped, read_seeds, seed_url, too_long
 
 
 def test_kgclue_tsv_gives_head_entities_once_in_file_order(tmp_path):
@@ -57,3 +59,54 @@ def test_seed_urls_per_site():
     assert seed_url("http://h:1", "wikipedia", "Python 3") == "http://h:1/wiki/Python_3"
     with pytest.raises(SeedError, match="unknown site"):
         seed_url("http://h:1", "bing", "x")
+
+
+def test_a_json_seed_file_is_a_list_of_titles_or_objects_with_a_title_or_a_url(tmp_path):
+    path = tmp_path / "seeds.json"
+    path.write_text(json.dumps(["李白", {"title": "杜甫", "note": "x"}, {"url": "https://baike.baidu.com/item/长江"},
+                                " ", "李白"], ensure_ascii=False), encoding="utf-8")
+    assert read_seeds(path) == ["李白", "杜甫", "https://baike.baidu.com/item/长江"]
+    lines = tmp_path / "seeds.jsonl"
+    lines.write_text('{"title": "李白"}\n\n{"url": "http://h:1/item/x"}\n', encoding="utf-8")
+    assert read_seeds(lines) == ["李白", "http://h:1/item/x"]
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("a.json", '{"title": "李白"}', 'a.json: expected a JSON list of seeds'),
+    ("a.json", '["李白",\n oops]', "a.json:2: not JSON (Expecting value, column 2); a .json seed file is a list"),
+    ("a.json", "[" * 100_000, "a.json:1: nested too deep or a number too long to be seeds"),
+    ("a.json", '[{"title": 3}]', 'a.json: seed 1: "title" must be a string, found a number'),
+    ("a.json", '[{"url": "ftp://x/y"}]', "a.json: seed 1: \"url\" must be an http:// or https:// URL, found 'ftp://x/y'"),
+    ("a.json", '["李白", {}]', 'a.json: seed 2: an object with neither "title" nor "url"'),
+    ("a.json", "[7]", "a.json: seed 1: expected a title, or an object with a \"title\" or a \"url\", found a number"),
+    ("a.jsonl", '{"title": "李白"}\n"杜甫"\n', 'a.jsonl:2: expected an object with a "title" or a "url", found a string'),
+    ("a.jsonl", '{"title": "李白"}\n{oops\n', "a.jsonl:2: not JSON"),
+    ("a.json", "[]", "holds no entry titles"),
+])
+def test_a_json_seed_file_that_is_no_seed_list_is_refused_in_one_line(tmp_path, name, content, message):
+    path = tmp_path / name
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(SeedError) as error:
+        read_seeds(path)
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_directory_is_no_seed_file(tmp_path):
+    with pytest.raises(SeedError, match=f"seed file {tmp_path} is a directory; give a .tsv"):
+        read_seeds(tmp_path)
+
+
+def test_a_url_seed_is_fetched_as_it_is():
+    assert seed_url("http://h:1", "baidu", "https://baike.baidu.com/item/李白") == "https://baike.baidu.com/item/李白"
+    assert seed_url("http://h:1", "baidu", "http:") == "http://h:1/item/http%3A"
+
+
+def test_a_seed_too_long_to_be_a_title_or_a_url_says_why():
+    assert too_long("http://h:1", "baidu", "a" * MAX_TITLE_CHARS) == too_long("http://h:1", "baidu", "关" * 200) == ""
+    assert too_long("http://h:1", "baidu", "关" * 256) == \
+        "seed_too_long: a title of 256 characters (titles have at most 255)"
+    # 231 characters fit as a title, not as a URL: 9 characters each once percent-encoded
+    assert too_long("http://h:1", "baidu", "关" * 231).startswith("seed_too_long: its URL has 2,095 characters")
+    assert too_long("http://h:1", "baidu", "http://h:1/" + "a" * 3000).startswith("seed_too_long: its URL has 3,011")
+    record = dropped("关" * 10_000_000, "seed_too_long: x")
+    assert record == {"seed": "关" * 100 + "…", "seed_chars": 10_000_000, "reason": "seed_too_long: x"}

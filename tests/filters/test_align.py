@@ -6,7 +6,9 @@ import pytest
 
 from filters.align import cdtp_filters
 from filters.enumerations import enumerations
+from filters.mentions import MAX_RELATION_CHARS, MAX_VALUE_CHARS, Lexicon, Mention, RelationNames, uncovered
 from filters.rules.position_index import PositionIndexFilter
+from filters.rules.trailing_relation import TrailingRelationFilter
 from filters.text import AlignedText
 from filters.base import Funnel, apply_filters
 from filters.normalize import normalize
@@ -213,3 +215,37 @@ def test_a_relation_rejected_in_review_is_dropped_and_the_pair_judged_again_with
         ("专辑歌手", "kept", ""), ("曲目数量", "dropped", "relation:relation_rejected_in_review")]
     # Without its last grounded triple the text runs on past 许冠杰: the pair is judged again and dropped.
     assert (pair.decision, pair.reason) == ("dropped", "position_index:below_threshold")
+
+
+def test_a_relation_name_longer_than_an_infobox_rows_is_dropped_with_its_reason():
+    long_name = "关" * 16_000
+    pair = judge("泰山", "泰山海拔1545米。", ("海拔", "1545米"), (long_name, "山东"),
+                 vocabulary=[*VOCABULARY, "海拔", long_name])
+    assert [(t.relation[:2], t.decision, t.reason) for t in pair.triples] == [
+        ("海拔", "kept", ""), ("关关", "dropped", "length:relation_too_long")]
+    assert pair.decision == "kept"
+
+
+def test_a_value_longer_than_an_infobox_rows_is_dropped_and_never_searched_for():
+    long_value = "关" * (MAX_VALUE_CHARS + 1)
+    pair = judge("泰山", "泰山海拔1545米，位于" + long_value * 2 + "。", ("海拔", "1545米"), ("位于", long_value),
+                 vocabulary=[*VOCABULARY, "海拔", "位于"])
+    assert [(t.relation, t.decision, t.reason) for t in pair.triples] == [
+        ("海拔", "kept", ""), ("位于", "dropped", "length:value_too_long")]
+
+
+def test_names_and_values_too_long_stay_out_of_the_automata():
+    """Building an automaton costs the square of a repetitive name's length: such names are left out."""
+    too_long, longest = "关" * (MAX_RELATION_CHARS + 1), "关" * MAX_RELATION_CHARS
+    assert TrailingRelationFilter([too_long, longest, "海拔"]).names == [longest, "海拔"]
+    assert RelationNames([too_long, longest, "海拔"]).names == [longest, "海拔"]
+    assert Lexicon(["关" * (MAX_VALUE_CHARS + 1), "山东"]).values == ["山东"]
+
+
+def test_a_mention_is_covered_by_any_span_that_holds_it_however_many_overlap():
+    covering = [(s, s + 500) for s in range(0, 20_000)] + [(30_000, 30_010)]
+    mentions = [Mention(10, 400, "value", "x"), Mention(19_999, 20_499, "value", "x"),
+                Mention(19_999, 20_500, "value", "x"), Mention(29_000, 29_001, "value", "x"),
+                Mention(30_002, 30_010, "value", "x")]
+    assert [(m.start, m.end) for m in uncovered(mentions, covering, [])] == [(19_999, 20_500), (29_000, 29_001)]
+    assert uncovered(mentions, [], [(0, 40_000)]) == []

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from flows.cli import main
+from tests.warehouse.conftest import release  # noqa: F401 (the published release fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIR = {"id": "a", "entity": "泰山", "text": "泰山主峰玉皇顶海拔1545米。", "triples": [["泰山", "海拔", "1545米"]]}
@@ -84,11 +85,11 @@ def test_questions_check_names_the_line_of_a_lone_surrogate(tmp_path, capsys):
     (["serve", "--port", "70000"], "argument --port: must be between 0 and 65535, got 70000"),
     (["serve", "--port", "-1"], "argument --port: must be between 0 and 65535, got -1"),
     (["serve", "--port", "http"], "argument --port: 'http' is not a whole number"),
-    (["serve", "--synthetic", "-5"], "argument --synthetic: must be 0 or more, got -5"),
+    (["serve", "--synthetic", "-5"], "argument --synthetic: must be between 0 and 10000000, got -5"),
     (["serve", "--rate-limit", "nan"], "argument --rate-limit: must be 0 or a positive number, got nan"),
     (["serve", "--rate-limit", "-2"], "argument --rate-limit: must be 0 or a positive number, got -2"),
-    (["serve", "--profile", "realistic", "--size", "0"], "--size must be at least 1, got 0"),
-    (["synth", "--count", "-1", "--out", "x.jsonl"], "--count must be at least 1, got -1"),
+    (["serve", "--profile", "realistic", "--size", "0"], "argument --size: must be between 1 and 10000000, got 0"),
+    (["synth", "--count", "-1", "--out", "x.jsonl"], "argument --count: must be between 1 and 10000000, got -1"),
     (["synth", "--count", "5", "--out", "x.jsonl", "--ungrounded-rate", "1.5"],
      "argument --ungrounded-rate: must be between 0 and 1, got 1.5"),
     (["synth", "--count", "5", "--out", "x.jsonl", "--near-duplicate-rate", "nan"],
@@ -114,3 +115,27 @@ def test_mirror_facts_file_with_a_bad_line_is_one_line(tmp_path, capsys, line, m
     assert main(["mirror", "synth", "--count", "1", "--out", str(tmp_path / "x.jsonl"), "--facts", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert err.startswith(f"zhbench: error: {message}") and err.count("\n") == 1
+
+
+def test_a_label_studio_export_nested_100000_deep_is_one_line(release, tmp_path, capsys):  # noqa: F811
+    deep = tmp_path / "deep.json"
+    deep.write_bytes(b"[" * 100_000)  # a RecursionError traceback before
+    assert main(["review", "import", str(release), str(deep), "--data-dir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"zhbench: error: {deep} is not a Label Studio JSON export: nested too deep to be one; ")
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize("minutes", ["nan", "inf", "-1", "1e9"])
+def test_lease_minutes_that_would_fail_or_never_end_every_lease_are_refused(tmp_path, monkeypatch, capsys, minutes):
+    from review.store import ReviewStore
+
+    ReviewStore.at(tmp_path).add_user("boss", "admin", "a-long-password-1")
+    # from the settings (the flag has its own type: tests/fuzz/test_cli_fuzz.py)
+    monkeypatch.setenv("ZHBENCH_REVIEW__LEASE_MINUTES", minutes)
+    assert main(["review", "serve", "--data-dir", str(tmp_path), "--port", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("zhbench: error: setting review.lease_minutes: ") and err.count("\n") == 1
+    if minutes in ("nan", "inf"):
+        with pytest.raises(ValueError, match="lease_minutes must be a positive finite number"):
+            ReviewStore(tmp_path / "review.sqlite", lease_minutes=float(minutes))

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import json
 import re
 from bench.localhost import free_port
+from flows.cli import main
 from tests.flows.test_cli import zhbench
 
 
@@ -54,6 +56,52 @@ def test_crawl_mistakes_are_one_line(tmp_path):
         lines = result.stderr.strip().splitlines()
         assert result.returncode != 0 and len(lines) == 1, (args, result.stderr)
         assert lines[0].startswith("zhbench: error:") and message in lines[0], (args, lines[0])
+
+
+def test_crawl_input_mistakes_are_one_line_before_any_crawler_starts(tmp_path, capsys):
+    data = str(tmp_path / "data")
+    seeds_json = tmp_path / "seeds.json"
+    seeds_json.write_text('{"李白": 1}', encoding="utf-8")
+    too_long = tmp_path / "long.txt"
+    too_long.write_text("关" * 300 + "\n", encoding="utf-8")
+    cases = [
+        # the crawler process used to log these two and exit 0 with nothing fetched
+        (["--redis", "notaurl"], 1, "--redis 'notaurl' is not a Redis URL"),
+        (["--redis", "redis://127.0.0.1:1/0"], 1, "Redis at redis://127.0.0.1:1/0 does not answer"),
+        (["--seeds", str(tmp_path)], 1, f"seed file {tmp_path} is a directory; give a .tsv"),
+        (["--seeds", str(seeds_json)], 1, f"{seeds_json}: expected a JSON list of seeds"),  # crawled as a title before
+        (["--data-dir", str(seeds_json)], 2, f"argument --data-dir: {seeds_json} is a file, not a directory"),
+        (["--max-pages", "-5"], 2, "argument --max-pages: must be 0 or more, got -5"),  # queued all but 5 before
+        (["--seeds", str(too_long), "--name", "long"], 1,
+         "no start URLs: every seed was dropped (seed_too_long: a title of 300 characters (titles have at most 255))"),
+    ]
+    for args, status, message in cases:
+        assert main(["crawl", "--site", "mirror", "--data-dir", data, "--mirror-port", "0", *args]) == status, args
+        captured = capsys.readouterr()
+        lines = captured.err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(f"zhbench: error: {message}"), (args, captured.err)
+    # Seeds that were all dropped are still recorded, each with its reason.
+    (line,) = (tmp_path / "data" / "crawls" / "long" / "fetched.jsonl").read_text(encoding="utf-8").splitlines()
+    assert json.loads(line)["page_status"] == "dropped" and json.loads(line)["seed_chars"] == 300
+
+
+def test_seeds_too_long_to_be_titles_are_dropped_with_their_reason_and_counted(tmp_path):
+    """A 300-character seed and a 10 MB line were dropped by Scrapy's URL length limit with no trace."""
+    port = free_port()
+    seeds = tmp_path / "seeds.json"
+    seeds.write_text(json.dumps(["李白", {"title": "关" * 300}, {"url": f"http://127.0.0.1:{port}/item/杜甫"}],
+                                ensure_ascii=False), encoding="utf-8")
+    huge = tmp_path / "huge.txt"
+    huge.write_text("长江\n" + "关" * 10_000_000 + "\n", encoding="utf-8")
+    result = zhbench("crawl", "--site", "mirror", "--seeds", str(seeds), str(huge), "--max-pages", "3",
+                     "--max-depth", "0", "--name", "c", "--data-dir", str(tmp_path / "data"), "--mirror-port", str(port))
+    assert result.returncode == 0, result.stderr
+    assert "  not kept   dropped/seed_too_long 2  (reasons in" in result.stdout
+    log = [json.loads(line) for line in (tmp_path / "data" / "crawls" / "c" / "fetched.jsonl").open(encoding="utf-8")]
+    assert sorted((e["seed_chars"], e["reason"]) for e in log if e["page_status"] == "dropped") == [
+        (300, "seed_too_long: a title of 300 characters (titles have at most 255)"),
+        (10_000_000, "seed_too_long: a title of 10,000,000 characters (titles have at most 255)")]
+    assert {e["title"] for e in log if e["page_status"] == "ok"} == {"李白", "杜甫", "长江"}
 
 
 def test_the_progress_line_prints_without_a_terminal(monkeypatch):

@@ -639,6 +639,9 @@ def test_admin_downloads_the_queue_for_label_studio_and_imports_an_export(client
         bad = other.post(f"{ADMIN}/import", data={"csrf": csrf},
                          files={"file": ("x.json", b'{"tasks": []}', "application/json")})
         assert bad.status_code == 422 and "not a Label Studio JSON export" in bad.text
+        deep = other.post(f"{ADMIN}/import", data={"csrf": csrf},
+                          files={"file": ("deep.json", b"[" * 100_000, "application/json")})  # HTTP 500 before
+        assert deep.status_code == 422 and "deep.json is not a Label Studio JSON export: nested too deep" in deep.text
         forged = other.post(f"{ADMIN}/import", data={"csrf": "nope"}, files=files)
         assert forged.status_code == 403
 

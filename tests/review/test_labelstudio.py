@@ -326,6 +326,8 @@ def test_a_third_person_on_a_dispute_never_settles_it_marked_adjudicator_or_not(
     ("item_id,verdict\nabc,accept\n", "not JSON at line 1, column 1"),
     ('[{"id": 1, "item_id": "x", "verdict": "accept", "annotator": 3}]', "a JSON_MIN export"),
     ('[{"id": 1, "data": {}}, "accept"]', "task 2 is a string"),
+    ("[" * 100_000, "nested too deep to be one"),  # a RecursionError traceback before
+    ("[" + "9" * 5_000 + "]", "it holds a number of more than 4,300 digits"),
 ])
 def test_a_file_that_is_not_a_json_export_says_what_and_how_to_fix(tmp_path, content, expected):
     path = tmp_path / "export.json"
