@@ -114,9 +114,8 @@ def _strip_noise(root: Node) -> None:
     stays where it stood); links are read once the noise is gone, as a control word inside them
     ("编辑<sup>1</sup>") only shows then.
     """
-    for el in _outermost(root, root.any_of(dict(tag=NOISE_TAGS), dict(prefix=NOISE_CLASS_PREFIXES + CAPTION_PREFIXES),
-                                           dict(cls=CAPTION_CLASSES))):
-        el.remove()  # what lies inside goes with it
+    _remove(root.any_of(dict(tag=NOISE_TAGS), dict(prefix=NOISE_CLASS_PREFIXES + CAPTION_PREFIXES),
+                        dict(cls=CAPTION_CLASSES)))
     anchors = root.all(tag="a")
     # A link holding another link is no edit control: HTML5's tree never holds one (lexbor closes the outer
     # link first; libxml2 nests them), and reading its text again for every link inside it was quadratic.
@@ -157,7 +156,17 @@ def _row_text(cells: list[Node], holds_table: list[bool]) -> str:
 
 def _outermost(root: Node, nodes: list[Node]) -> list[Node]:
     """The nodes that lie inside none of the others (nodes in document order, within ``root``)."""
+    if len(nodes) < 2:
+        return nodes
     return [n for n, owner in zip(nodes, root.nearest(nodes, nodes)) if owner is None]
+
+
+def _remove(nodes: list[Node]) -> None:
+    """Take the nodes (in document order) out of the tree: the last first, so one inside another goes
+    before it and each element is taken out once (the first first would take an outer element's whole
+    content out, then each element inside it again, out of the removed part)."""
+    for el in reversed(nodes):
+        el.remove()
 
 
 def _blocks(container: Node, is_para: Callable[[Node], bool], para_tags: tuple[str, ...],
@@ -177,7 +186,9 @@ def _blocks(container: Node, is_para: Callable[[Node], bool], para_tags: tuple[s
         everything = container.any_of(dict(tag="table"), dict(tag=para_tags, attr=para_attr))
     all_tables = [el for el in everything if el.name == "table"]
     found = everything
-    if exclude:
+    if any(container.within(x) for x in exclude):
+        found = []  # the whole body lies in what is left out
+    elif exclude:
         found = [el for el, owner in zip(everything, container.nearest(everything, list(exclude))) if owner is None]
     tables = [el for el in found if el.name == "table"]
     in_table = container.nearest(found, tables) if tables else [None] * len(found)
@@ -318,8 +329,7 @@ def _heading(el: Node | None) -> str:
     if el is None:
         return ""
     if el.children():  # a heading of text alone (most) has nothing to hide
-        for hidden in _outermost(el, el.all(tag=("script", "style", "noscript"))):
-            hidden.remove()
+        _remove(el.all(tag=("script", "style", "noscript")))
     return _text(el)
 
 
@@ -551,8 +561,7 @@ def _wiki_body(root: Node) -> Node | None:
 def wikipedia(root: Node, url: str) -> dict[str, Any]:
     heading_el = root.first(id="firstHeading")
     if heading_el is not None:
-        for el in _outermost(heading_el, heading_el.all(cls="mw-editsection")):
-            el.remove()
+        _remove(heading_el.all(cls="mw-editsection"))
     heading = _heading(heading_el)
     title, subtitle = heading, ""
     match = _WIKI_TITLE.match(heading)
@@ -568,8 +577,7 @@ def wikipedia(root: Node, url: str) -> dict[str, Any]:
     if body is None:
         return _fields(title, subtitle, tags=tags)
     disambiguation = bool(root.first(id="disambigbox") or root.first(cls="disambig")) or subtitle == "消歧义"
-    for el in _outermost(body, body.all(cls=WIKI_NOISE_CLASSES)):
-        el.remove()
+    _remove(body.all(cls=WIKI_NOISE_CLASSES))
     _strip_noise(body)
     boxes = _outermost(body, body.all(tag="table", cls="infobox"))
     infobox = _table_infobox(boxes)

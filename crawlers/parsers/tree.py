@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from operator import attrgetter, methodcaller
 
 from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, NavigableString, Tag, XMLParsedAsHTMLWarning
 from bs4.builder import ParserRejectedMarkup
@@ -128,14 +129,16 @@ class Node:
     # element by element with within() or first(), a page nested thousands deep takes quadratic time.
 
     def nearest(self, nodes: list["Node"], among: list["Node"]) -> list[int | None]:
-        """For each of ``nodes``, the index in ``among`` of the nearest element above it that is one of
-        ``among``; None where none is."""
-        return walks.nearest([n.el for n in nodes], [a.el for a in among], self._up, self._key)
+        """For each of ``nodes`` (elements inside this one), the index in ``among`` of the nearest element
+        above it that is one of ``among`` and lies inside this one or is this one; None where none is."""
+        return walks.nearest([n.el for n in nodes], [a.el for a in among], self._up, self._key, self.el)
 
     def holding(self, nodes: list["Node"], candidates: list["Node"]) -> list[bool]:
-        """For each of ``candidates``, whether it holds (lies above) one of ``nodes``."""
-        held = walks.holding([n.el for n in nodes], self._up, self._key)
-        return [self._key(c.el) in held for c in candidates]
+        """For each of ``candidates`` (elements inside this one, or this one), whether it holds (lies above)
+        one of ``nodes`` (elements inside this one)."""
+        held = walks.holding([n.el for n in nodes], self._up, self._key, self.el)
+        key = self._key
+        return [(c.el if key is None else key(c.el)) in held for c in candidates]
 
     def following(self, nodes: list["Node"], tag: str) -> list["Node | None"]:
         """``[n.next_sibling(tag=tag) for n in nodes]`` for nodes in document order, each sibling passed once."""
@@ -146,23 +149,11 @@ class Node:
         """The elements in this subtree, this one included (what a search of it reads)."""
         raise NotImplementedError
 
-    # The backend's element steps, for the walks: parent (None at the top), the next sibling that is an
-    # element, a hashable identity, the tag.
-    @staticmethod
-    def _up(el):
-        raise NotImplementedError
-
-    @staticmethod
-    def _after(el):
-        raise NotImplementedError
-
-    @staticmethod
-    def _key(el):
-        raise NotImplementedError
-
-    @staticmethod
-    def _tag(el) -> str:
-        raise NotImplementedError
+    # The backend's element steps, for the walks (C-level getters where the backend has them: a walk takes
+    # a few steps per element on an ordinary page, and a Python function per step would double its cost):
+    # _up, the parent (None at the top); _after, the next sibling that is an element; _key, a hashable
+    # identity stable while the tree lives (None: the element itself); _tag, the element's name.
+    _up = _after = _tag = _key = None
 
     def breaks_to_newlines(self, brs: list["Node"] | None = None) -> None:
         """Each <br> inside becomes a line feed; ``brs``: those <br>, where the caller found them."""
@@ -247,9 +238,9 @@ class BS4Node(Node):
     def size(self) -> int:
         return 1 + sum(isinstance(el, Tag) for el in self.el.descendants)
 
-    @staticmethod
-    def _up(el):
-        return el.parent
+    _up = attrgetter("parent")
+    _key = id  # bs4 hashes a tag by its markup
+    _tag = attrgetter("name")
 
     @staticmethod
     def _after(el):
@@ -257,14 +248,6 @@ class BS4Node(Node):
         while el is not None and not isinstance(el, Tag):
             el = el.next_sibling
         return el
-
-    @staticmethod
-    def _key(el):
-        return id(el)  # bs4 hashes a tag by its markup
-
-    @staticmethod
-    def _tag(el) -> str:
-        return el.name
 
 
 def bs4_root(html: str) -> Node:
@@ -391,9 +374,9 @@ class LxmlNode(Node):
     def size(self) -> int:
         return sum(isinstance(el.tag, str) for el in self.el.iter())
 
-    @staticmethod
-    def _up(el):
-        return el.getparent()
+    _up = methodcaller("getparent")
+    _key = None  # the element: lxml gives one proxy per element while any is referenced, and the walks hold them
+    _tag = attrgetter("tag")
 
     @staticmethod
     def _after(el):
@@ -401,14 +384,6 @@ class LxmlNode(Node):
         while el is not None and not isinstance(el.tag, str):  # a comment, a processing instruction
             el = el.getnext()
         return el
-
-    @staticmethod
-    def _key(el):
-        return el  # lxml gives one proxy per element while any is referenced: the memo holds them
-
-    @staticmethod
-    def _tag(el) -> str:
-        return el.tag
 
 
 _TEXT = etree.XPath("descendant-or-self::text()", smart_strings=False)  # plain str: no link back to the tree
@@ -454,6 +429,9 @@ class _Empty(Node):
     def get(self, name):
         return None
 
+    def size(self) -> int:
+        return 0
+
 
 # The text is handed over as UTF-8 bytes with the encoding named, so a <meta charset> or an
 # <?xml encoding=...?> declaration left in the page cannot change how it is read; huge_tree lifts
@@ -475,15 +453,6 @@ def lxml_root(html: str) -> Node:
 
 
 # --- selectolax (lexbor) ----------------------------------------------------------------------
-
-
-def _lexbor_up(el):
-    up = el.parent
-    return up if up is not None and up.is_element_node else None
-
-
-def _lexbor_key(el) -> int:
-    return el.mem_id  # a pointer's value
 
 
 class SelectolaxNode(Node):
@@ -570,14 +539,12 @@ class SelectolaxNode(Node):
         members = [g.el for g in groups]
         if len({el.mem_id for el in members}) < len(members):
             return None
-        if any(i is not None for i in walks.nearest(members, members, _lexbor_up, _lexbor_key)):
+        if any(i is not None for i in walks.nearest(members, members, self._up, self._key, self.el)):
             return None  # groups nest
         found: list[list[Node]] = [[] for _ in groups]
         elements = self._search(_css_query(tag, None, None, None, None)[0])
-        # This node closes the list: an element above none of the groups stops there.
-        owners = walks.nearest(elements, members + [self.el], _lexbor_up, _lexbor_key)
-        for el, owner in zip(elements, owners):
-            if owner is not None and owner < len(groups):
+        for el, owner in zip(elements, walks.nearest(elements, members, self._up, self._key, self.el)):
+            if owner is not None:
                 found[owner].append(SelectolaxNode(el))
         return found
 
@@ -634,8 +601,9 @@ class SelectolaxNode(Node):
     def size(self) -> int:
         return sum(1 for _ in self.el.traverse())
 
-    _up = staticmethod(_lexbor_up)
-    _key = staticmethod(_lexbor_key)
+    _up = attrgetter("parent")  # the document node above <html>, then None
+    _key = attrgetter("mem_id")  # a pointer's value
+    _tag = attrgetter("tag")
 
     @staticmethod
     def _after(el):
@@ -643,10 +611,6 @@ class SelectolaxNode(Node):
         while el is not None and not el.is_element_node:
             el = el.next
         return el
-
-    @staticmethod
-    def _tag(el) -> str:
-        return el.tag
 
 
 def selectolax_root(html: str) -> Node:

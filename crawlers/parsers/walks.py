@@ -10,7 +10,8 @@ linear in the page.
 
 The functions take the backend's own elements and how to step from one: ``up`` (the parent, None at
 the top), ``after`` (the next sibling that is an element, None after the last), ``key`` (a hashable
-identity, stable while the tree lives) and ``tag``; no wrapper is built per step.
+identity, stable while the tree lives; None where the element itself is one) and ``name``; no wrapper
+is built per step.
 
 :func:`counting` counts the steps (tests and ``bench/parse_nested_bench.py`` hold them linear;
 :mod:`crawlers.parsers.counting` counts the other node operations alike).
@@ -56,13 +57,16 @@ def charge(steps: int) -> None:
 _MISSING = object()
 
 
-def nearest(items: Sequence, among: Sequence, up: Step, key: Key) -> list[int | None]:
+def nearest(items: Sequence, among: Sequence, up: Step, key: Key | None, stop=None) -> list[int | None]:
     """For each of ``items``, the index in ``among`` of the nearest element strictly above it that is one
-    of ``among``; None where none is. Every element passed on the way up remembers the answer, so a later
-    walk stops at the first element an earlier one passed."""
+    of ``among``; None where none is (below ``stop``, where given: the walks end there). Every element
+    passed on the way up remembers the answer, so a later walk stops at the first one an earlier passed."""
     memo: dict = {}
     for i, el in enumerate(among):
-        memo.setdefault(key(el), i)  # an element given twice answers with its first place
+        memo.setdefault(el if key is None else key(el), i)  # an element given twice answers with its first place
+    if stop is not None:
+        memo.setdefault(stop if key is None else key(stop), None)
+    get = memo.get
     answers: list[int | None] = []
     steps = 0
     for el in items:
@@ -71,13 +75,14 @@ def nearest(items: Sequence, among: Sequence, up: Step, key: Key) -> list[int | 
         parent = up(el)
         while parent is not None:
             steps += 1
-            k = key(parent)
-            known = memo.get(k, _MISSING)
-            if known is not _MISSING:
-                found = known
+            k = parent if key is None else key(parent)
+            found = get(k, _MISSING)
+            if found is not _MISSING:
                 break
             path.append(k)
             parent = up(parent)
+        if parent is None:  # the top: nothing above is one of among
+            found = None
         for k in path:
             memo[k] = found
         answers.append(found)
@@ -85,29 +90,33 @@ def nearest(items: Sequence, among: Sequence, up: Step, key: Key) -> list[int | 
     return answers
 
 
-def holding(items: Sequence, up: Step, key: Key) -> set:
-    """The keys of the elements that hold (are strictly above) one of ``items``: each walk up stops at an
-    element already marked, whose ancestors are marked too."""
+def holding(items: Sequence, up: Step, key: Key | None, stop=None) -> set:
+    """The keys of the elements that hold (are strictly above) one of ``items``, up to ``stop`` where given
+    (the walks end there): each walk up ends at an element already marked, whose ancestors are marked too."""
     held: set = set()
+    add = held.add
+    end = stop if key is None or stop is None else key(stop)
     steps = 0
     for el in items:
         parent = up(el)
         while parent is not None:
             steps += 1
-            k = key(parent)
+            k = parent if key is None else key(parent)
             if k in held:
                 break
-            held.add(k)
+            add(k)
+            if k == end:
+                break
             parent = up(parent)
     charge(steps)
     return held
 
 
-def following(items: Sequence, tag: str, after: Step, name: Callable[[object], str], key: Key) -> list:
+def following(items: Sequence, tag: str, after: Step, name: Callable[[object], str], key: Key | None) -> list:
     """For each of ``items`` (in document order), the first sibling after it named ``tag``, None where none
     is. A walk that meets another of the items takes that item's answer: items are answered from the
     last, so a run of names before one value is walked once, not once per name."""
-    index = {key(el): i for i, el in enumerate(items)}
+    index = {el if key is None else key(el): i for i, el in enumerate(items)}
     answers: list = [None] * len(items)
     steps = 0
     for i in range(len(items) - 1, -1, -1):
@@ -117,7 +126,7 @@ def following(items: Sequence, tag: str, after: Step, name: Callable[[object], s
             if name(sibling) == tag:
                 answers[i] = sibling
                 break
-            j = index.get(key(sibling))
+            j = index.get(sibling if key is None else key(sibling))
             if j is not None and j > i:
                 answers[i] = answers[j]
                 break
