@@ -137,15 +137,48 @@ def _cells(row: Node) -> list[Node]:
     return [c for c in row.children() if c.name in ("th", "td")]
 
 
-def _rows(table: Node) -> list[tuple[Node, list[Node], list[bool]]]:
+def _rows(table: Node) -> list[tuple[Node | None, list[Node], list[bool]]]:
     """The table's rows, nested tables' included, in document order: each with its cells and whether each
-    cell holds a table (found in one walk for the whole table, not a search per cell)."""
-    found = table.all(tag=("tr", "table"))
-    rows = [(tr, _cells(tr)) for tr in found if tr.name == "tr"]
+    cell holds a table (found in one walk for the whole table, not a search per cell).
+
+    A cell outside any row (its <tr> left out) is read as HTML5 builds it, in a row with the cells after
+    it up to the next row (row None here); libxml2 leaves such cells in the table itself.
+    """
+    found = table.all(tag=("tr", "table", "td", "th"))
+    rows: list[tuple[Node | None, list[Node]]] = [(tr, _cells(tr)) for tr in found if tr.name == "tr"]
     inner = [el for el in found if el.name == "table"]
+    if sum(len(row) for _, row in rows) < sum(el.name in ("td", "th") for el in found):
+        rows = _implied_rows(table, found, inner)
     cells = [c for _, row in rows for c in row]
     holds = iter(table.holding(inner, cells) if inner else [False] * len(cells))
     return [(tr, row, [next(holds) for _ in row]) for tr, row in rows]
+
+
+def _implied_rows(table: Node, found: list[Node], tables: list[Node]) -> list[tuple[Node | None, list[Node]]]:
+    """_rows's rows of a table holding cells outside any row: each cell given to the row or the table it lies
+    in (one walk), the cells in a table itself to a row of their own up to the table's next row."""
+    trs = [el for el in found if el.name == "tr"]
+    cells = [el for el in found if el.name in ("td", "th")]
+    owner = dict(zip(map(id, cells), table.nearest(cells, trs + tables)))
+    table_of_row = dict(zip(map(id, trs), table.nearest(trs, tables)))
+    rows: list[tuple[Node | None, list[Node]]] = []
+    own: dict[int, list[Node]] = {}
+    implied: dict[int | None, list[Node]] = {}  # each table's row being filled (None: this table)
+    for el in found:
+        if el.name == "tr":
+            implied.pop(table_of_row[id(el)], None)
+            rows.append((el, own.setdefault(id(el), [])))
+        elif el.name in ("td", "th"):
+            i = owner[id(el)]
+            if i is not None and i < len(trs):
+                own.setdefault(id(trs[i]), []).append(el)
+                continue
+            key = None if i is None else i - len(trs)
+            if key not in implied:
+                implied[key] = []
+                rows.append((None, implied[key]))
+            implied[key].append(el)
+    return rows
 
 
 def _row_text(cells: list[Node], holds_table: list[bool]) -> str:

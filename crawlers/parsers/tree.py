@@ -255,10 +255,35 @@ def bs4_root(html: str) -> Node:
         # A body that looks like a file name or an XML document is still parsed as the HTML it claims to be.
         warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
         warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        text = _parser_input(html)[0]
         try:
-            return BS4Node(BeautifulSoup(_parser_input(html)[0], "lxml"))
+            soup = BeautifulSoup(text, "lxml")
         except ParserRejectedMarkup:
             return _Empty()
+    if _TEMPLATE_TEXT.search(text):
+        for template in soup.find_all("template"):
+            template.clear()
+    if _LIST_ITEM_TEXT.search(text):
+        for item in soup.find_all(("dt", "dd")):
+            if item.parent is not None and item.parent.name == item.name:
+                outer = item.parent
+                for el in reversed([item, *item.next_siblings]):
+                    outer.insert_after(el.extract())
+    return BS4Node(soup)
+
+
+# Where libxml2's tree is not the one HTML5 defines for valid markup, the libxml2 trees (lxml's, and
+# BeautifulSoup's built from libxml2's events) are mended to it, so every backend reads the same page:
+# * A <template>'s content is no part of the page: HTML5 keeps it in a fragment of its own (lexbor's tree
+#   holds the element, empty), where libxml2 builds it into the page. The templates are emptied.
+# * A <dt> or <dd> whose end tag is left out (HTML lets it be) ends where the next <dt> or <dd> starts;
+#   libxml2 nests a <dt> in an open <dt>, a <dd> in an open <dd>, and the infobox lost the inner name or
+#   value. The inner one and what follows it in the outer one are moved out, after the outer one.
+_TEMPLATE_TEXT = re.compile(r"<template", re.I)
+_TEMPLATE = re.compile(rb"<template", re.I)
+_LIST_ITEM_TEXT = re.compile(r"<d[dt][\s/>]", re.I)
+_LIST_ITEM = re.compile(rb"<d[dt][\s/>]", re.I)
+_NESTED_LIST_ITEMS = etree.XPath("//dt[parent::dt] | //dd[parent::dd]")
 
 
 _END_OF_DOCUMENT = re.compile(r"</(?:html|body)\s*>", re.I)
@@ -449,7 +474,23 @@ def lxml_root(html: str) -> Node:
         # libxml2 stopped building the tree part way (nesting past its limit): BeautifulSoup's
         # tree, built from the same parser's events, holds the whole page.
         return bs4_root(html)
-    return LxmlNode(root) if root is not None else _Empty()
+    if root is None:
+        return _Empty()
+    if _TEMPLATE.search(data):
+        for template in list(root.iter("template")):
+            template.text = None
+            for child in list(template):
+                template.remove(child)  # with its tail: all of it the template's content
+    if _LIST_ITEM.search(data):
+        for item in _NESTED_LIST_ITEMS(root):  # in document order: an outer one is moved out first
+            outer = item.getparent()
+            moving = [item, *item.itersiblings()]
+            after, outer.tail = outer.tail, None
+            for el in reversed(moving):
+                outer.addnext(el)  # each with its tail
+            if after:
+                _set(moving[-1], "tail", (moving[-1].tail or "") + after)
+    return LxmlNode(root)
 
 
 # --- selectolax (lexbor) ----------------------------------------------------------------------
