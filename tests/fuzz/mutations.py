@@ -304,7 +304,7 @@ def tree_shape(html: str, parser: str) -> list[tuple]:
     """The elements of the body as (depth, tag, attributes) and the non-blank texts as (depth, "#text", text),
     in document order, as lexbor ("selectolax") or libxml2 ("lxml") builds them: what the records are
     read from. <tbody>, which HTML5 adds to every table and libxml2 does not, is left out, its children
-    read one level up."""
+    read one level up; the saved pages have the same shape in both."""
     from crawlers.parsers.tree import _parser_bytes
 
     data = _parser_bytes(html)
@@ -325,7 +325,7 @@ def tree_shape(html: str, parser: str) -> list[tuple]:
                 continue
             inner = depth
             if node.tag != "tbody" and node is not body:
-                shape.append((depth, node.tag, tuple(sorted((node.attributes or {}).items()))))
+                shape.append((depth, node.tag, _attributes(node.attributes or {})))
                 inner = depth + 1
             kids = list(node.iter(include_text=True))
             stack.extend((kid, inner) for kid in reversed(kids))
@@ -349,7 +349,7 @@ def _lxml_shape(el, depth: int, shape: list, top: bool = False) -> None:
         inner = depth
         if isinstance(item.tag, str):
             if not top and item.tag != "tbody":
-                shape.append((depth, item.tag, tuple(sorted((k, v or "") for k, v in item.attrib.items()))))
+                shape.append((depth, item.tag, _attributes(item.attrib)))
                 inner = depth + 1
             parts = [item.text or ""]
             for child in item:
@@ -357,6 +357,12 @@ def _lxml_shape(el, depth: int, shape: list, top: bool = False) -> None:
         else:  # a comment: its tail only
             parts = []
         stack.extend((part, inner, False) for part in reversed(parts))
+
+
+def _attributes(attributes) -> tuple:
+    """Names in lower case (lexbor keeps SVG's viewBox), and an attribute without a value as "" (lexbor gives
+    None, libxml2 "" or the name: <script defer>)."""
+    return tuple(sorted((k.lower(), "" if v in (None, k) else v) for k, v in attributes.items()))
 
 
 def _merge_texts(shape: list[tuple]) -> list[tuple]:
