@@ -8,7 +8,13 @@ XPath, several times faster, and ``SelectolaxNode`` on lexbor's HTML5 tree
 their tree with libxml2's HTML parser; lexbor builds it as browsers do, which
 differs only where markup breaks nesting rules. Tests hold the three backends'
 records identical on every fixture, every mirror page and generated pages
-(``tests/fuzz``).
+(``tests/fuzz``), and on saved pages mutated with valid markup; on broken markup they
+differ only in the known ways of ``tests/crawlers/test_backend_agreement.py``. Where
+libxml2 builds valid markup otherwise than HTML5, its trees are mended (``bs4_root``).
+
+Questions a layout asks of many elements at once (``nearest``, ``holding``,
+``following``) are answered by the walks of :mod:`crawlers.parsers.walks`, each element
+stepped on once: reading a page is linear in it however deep it nests.
 
 Where libxml2's own tree builder gives up, the ``lxml`` backend reads the page
 through BeautifulSoup instead, so the records stay the same: a page nested deeper
