@@ -114,11 +114,13 @@ def _strip_noise(root: Node) -> None:
     stays where it stood); links are read once the noise is gone, as a control word inside them
     ("编辑<sup>1</sup>") only shows then.
     """
-    for el in root.any_of(dict(tag=NOISE_TAGS), dict(prefix=NOISE_CLASS_PREFIXES + CAPTION_PREFIXES),
-                          dict(cls=CAPTION_CLASSES)):
-        el.remove()
-    for el in root.all(tag="a"):
-        if el.text().strip() in CONTROL_WORDS:
+    _remove(root.any_of(dict(tag=NOISE_TAGS), dict(prefix=NOISE_CLASS_PREFIXES + CAPTION_PREFIXES),
+                        dict(cls=CAPTION_CLASSES)))
+    anchors = root.all(tag="a")
+    # A link holding another link is no edit control: HTML5's tree never holds one (lexbor closes the outer
+    # link first; libxml2 nests them), and reading its text again for every link inside it was quadratic.
+    for el, holds_link in zip(anchors, root.holding(anchors, anchors)):
+        if not holds_link and el.text().strip() in CONTROL_WORDS:
             el.remove()
 
 
@@ -135,14 +137,69 @@ def _cells(row: Node) -> list[Node]:
     return [c for c in row.children() if c.name in ("th", "td")]
 
 
-def _row_text(row: Node) -> str:
+def _rows(table: Node) -> list[tuple[Node | None, list[Node], list[bool]]]:
+    """The table's rows, nested tables' included, in document order: each with its cells and whether each
+    cell holds a table (found in one walk for the whole table, not a search per cell).
+
+    A cell outside any row (its <tr> left out) is read as HTML5 builds it, in a row with the cells after
+    it up to the next row (row None here); libxml2 leaves such cells in the table itself.
+    """
+    found = table.all(tag=("tr", "table", "td", "th"))
+    rows: list[tuple[Node | None, list[Node]]] = [(tr, _cells(tr)) for tr in found if tr.name == "tr"]
+    inner = [el for el in found if el.name == "table"]
+    if sum(len(row) for _, row in rows) < sum(el.name in ("td", "th") for el in found):
+        rows = _implied_rows(table, found, inner)
+    cells = [c for _, row in rows for c in row]
+    holds = iter(table.holding(inner, cells) if inner else [False] * len(cells))
+    return [(tr, row, [next(holds) for _ in row]) for tr, row in rows]
+
+
+def _implied_rows(table: Node, found: list[Node], tables: list[Node]) -> list[tuple[Node | None, list[Node]]]:
+    """_rows's rows of a table holding cells outside any row: each cell given to the row or the table it lies
+    in (one walk), the cells in a table itself to a row of their own up to the table's next row."""
+    trs = [el for el in found if el.name == "tr"]
+    cells = [el for el in found if el.name in ("td", "th")]
+    owner = dict(zip(map(id, cells), table.nearest(cells, trs + tables)))
+    table_of_row = dict(zip(map(id, trs), table.nearest(trs, tables)))
+    rows: list[tuple[Node | None, list[Node]]] = []
+    own: dict[int, list[Node]] = {}
+    implied: dict[int | None, list[Node]] = {}  # each table's row being filled (None: this table)
+    for el in found:
+        if el.name == "tr":
+            implied.pop(table_of_row[id(el)], None)
+            rows.append((el, own.setdefault(id(el), [])))
+        elif el.name in ("td", "th"):
+            i = owner[id(el)]
+            if i is not None and i < len(trs):
+                own.setdefault(id(trs[i]), []).append(el)
+                continue
+            key = None if i is None else i - len(trs)
+            if key not in implied:
+                implied[key] = []
+                rows.append((None, implied[key]))
+            implied[key].append(el)
+    return rows
+
+
+def _row_text(cells: list[Node], holds_table: list[bool]) -> str:
     """A table row as one line: its own cells' texts; a cell holding a table is read row by row."""
-    texts = [_text(c) for c in _cells(row) if not c.first(tag="table")]
+    texts = [_text(c) for c, holds in zip(cells, holds_table) if not holds]
     return CELL_SEPARATOR.join(t for t in texts if t)
 
 
-def _outermost(nodes: list[Node]) -> list[Node]:
-    return [n for n in nodes if not any(n.within(o) for o in nodes)]
+def _outermost(root: Node, nodes: list[Node]) -> list[Node]:
+    """The nodes that lie inside none of the others (nodes in document order, within ``root``)."""
+    if len(nodes) < 2:
+        return nodes
+    return [n for n, owner in zip(nodes, root.nearest(nodes, nodes)) if owner is None]
+
+
+def _remove(nodes: list[Node]) -> None:
+    """Take the nodes (in document order) out of the tree: the last first, so one inside another goes
+    before it and each element is taken out once (the first first would take an outer element's whole
+    content out, then each element inside it again, out of the removed part)."""
+    for el in reversed(nodes):
+        el.remove()
 
 
 def _blocks(container: Node, is_para: Callable[[Node], bool], para_tags: tuple[str, ...],
@@ -150,7 +207,9 @@ def _blocks(container: Node, is_para: Callable[[Node], bool], para_tags: tuple[s
     """The text blocks of a body in document order: paragraph elements, and each row of each table.
 
     Returns the texts and the elements they came from (the roots in which to look for links).
-    Paragraph elements inside a table are read as part of its rows.
+    Paragraph elements inside a table are read as part of its rows, and those inside another paragraph
+    as part of it. Whether an element lies in a table or another paragraph, or holds a table, is found
+    in one walk for all of them (crawlers.parsers.walks): linear however deep the body nests.
     """
     # One pass over the body: tables and paragraph candidates together (para_attr: an attribute
     # every paragraph has, which narrows the candidates; is_para still decides).
@@ -158,18 +217,29 @@ def _blocks(container: Node, is_para: Callable[[Node], bool], para_tags: tuple[s
         everything = container.all(tag=("table",) + para_tags)
     else:
         everything = container.any_of(dict(tag="table"), dict(tag=para_tags, attr=para_attr))
-    any_table = any(el.name == "table" for el in everything)
-    found = [el for el in everything if not any(el.within(x) for x in exclude)]
-    tables = _outermost([el for el in found if el.name == "table"])
+    all_tables = [el for el in everything if el.name == "table"]
+    found = everything
+    if any(container.within(x) for x in exclude):
+        found = []  # the whole body lies in what is left out
+    elif exclude:
+        found = [el for el, owner in zip(everything, container.nearest(everything, list(exclude))) if owner is None]
+    tables = [el for el in found if el.name == "table"]
+    in_table = container.nearest(found, tables) if tables else [None] * len(found)
+    holds_table = container.holding(all_tables, found) if all_tables else [False] * len(found)
+    # A paragraph holding a table is no paragraph (its text is the table's rows); one inside a
+    # paragraph that is read is part of that paragraph's text.
+    paragraphs = [el for el, owner, holds in zip(found, in_table, holds_table)
+                  if el.name != "table" and owner is None and not holds and is_para(el)]
+    read = {id(el) for el in _outermost(container, paragraphs)}
     texts: list[str] = []
     roots: list[Node] = []
-    for el in found:
+    for el, owner in zip(found, in_table):
         if el.name == "table":
-            if any(el.within(t) for t in tables):
+            if owner is not None:
                 continue
             roots.append(el)
-            texts += [t for t in (_row_text(tr) for tr in el.all(tag="tr")) if t]
-        elif is_para(el) and not (any_table and (el.first(tag="table") or any(el.within(t) for t in tables))):
+            texts += [t for t in (_row_text(cells, holds) for _, cells, holds in _rows(el)) if t]
+        elif id(el) in read:
             text = _text(el)
             if text:
                 roots.append(el)
@@ -203,7 +273,7 @@ def _entry_links(roots: list[Node], base_url: str, site: str,
     for root in roots:
         anchors = root.all(tag="a")
         if root.name == "table":
-            anchors = [a for a in anchors if _kept_in_table(a, root)]
+            anchors = _kept_in_table(anchors, root)
         for a in anchors:
             href = a.get("href")
             if not href:
@@ -231,19 +301,17 @@ def _entry_links(roots: list[Node], base_url: str, site: str,
     return links
 
 
-def _kept_in_table(a: Node, table: Node) -> bool:
-    """Whether a link found in ``table`` stays in it as browsers build the page: inside one of its cells
+def _kept_in_table(anchors: list[Node], table: Node) -> list[Node]:
+    """The links found in ``table`` that stay in it as browsers build the page: inside one of its cells
     or its caption. HTML5 moves whatever else a table holds (a link between its rows) out, before the
     innermost table around it: lexbor's tree. libxml2 leaves it in place: lxml's and BeautifulSoup's.
-    A link so moved out of an inner table lands in the outer table's cell, and stays."""
-    up = a.parent()
-    while up is not None:
-        if up.name in ("td", "th", "caption"):
-            return True
-        if up.name == "table" and not up.within(table):
-            return False  # the block's own table: the link would stand before it
-        up = up.parent()
-    return False
+    A link so moved out of an inner table lands in the outer table's cell, and stays. Each link's
+    nearest cell, caption or the table itself is found in one walk for all of them."""
+    if not anchors:
+        return anchors
+    cells = table.all(tag=("td", "th", "caption"))
+    owners = table.nearest(anchors, cells + [table])
+    return [a for a, owner in zip(anchors, owners) if owner is not None and owner < len(cells)]
 
 
 def _spaced(pieces: list[str], text: str) -> bool:
@@ -294,8 +362,7 @@ def _heading(el: Node | None) -> str:
     if el is None:
         return ""
     if el.children():  # a heading of text alone (most) has nothing to hide
-        for hidden in el.all(tag=("script", "style", "noscript")):
-            hidden.remove()
+        _remove(el.all(tag=("script", "style", "noscript")))
     return _text(el)
 
 
@@ -303,18 +370,31 @@ def _subtitle(el: Node | None) -> str:
     return _heading(el).strip(_SUBTITLE_BRACKETS).strip()
 
 
+def _read_items(container: Node, read: Callable[[Node], Any]) -> list:
+    """``read(li)`` for each list item in ``container``, in document order. An item holding a list of
+    its own is read without it (its link and label are its own; the sub-list's items are read each on
+    its own): the items are then read from the last, each taken out of the tree once read, so nested
+    lists are read once, not again for every item above them."""
+    items = container.all(tag="li")
+    if not any(container.holding(items, items)):
+        return [read(li) for li in items]
+    found = []
+    for li in reversed(items):
+        found.append(read(li))
+        li.remove()
+    return found[::-1]
+
+
 def _senses(container: Node, url: str) -> list[dict]:
-    senses = []
-    for li in container.all(tag="li"):
+    def sense(li: Node) -> dict | None:
         a = next((a for a in li.all(tag="a") if a.get("href")), None)
         label = _text(li).lstrip("▪•· ").strip()
         if a is not None:
             target = _target(url, a.get("href"))
-            if target is not None:
-                senses.append({"label": label, "url": target})
-        elif label:
-            senses.append({"label": label, "url": canonicalize(url)})
-    return senses
+            return {"label": label, "url": target} if target is not None else None
+        return {"label": label, "url": canonicalize(url)} if label else None
+
+    return [s for s in _read_items(container, sense) if s is not None]
 
 
 def _fields(title="", subtitle="", summary="", paragraphs=(), infobox=(), links=(), senses=(), tags=(),
@@ -327,11 +407,16 @@ def _fields(title="", subtitle="", summary="", paragraphs=(), infobox=(), links=
 
 
 def _dl_infobox(container: Node | None, name_tag: str, name_cls: str | None) -> list[InfoboxEntry]:
+    """Each name with the value after it. A name or value that holds names of its own (a list inside a
+    value) stands for them: their pairs are read instead, never the whole list as one value (as a table
+    inside a value cell, _table_infobox)."""
     entries = []
     if container is None:
         return entries
-    pairs = [(dt, dt.next_sibling(tag="dd")) for dt in container.all(tag=name_tag, cls=name_cls)]
-    pairs = [(dt, dd) for dt, dd in pairs if dd is not None]
+    names = container.all(tag=name_tag, cls=name_cls)
+    pairs = [(dt, dd) for dt, dd in zip(names, container.following(names, "dd")) if dd is not None]
+    holds_name = container.holding(names, [el for pair in pairs for el in pair])
+    pairs = [pair for i, pair in enumerate(pairs) if not (holds_name[2 * i] or holds_name[2 * i + 1])]
     # Every value's links and line breaks in one search where the backend can.
     grouped = container.grouped([dd for _, dd in pairs], ("a", "br")) or [None] * len(pairs)
     for (dt, dd), inside in zip(pairs, grouped):
@@ -344,18 +429,18 @@ def _dl_infobox(container: Node | None, name_tag: str, name_cls: str | None) -> 
 def _table_infobox(tables: list[Node]) -> list[InfoboxEntry]:
     """Rows of name (th) and value (td) cells, nested tables included, each row its own entry.
 
-    A row whose value cell holds another table stands for that table: its rows are read instead,
-    never the whole table as one value. A row with a header cell only is a section heading.
+    A row whose value cell (or name cell) holds another table stands for that table: its rows are read
+    instead, never the whole table as one value. A row with a header cell only is a section heading.
     """
     entries = []
     for table in tables:
-        for tr in table.all(tag="tr"):
-            cells = _cells(tr)
-            th = next((c for c in cells if c.name == "th"), None)
-            td = next((c for c in cells if c.name == "td"), None)
-            if th is None or td is None or td.first(tag="table"):
+        for _, cells, holds_table in _rows(table):
+            th = next((i for i, c in enumerate(cells) if c.name == "th"), None)
+            td = next((i for i, c in enumerate(cells) if c.name == "td"), None)
+            # A name cell holding a table stands for that table too: its text would be the table's.
+            if th is None or td is None or holds_table[td] or holds_table[th]:
                 continue
-            entry = _infobox_entry(th, td)
+            entry = _infobox_entry(cells[th], cells[td])
             if entry:
                 entries.append(entry)
     return entries
@@ -397,14 +482,15 @@ def baidu(root: Node, url: str) -> dict[str, Any]:
             _strip_noise(el)
     summary = ""
     if summary_el is not None:
-        summary = " ".join(_texts(summary_el.all(attr=("data-tag", "paragraph")))) or _text(summary_el)
+        summary = " ".join(_texts(_outermost(summary_el, summary_el.all(attr=("data-tag", "paragraph"))))) or _text(
+            summary_el)
     paragraphs, blocks = [], []
     if content_el is not None:
         paragraphs, blocks = _blocks(content_el, lambda el: el.get("data-tag") == "paragraph", ("div",),
                                      para_attr=("data-tag", "paragraph"))
     roots = [el for el in (summary_el, info_el) if el is not None] + blocks
     links = _entry_links(roots, url, "baidu", _baidu_entry, _baidu_title)
-    tags = [_text(a) for box in root.all(prefix="tagList") for a in box.all(tag="a")]
+    tags = [_text(a) for box in _outermost(root, root.all(prefix="tagList")) for a in box.all(tag="a")]
     return _fields(title, subtitle, summary, paragraphs, _dl_infobox(info_el, "dt", None), links,
                    _senses(poly, url) if poly else [], tags)
 
@@ -415,7 +501,7 @@ def baidu_legacy(root: Node, url: str) -> dict[str, Any]:
     title = _heading(title_el.first(tag="h1")) if title_el else ""
     if root.first(cls="lemmaWgt-subLemmaListTitle"):
         senses = []
-        for ul in root.all(tag="ul", cls="custom_dot"):
+        for ul in _outermost(root, root.all(tag="ul", cls="custom_dot")):
             for a in ul.all(tag="a"):
                 target = _target(url, a.get("href")) if a.get("href") else None
                 if target is not None:
@@ -429,14 +515,14 @@ def baidu_legacy(root: Node, url: str) -> dict[str, Any]:
     for el in (summary_el, info_el, content_el):
         if el is not None:
             _strip_noise(el)
-    summary = " ".join(_texts(summary_el.all(cls="para"))) if summary_el else ""
+    summary = " ".join(_texts(_outermost(summary_el, summary_el.all(cls="para")))) if summary_el else ""
     exclude = tuple(el for el in (summary_el, info_el) if el is not None)
     paragraphs, blocks = _blocks(content_el, lambda el: "para" in el.classes(), ("div",), exclude)
     roots = list(exclude) + blocks
     links = _entry_links(roots, url, "baidu", _baidu_entry, _baidu_title)
     poly = root.first(cls="polysemantList-wrapper")
     tag_box = root.first(id="open-tag-item")
-    tags = [_text(t) for t in tag_box.all(cls="taglist")] if tag_box else []
+    tags = [_text(t) for t in _outermost(tag_box, tag_box.all(cls="taglist"))] if tag_box else []
     return _fields(title, subtitle, summary, paragraphs, _dl_infobox(info_el, "dt", "name"), links,
                    _senses(poly, url) if poly else [], tags)
 
@@ -473,14 +559,14 @@ def sogou(root: Node, url: str) -> dict[str, Any]:
             _strip_noise(el)
     summary = ""
     if summary_el is not None:
-        summary = " ".join(_texts(summary_el.all(tag="p"))) or _text(summary_el)
+        summary = " ".join(_texts(_outermost(summary_el, summary_el.all(tag="p")))) or _text(summary_el)
     infobox = _table_infobox([table]) if table is not None else []
     paragraphs, blocks = [], []
     if content_el is not None:
         paragraphs, blocks = _blocks(content_el, lambda el: True, ("p",))
     roots = [el for el in (summary_el, table) if el is not None] + blocks
     links = _entry_links(roots, url, "sogou", _sogou_entry, _link_title)
-    tags = [_text(a) for box in root.all(cls=("lemma_tags", "tag_list")) for a in box.all(tag="a")]
+    tags = [_text(a) for box in _outermost(root, root.all(cls=("lemma_tags", "tag_list"))) for a in box.all(tag="a")]
     return _fields(title, subtitle, summary, paragraphs, infobox, links, [], tags)
 
 
@@ -508,35 +594,37 @@ def _wiki_body(root: Node) -> Node | None:
 def wikipedia(root: Node, url: str) -> dict[str, Any]:
     heading_el = root.first(id="firstHeading")
     if heading_el is not None:
-        for el in heading_el.all(cls="mw-editsection"):
-            el.remove()
+        _remove(heading_el.all(cls="mw-editsection"))
     heading = _heading(heading_el)
     title, subtitle = heading, ""
     match = _WIKI_TITLE.match(heading)
     if match:
         title, subtitle = match.group(1), match.group(2)
     catlinks = root.first(id="catlinks")
-    tags = [_text(a) for li in catlinks.all(tag="li") for a in li.all(tag="a")] if catlinks else []
+    tags = []
+    if catlinks is not None:  # the links in its list items, each once however the items nest
+        anchors = catlinks.all(tag="a")
+        owners = catlinks.nearest(anchors, catlinks.all(tag="li"))
+        tags = [_text(a) for a, owner in zip(anchors, owners) if owner is not None]
     body = _wiki_body(root)
     if body is None:
         return _fields(title, subtitle, tags=tags)
     disambiguation = bool(root.first(id="disambigbox") or root.first(cls="disambig")) or subtitle == "消歧义"
-    for el in body.all(cls=WIKI_NOISE_CLASSES):
-        el.remove()
+    _remove(body.all(cls=WIKI_NOISE_CLASSES))
     _strip_noise(body)
-    boxes = _outermost(body.all(tag="table", cls="infobox"))
+    boxes = _outermost(body, body.all(tag="table", cls="infobox"))
     infobox = _table_infobox(boxes)
     if disambiguation:
-        senses = []
-        for li in body.all(tag="li"):
+        def sense(li: Node) -> dict | None:
             a = next((a for a in li.all(tag="a") if a.get("href")), None)
             if a is None:
-                continue
+                return None
             shown = _text(a)
             label = _text(li).replace(shown, "", 1).strip("，,：: ") or shown
             target = _target(url, a.get("href"))
-            if target is not None:
-                senses.append({"label": label, "url": target})
+            return {"label": label, "url": target} if target is not None else None
+
+        senses = [s for s in _read_items(body, sense) if s is not None]
         return _fields(title, infobox=infobox, senses=senses, tags=tags, status="disambiguation")
     links = _entry_links([body], url, "wikipedia", _wiki_entry, _link_title)
     for box in boxes:

@@ -8,7 +8,13 @@ XPath, several times faster, and ``SelectolaxNode`` on lexbor's HTML5 tree
 their tree with libxml2's HTML parser; lexbor builds it as browsers do, which
 differs only where markup breaks nesting rules. Tests hold the three backends'
 records identical on every fixture, every mirror page and generated pages
-(``tests/fuzz``).
+(``tests/fuzz``), and on saved pages mutated with valid markup; on broken markup they
+differ only in the known ways of ``tests/crawlers/test_backend_agreement.py``. Where
+libxml2 builds valid markup otherwise than HTML5, its trees are mended (``bs4_root``).
+
+Questions a layout asks of many elements at once (``nearest``, ``holding``,
+``following``) are answered by the walks of :mod:`crawlers.parsers.walks`, each element
+stepped on once: reading a page is linear in it however deep it nests.
 
 Where libxml2's own tree builder gives up, the ``lxml`` backend reads the page
 through BeautifulSoup instead, so the records stay the same: a page nested deeper
@@ -33,15 +39,16 @@ from __future__ import annotations
 
 import re
 import warnings
-from functools import lru_cache
-from typing import Sequence
+from operator import attrgetter, methodcaller
 
 from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning, NavigableString, Tag, XMLParsedAsHTMLWarning
 from bs4.builder import ParserRejectedMarkup
 from lxml import etree
 from selectolax.lexbor import LexborHTMLParser
 
-Names = str | Sequence[str] | None
+from crawlers.parsers import walks
+from crawlers.parsers.queries import (Names, _as_tuple, _class_of, _class_ok, _class_test, _css_query, _lexbor_match,
+                                      _matches, _may_repeat, _plan_of, _query_key, _union_plan, _union_xpath, _xpath)
 
 _UNREADABLE = re.compile(
     "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef\ufffe\uffff"
@@ -59,12 +66,6 @@ def _unreadable(match: re.Match) -> str:
 def readable(text: str) -> str:
     """``text`` without control characters, noncharacters and unpaired surrogates (module docstring)."""
     return _UNREADABLE.sub(_unreadable, text)
-
-
-def _as_tuple(value: Names) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    return (value,) if isinstance(value, str) else tuple(value)
 
 
 class Node:
@@ -129,6 +130,36 @@ class Node:
 
     def within(self, other: "Node") -> bool:
         raise NotImplementedError
+
+    # Questions asked of many elements at once, answered in one walk each (crawlers.parsers.walks): asked
+    # element by element with within() or first(), a page nested thousands deep takes quadratic time.
+
+    def nearest(self, nodes: list["Node"], among: list["Node"]) -> list[int | None]:
+        """For each of ``nodes`` (elements inside this one), the index in ``among`` of the nearest element
+        above it that is one of ``among`` and lies inside this one or is this one; None where none is."""
+        return walks.nearest([n.el for n in nodes], [a.el for a in among], self._up, self._key, self.el)
+
+    def holding(self, nodes: list["Node"], candidates: list["Node"]) -> list[bool]:
+        """For each of ``candidates`` (elements inside this one, or this one), whether it holds (lies above)
+        one of ``nodes`` (elements inside this one)."""
+        held = walks.holding([n.el for n in nodes], self._up, self._key, self.el)
+        key = self._key
+        return [(c.el if key is None else key(c.el)) in held for c in candidates]
+
+    def following(self, nodes: list["Node"], tag: str) -> list["Node | None"]:
+        """``[n.next_sibling(tag=tag) for n in nodes]`` for nodes in document order, each sibling passed once."""
+        found = walks.following([n.el for n in nodes], tag, self._after, self._tag, self._key)
+        return [type(self)(el) if el is not None else None for el in found]
+
+    def size(self) -> int:
+        """The elements in this subtree, this one included (what a search of it reads)."""
+        raise NotImplementedError
+
+    # The backend's element steps, for the walks (C-level getters where the backend has them: a walk takes
+    # a few steps per element on an ordinary page, and a Python function per step would double its cost):
+    # _up, the parent (None at the top); _after, the next sibling that is an element; _key, a hashable
+    # identity stable while the tree lives (None: the element itself); _tag, the element's name.
+    _up = _after = _tag = _key = None
 
     def breaks_to_newlines(self, brs: list["Node"] | None = None) -> None:
         """Each <br> inside becomes a line feed; ``brs``: those <br>, where the caller found them."""
@@ -210,16 +241,55 @@ class BS4Node(Node):
         for br in self.el.find_all("br") if brs is None else [b.el for b in brs]:
             br.replace_with(NavigableString("\n"))
 
+    def size(self) -> int:
+        return 1 + sum(isinstance(el, Tag) for el in self.el.descendants)
+
+    _up = attrgetter("parent")
+    _key = id  # bs4 hashes a tag by its markup
+    _tag = attrgetter("name")
+
+    @staticmethod
+    def _after(el):
+        el = el.next_sibling
+        while el is not None and not isinstance(el, Tag):
+            el = el.next_sibling
+        return el
+
 
 def bs4_root(html: str) -> Node:
     with warnings.catch_warnings():
         # A body that looks like a file name or an XML document is still parsed as the HTML it claims to be.
         warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
         warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        text = _parser_input(html)[0]
         try:
-            return BS4Node(BeautifulSoup(_parser_input(html)[0], "lxml"))
+            soup = BeautifulSoup(text, "lxml")
         except ParserRejectedMarkup:
             return _Empty()
+    if _TEMPLATE_TEXT.search(text):
+        for template in soup.find_all("template"):
+            template.clear()
+    if _LIST_ITEM_TEXT.search(text):
+        for item in soup.find_all(("dt", "dd")):
+            if item.parent is not None and item.parent.name == item.name:
+                outer = item.parent
+                for el in reversed([item, *item.next_siblings]):
+                    outer.insert_after(el.extract())
+    return BS4Node(soup)
+
+
+# Where libxml2's tree is not the one HTML5 defines for valid markup, the libxml2 trees (lxml's, and
+# BeautifulSoup's built from libxml2's events) are mended to it, so every backend reads the same page:
+# * A <template>'s content is no part of the page: HTML5 keeps it in a fragment of its own (lexbor's tree
+#   holds the element, empty), where libxml2 builds it into the page. The templates are emptied.
+# * A <dt> or <dd> whose end tag is left out (HTML lets it be) ends where the next <dt> or <dd> starts;
+#   libxml2 nests a <dt> in an open <dt>, a <dd> in an open <dd>, and the infobox lost the inner name or
+#   value. The inner one and what follows it in the outer one are moved out, after the outer one.
+_TEMPLATE_TEXT = re.compile(r"<template", re.I)
+_TEMPLATE = re.compile(rb"<template", re.I)
+_LIST_ITEM_TEXT = re.compile(r"<d[dt][\s/>]", re.I)
+_LIST_ITEM = re.compile(rb"<d[dt][\s/>]", re.I)
+_NESTED_LIST_ITEMS = etree.XPath("//dt[parent::dt] | //dd[parent::dd]")
 
 
 _END_OF_DOCUMENT = re.compile(r"</(?:html|body)\s*>", re.I)
@@ -265,101 +335,6 @@ def _parser_bytes(html: str) -> bytes:
 # --- lxml ----------------------------------------------------------------------------------
 
 
-def _literal(text: str) -> str:
-    if "'" not in text:
-        return f"'{text}'"
-    return "concat('" + "', \"'\", '".join(text.split("'")) + "')"
-
-
-@lru_cache(maxsize=512)
-def _xpath(axis: str, tags: tuple, classes: tuple, prefixes: tuple, id_: str | None, attr) -> etree.XPath:
-    # Class tests use a plain substring test here (cheap in libxml2) and are made
-    # exact in Python afterwards (_class_ok): XPath's concat/normalize-space per
-    # element costs several times more on a page of thousands of elements.
-    conditions = []
-    if tags:
-        conditions.append(" or ".join(f"self::{t}" for t in tags))
-    if classes or prefixes:
-        conditions.append(" or ".join(f"contains(@class, {_literal(c)})" for c in classes + prefixes))
-    if id_ is not None:
-        conditions.append(f"@id={_literal(id_)}")
-    if attr is not None:
-        conditions.append(f"@{attr[0]}={_literal(attr[1])}")
-    predicate = "".join(f"[{c}]" for c in conditions)
-    return etree.XPath(f"{axis}::*{predicate}")
-
-
-def _query_key(query: dict) -> tuple:
-    return (_as_tuple(query.get("tag")), _as_tuple(query.get("cls")), _as_tuple(query.get("prefix")),
-            query.get("id"), query.get("attr"))
-
-
-@lru_cache(maxsize=128)
-def _union_xpath(keys: tuple) -> etree.XPath:
-    parts = []
-    for tags, classes, prefixes, id_, attr in keys:
-        predicate = _xpath("self", tags, classes, prefixes, id_, attr).path.removeprefix("self::*")
-        parts.append(predicate.replace("][", " and ").strip("[]") or "true()")
-    return etree.XPath("descendant::*[" + " or ".join(f"({p})" for p in parts) + "]")
-
-
-def _class_ok(el, classes: tuple, prefixes: tuple) -> bool:
-    """Whether the class attribute, split at white space as str.split() does, has one of ``classes``
-    (if any are given) and a class starting with one of ``prefixes`` (if any are given)."""
-    return _class_test(classes, prefixes)(el.get("class") or "")
-
-
-_NO_CLASS = re.compile(r"(?!)").search  # matches nothing
-
-
-@lru_cache(maxsize=256)
-def _class_test(classes: tuple, prefixes: tuple):
-    # One regular expression a test, searched in C, in place of splitting the attribute and comparing
-    # each class in Python. "\s" of a str pattern is the white space str.split() splits at (both are
-    # str.isspace()); a class starts at the start or after white space, and a whole class ends at
-    # white space or the end. No class is empty or holds white space, so such names match nothing;
-    # an empty prefix starts every class.
-    tests = []
-    if classes:
-        names = _class_names(classes)
-        tests.append(re.compile(_CLASS_START + names).search if names else _NO_CLASS)
-    if prefixes:
-        starts = _class_starts(prefixes)
-        tests.append(re.compile(_CLASS_START + starts).search if starts else _NO_CLASS)
-    if len(tests) == 1:
-        only = tests[0]
-        return lambda value: only(value) is not None
-    return lambda value: all(test(value) is not None for test in tests)
-
-
-def _class_names(classes: tuple) -> str:
-    """The pattern of a whole class that is one of ``classes`` (after its start); "" for none."""
-    names = [re.escape(c) for c in classes if c and not _HAS_SPACE.search(c)]
-    return "(?:" + "|".join(names) + r")(?!\S)" if names else ""
-
-
-def _class_starts(prefixes: tuple) -> str:
-    """The pattern of the start of a class beginning with one of ``prefixes``; "" for none."""
-    starts = [re.escape(p) if p else r"(?=\S)" for p in prefixes if not _HAS_SPACE.search(p)]
-    return "(?:" + "|".join(starts) + ")" if starts else ""
-
-
-_CLASS_START = r"(?:^|(?<=\s))"
-_HAS_SPACE = re.compile(r"\s")
-
-
-def _matches(tag: str, attributes, tags: tuple, classes: tuple, prefixes: tuple, id_: str | None, attr) -> bool:
-    """Whether an element matches a query exactly, from its tag and its attributes (anything with ``get``:
-    an lxml element itself, or a lexbor node's ``attributes``)."""
-    if tags and tag not in tags:
-        return False
-    if (classes or prefixes) and not _class_ok(attributes, classes, prefixes):
-        return False
-    if id_ is not None and attributes.get("id") != id_:
-        return False
-    return attr is None or attributes.get(attr[0]) == attr[1]
-
-
 class LxmlNode(Node):
     __slots__ = ("el",)
 
@@ -400,9 +375,10 @@ class LxmlNode(Node):
         return LxmlNode(up) if up is not None else None
 
     def next_sibling(self, tag=None, cls=None):
+        # Siblings one by one up to the first match (an XPath of following siblings lists them all).
         classes = _as_tuple(cls)
-        for el in _xpath("following-sibling", _as_tuple(tag), classes, (), None, None)(self.el):
-            if not classes or _class_ok(el, classes, ()):
+        for el in self.el.itersiblings(*_as_tuple(tag)):
+            if isinstance(el.tag, str) and (not classes or _class_ok(el, classes, ())):
                 return LxmlNode(el)
         return None
 
@@ -426,8 +402,22 @@ class LxmlNode(Node):
         for br in list(self.el.iterdescendants("br")) if brs is None else [b.el for b in brs]:
             _drop(br, "\n" + (br.tail or ""))
 
+    def size(self) -> int:
+        return sum(isinstance(el.tag, str) for el in self.el.iter())
 
-_TEXT = etree.XPath("descendant-or-self::text()")
+    _up = methodcaller("getparent")
+    _key = None  # the element: lxml gives one proxy per element while any is referenced, and the walks hold them
+    _tag = attrgetter("tag")
+
+    @staticmethod
+    def _after(el):
+        el = el.getnext()
+        while el is not None and not isinstance(el.tag, str):  # a comment, a processing instruction
+            el = el.getnext()
+        return el
+
+
+_TEXT = etree.XPath("descendant-or-self::text()", smart_strings=False)  # plain str: no link back to the tree
 
 
 def _drop(el, tail: str | None) -> None:
@@ -470,6 +460,9 @@ class _Empty(Node):
     def get(self, name):
         return None
 
+    def size(self) -> int:
+        return 0
+
 
 # The text is handed over as UTF-8 bytes with the encoding named, so a <meta charset> or an
 # <?xml encoding=...?> declaration left in the page cannot change how it is read; huge_tree lifts
@@ -487,117 +480,26 @@ def lxml_root(html: str) -> Node:
         # libxml2 stopped building the tree part way (nesting past its limit): BeautifulSoup's
         # tree, built from the same parser's events, holds the whole page.
         return bs4_root(html)
-    return LxmlNode(root) if root is not None else _Empty()
+    if root is None:
+        return _Empty()
+    if _TEMPLATE.search(data):
+        for template in list(root.iter("template")):
+            template.text = None
+            for child in list(template):
+                template.remove(child)  # with its tail: all of it the template's content
+    if _LIST_ITEM.search(data):
+        for item in _NESTED_LIST_ITEMS(root):  # in document order: an outer one is moved out first
+            outer = item.getparent()
+            moving = [item, *item.itersiblings()]
+            after, outer.tail = outer.tail, None
+            for el in reversed(moving):
+                outer.addnext(el)  # each with its tail
+            if after:
+                _set(moving[-1], "tail", (moving[-1].tail or "") + after)
+    return LxmlNode(root)
 
 
 # --- selectolax (lexbor) ----------------------------------------------------------------------
-
-
-def _css_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\a ") + '"'
-
-
-def _css_of(tags: tuple, classes: tuple, prefixes: tuple, id_: str | None, attr) -> str:
-    # Attribute selectors throughout: lexbor matches .class and #id without regard to case on a page
-    # without a doctype (quirks mode), as browsers do. Classes match as substrings here and are made
-    # exact in Python (_class_ok), which splits them at any white space as the other backends do
-    # (CSS's ~= splits at ASCII white space only).
-    tests = ""
-    if id_ is not None:
-        tests += f"[id={_css_string(id_)}]"
-    if attr is not None:
-        tests += f"[{attr[0]}={_css_string(attr[1])}]"
-    # A name holding another (lemma-audio holds audio) adds nothing to a substring search: dropped, so
-    # lexbor parses and tests fewer selectors. The empty name is left out of that comparison, and
-    # [class*=""] matches nothing in CSS: an empty prefix (which starts every class) asks for a class
-    # attribute instead; an empty class (no class is empty) keeps the selector that matches nothing.
-    names = list(dict.fromkeys(classes + prefixes))
-    names = [c for c in names if not any(d and d != c and d in c for d in names)]
-    alternatives = [f"[class*={_css_string(c)}]" if c or c not in prefixes else "[class]" for c in names] or [""]
-    # No "*" before a bare attribute test: lexbor checks it on every element, a third of the time.
-    return ", ".join(f"{t}{a}{tests}" or "*" for t in tags or ("",) for a in alternatives)
-
-
-@lru_cache(maxsize=512)
-def _css(tag: Names, cls: Names, prefix: Names, id_: str | None, attr):
-    """The selector of one query, and the test that makes its class tests exact (None without any);
-    cached on the arguments as given."""
-    classes, prefixes = _as_tuple(cls), _as_tuple(prefix)
-    test = _class_test(classes, prefixes) if classes or prefixes else None
-    return _css_of(_as_tuple(tag), classes, prefixes, id_, attr), test
-
-
-def _css_query(tag: Names, cls: Names, prefix: Names, id_: str | None, attr):
-    try:
-        return _css(tag, cls, prefix, id_, attr)
-    except TypeError:  # names given as a list: not hashable, so not cached
-        return _css.__wrapped__(tag, cls, prefix, id_, attr)
-
-
-def _class_of(el) -> str:
-    """A lexbor element's class attribute, "" without one: looked up alone (``attributes`` would
-    build a dict of them all)."""
-    try:
-        return el.attrs.sget("class", "")
-    except TypeError:  # not an element (a comment, a text node): no attributes
-        return ""
-
-
-@lru_cache(maxsize=256)
-def _lexbor_match(tags: tuple, classes: tuple, prefixes: tuple, id_: str | None, attr):
-    """One query's exact test of a lexbor element: _matches, with the class test compiled once."""
-    test = _class_test(classes, prefixes) if classes or prefixes else None
-
-    def match(el) -> bool:
-        if tags and el.tag not in tags:
-            return False
-        if test is not None and not test(_class_of(el)):
-            return False
-        if id_ is None and attr is None:
-            return True
-        return _matches(el.tag, el.attributes, (), (), (), id_, attr)
-
-    return match
-
-
-@lru_cache(maxsize=128)
-def _plan_of(queries: tuple) -> tuple[str, frozenset, object, tuple]:
-    """_union_plan of queries given as the items of their dicts (cached as given)."""
-    return _union_plan(tuple(_query_key(dict(q)) for q in queries))
-
-
-@lru_cache(maxsize=128)
-def _union_plan(keys: tuple) -> tuple[str, frozenset, object, tuple]:
-    """For queries searched together: their selector; the tag names a query of tag names alone asks
-    for (the selector matches those exactly: no test needed); one test of the class attribute for
-    the queries of classes alone or of prefixes alone (None without such queries: either one may
-    match, so their patterns are alternatives); each other query's exact test."""
-    exact, patterns, others = set(), [], []
-    for key in keys:
-        tags, classes, prefixes, id_, attr = key
-        if id_ is not None or attr is not None or (tags and (classes or prefixes)) or (classes and prefixes):
-            others.append(_lexbor_match(*key))
-        elif tags:
-            exact.update(tags)
-        elif classes or prefixes:
-            pattern = _class_names(classes) if classes else _class_starts(prefixes)
-            if pattern:
-                patterns.append(pattern)
-        else:
-            others.append(_lexbor_match(*key))  # no test at all: every element
-    classes_test = re.compile(_CLASS_START + "(?:" + "|".join(patterns) + ")").search if patterns else None
-    return ", ".join(_css_of(*key) for key in keys), frozenset(exact), classes_test, tuple(others)
-
-
-_TAG_NAME = re.compile(r"[a-z][a-z0-9]*")
-
-
-@lru_cache(maxsize=512)
-def _may_repeat(css: str) -> bool:
-    """Whether lexbor may report an element twice for this selector: a list of selectors, unless
-    they are distinct tag names alone (an element has one name)."""
-    parts = css.split(", ")
-    return len(parts) > 1 and not (all(_TAG_NAME.fullmatch(p) for p in parts) and len(set(parts)) == len(parts))
 
 
 class SelectolaxNode(Node):
@@ -678,24 +580,17 @@ class SelectolaxNode(Node):
         return found
 
     def grouped(self, groups, tag):
-        # One search, each element given to the group it lies in by walking up its ancestors (a few
-        # steps in an infobox) instead of a search per group (lexbor parses the selector each time).
-        index = {g.el.mem_id: i for i, g in enumerate(groups)}
-        if len(index) < len(groups):
+        # One search, each element given to the group it lies in by the walk up from it (crawlers.parsers.walks:
+        # a few steps in an infobox, each element once however deep) instead of a search per group (lexbor
+        # parses the selector each time).
+        members = [g.el for g in groups]
+        if len({el.mem_id for el in members}) < len(members):
             return None
+        if any(i is not None for i in walks.nearest(members, members, self._up, self._key, self.el)):
+            return None  # groups nest
         found: list[list[Node]] = [[] for _ in groups]
-        stop = self.el.mem_id
-        for el in self._search(_css_query(tag, None, None, None, None)[0]):
-            owner, parent = None, el.parent
-            while parent is not None:
-                i = index.get(parent.mem_id)
-                if i is not None:
-                    if owner is not None:  # groups nest
-                        return None
-                    owner = i
-                if parent.mem_id == stop:
-                    break
-                parent = parent.parent
+        elements = self._search(_css_query(tag, None, None, None, None)[0])
+        for el, owner in zip(elements, walks.nearest(elements, members, self._up, self._key, self.el)):
             if owner is not None:
                 found[owner].append(SelectolaxNode(el))
         return found
@@ -749,6 +644,20 @@ class SelectolaxNode(Node):
         for br in self.el.css("br"):
             if br.mem_id != self.el.mem_id:
                 br.replace_with("\n")
+
+    def size(self) -> int:
+        return sum(1 for _ in self.el.traverse())
+
+    _up = attrgetter("parent")  # the document node above <html>, then None
+    _key = attrgetter("mem_id")  # a pointer's value
+    _tag = attrgetter("tag")
+
+    @staticmethod
+    def _after(el):
+        el = el.next
+        while el is not None and not el.is_element_node:
+            el = el.next
+        return el
 
 
 def selectolax_root(html: str) -> Node:
