@@ -18,7 +18,6 @@ import os
 import socket
 import sys
 import threading
-import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import Callable, Iterator
 from filelock import FileLock, Timeout
 
 from schemas.storage.catalog import CatalogError
+from schemas.storage.lockfile import describe, read_holder  # noqa: F401  (describe: named here for the callers of this module)
 
 LOCK_NAME = ".zhbench.lock"
 
@@ -47,13 +47,6 @@ _guard = threading.Lock()
 
 def lock_path(data_dir: Path) -> Path:
     return Path(data_dir) / LOCK_NAME
-
-
-def describe(info: dict) -> str:
-    if not info:
-        return "another process (it has not written its name yet)"
-    return (f"pid {info.get('pid', '?')} on {info.get('host', '?')}, since {info.get('started', '?')} "
-            f"({info.get('command', '?')})")
 
 
 def held(data_dir: Path) -> bool:
@@ -104,7 +97,7 @@ def data_dir_lock(data_dir: Path, wait: bool = False, command: str | None = None
     try:
         lock.acquire(timeout=0)
     except Timeout:
-        info = _read_holder(path)
+        info = read_holder(path)
         if not wait:
             raise DataDirLocked(
                 f"the data directory {data_dir} is in use by {describe(info)}; wait for it to finish, "
@@ -121,16 +114,3 @@ def data_dir_lock(data_dir: Path, wait: bool = False, command: str | None = None
         with _guard:
             _held.pop(path, None)
         lock.release()  # closes the descriptor, which releases the flock
-
-
-def _read_holder(path: Path, tries: int = 5) -> dict:
-    """The holder's details; a holder that has just taken the lock may not have written them yet."""
-    for _ in range(tries):
-        try:
-            info = json.loads(path.read_text(encoding="utf-8") or "{}")
-        except (OSError, ValueError):
-            info = {}
-        if info:
-            return info
-        time.sleep(0.05)
-    return {}
