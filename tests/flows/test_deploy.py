@@ -271,8 +271,23 @@ def test_the_projects_own_prefect_server_creates_and_completes_a_scheduled_run(t
             run = _wait_for("a completed scheduled run", completed_scheduled_run, 480, deploy,
                             deploy_log)
             assert run.auto_scheduled
-            lines = [entry.message for entry in client.read_logs(
-                log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[run.id])))]
+
+            def run_log() -> list[str]:
+                """Every line of the run's log. The API answers at most 200 a request, so it is read page by
+                page; and the runner sends its last lines after the run's final state, so it is read again
+                until the publish stage's line is there (or the wait gives up and the asserts below show it)."""
+                lines: list[str] = []
+                while page := client.read_logs(log_filter=LogFilter(flow_run_id=LogFilterFlowRunId(any_=[run.id])),
+                                               limit=200, offset=len(lines)):
+                    lines += [entry.message for entry in page]
+                return lines
+
+            deadline = time.monotonic() + 60
+            lines = run_log()
+            while not any(line.startswith("stage publish finished in ") for line in lines) \
+                    and time.monotonic() < deadline:
+                time.sleep(2.0)
+                lines = run_log()
         assert "stage crawl started" in lines
         assert any(line.startswith("stage align finished in ") and line.endswith(" pairs") for line in lines), lines
         assert any(line.startswith("stage publish finished in ") for line in lines), lines
