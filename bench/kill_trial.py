@@ -7,9 +7,9 @@ First one unkilled run (the reference): its release's manifest checksum, its rev
 category, status and payload) and how long each stage took. Then, for each trial, a fresh data directory; a run
 killed with SIGKILL (the main process only, as the kernel's OOM killer or ``kill -9 PID`` does: what it started
 must notice and stop on its own); the same command again. Half the kills fall anywhere in a run (uniformly over
-the reference run's length); the other half in its last part, from half a second before the reference run's
-release was moved into place (timed from its "publish started" line) to the end: where a kill leaves a release
-that is in place but not yet registered or queued, the window an earlier trial lost review work in. Every run has the same ``SOURCE_DATE_EPOCH``.
+the reference run's length); the other half within 0.4 s after the killed run's release directory appears
+(the rename): where a kill leaves a release that is in place but not yet registered, queued for review or
+recorded as its run's, the window an earlier trial lost review work in. Every run has the same ``SOURCE_DATE_EPOCH``.
 
 Checked after each rerun, against the reference:
 - the rerun exits 0, and its release's manifest is byte-identical (same sha256);
@@ -44,6 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 EPOCH = "1767225600"
 STAGE_LINE = re.compile(r"^zhbench: (\w+) (started|done)")
 ORPHAN_GRACE_S = 30.0
+AFTER_RENAME_S = 0.4  # a run finished its review stage 0.34 s after its rename in an earlier trial of this bench
 
 
 def run_command(data: Path) -> list[str]:
@@ -108,19 +109,19 @@ def reference_run(work: Path, env: dict) -> dict:
             "publish_at": marks["publish started"], "rename_at": marks["rename"]}
 
 
-def killed_run(data: Path, env: dict, work: Path, delay: float, after_publish: bool) -> tuple[str, list[int], str]:
-    """A run killed ``delay`` seconds after its start (or after its "publish started" line); its output, the
-    processes it had started, and the stage it was in."""
+def killed_run(data: Path, env: dict, work: Path, delay: float, at_rename: bool) -> tuple[str, list[int], str]:
+    """A run killed ``delay`` seconds after its start, or after its release directory appeared (the rename);
+    its output, the processes it had started, and the stage it was in."""
     log = work / f"{data.name}.killed.log"
+    release = data / "releases" / "cdtp" / "0.1.0"
     with open(log, "w", encoding="utf-8") as out:
         process = subprocess.Popen(run_command(data), cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT)
+    if at_rename:
+        while not release.is_dir() and process.poll() is None:
+            time.sleep(0.002)
     began = time.monotonic()
-    if after_publish:
-        while "zhbench: publish started" not in log.read_text(encoding="utf-8") and process.poll() is None:
-            time.sleep(0.02)
-        began = time.monotonic()
     while time.monotonic() - began < delay and process.poll() is None:
-        time.sleep(0.01)
+        time.sleep(0.002)
     children = child_pids(process.pid)
     if process.poll() is None:
         process.send_signal(signal.SIGKILL)
@@ -165,19 +166,17 @@ def main(argv: list[str] | None = None) -> int:
            "PREFECT_HOME": str(args.dir / "prefect-home"), "SOURCE_DATE_EPOCH": EPOCH, "ZHBENCH_ENGINE_IDLE_S": "120"}
     env.pop("PREFECT_API_URL", None)
     reference = reference_run(args.dir, env)
-    tail = reference["length"] - reference["publish_at"]
-    rename = reference["rename_at"] - reference["publish_at"]
-    print(f"reference run: {reference['length']:.1f} s (publish started at {reference['publish_at']:.1f} s, "
-          f"the release in place {rename:.2f} s later), manifest {reference['sha'][:16]}…, "
+    print(f"reference run: {reference['length']:.1f} s (publish started at {reference['publish_at']:.1f} s, the "
+          f"release in place at {reference['rename_at']:.1f} s, {reference['length'] - reference['rename_at']:.2f} s "
+          f"before its exit), manifest {reference['sha'][:16]}…, "
           f"{len(reference['queue'])} items queued for review")
     rng = random.Random(args.seed)
     failures, lost_total, where_counts = 0, 0, {}
     for trial in range(1, args.kills + 1):
-        after_publish = trial % 2 == 0
-        # the late half: from half a second before the release's rename (in the reference run) to the end
-        delay = rng.uniform(max(0.0, rename - 0.5), tail) if after_publish else rng.uniform(0, reference["length"])
+        at_rename = trial % 2 == 0
+        delay = rng.uniform(0, AFTER_RENAME_S) if at_rename else rng.uniform(0, reference["length"])
         data = args.dir / f"trial-{trial:02d}"
-        output, children, where = killed_run(data, env, args.dir, delay, after_publish)
+        output, children, where = killed_run(data, env, args.dir, delay, at_rename)
         orphans = outliving(children)
         rerun = subprocess.run(run_command(data), cwd=args.dir, env=env, capture_output=True, text=True,
                                timeout=900)
@@ -194,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
         failures += bool(problems)
         lost_total += lost
         where_counts[where] = where_counts.get(where, 0) + 1
-        anchor = "after publish started" if after_publish else "after start"
+        anchor = "after the rename" if at_rename else "after start"
         print(f"trial {trial:2d}: killed {delay:5.2f} s {anchor:<21} in {where:<16} "
               f"repaired: {'; '.join(repaired) or 'nothing'}")
         print(f"          {'; '.join(problems) if problems else f'ok: manifest identical, {len(found)} queued'}")
