@@ -1,8 +1,12 @@
 """The review app in headless Chromium: keyboard-only annotation, undo, adjudication of a
-disagreement, escaped script, and the screenshots in docs/screenshots/."""
+disagreement, escaped script, and the screenshots of docs/review.md.
+
+The screenshots go to a temporary directory; ``ZHBENCH_SCREENSHOTS=docs/screenshots pytest
+tests/review/test_browser.py`` writes the docs' own (a test run never changes the checkout)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -24,8 +28,20 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 ANNOTATE = f"/annotate/{NAME}/{VERSION}"
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory) -> Path:
+    where = os.environ.get("ZHBENCH_SCREENSHOTS")
+    directory = (ROOT / where) if where else tmp_path_factory.mktemp("screenshots")
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+def saved(path: Path) -> None:
+    """A screenshot was written: a PNG file, not an empty one."""
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
 
 
 @pytest.fixture(scope="module")
@@ -93,8 +109,7 @@ def annotate_simpleqa_by_keyboard(driver, url: str, answer: str, screenshot: Pat
     ctrl_enter(driver)
 
 
-def test_annotate_by_keyboard_then_undo(driver, live, store):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def test_annotate_by_keyboard_then_undo(driver, live, store, screenshots):
     store.enqueue(NAME, VERSION, [simpleqa(), mcq("z-qa-wei")])
     log_in(driver, live, "ann1")
     driver.get(f"{live}{ANNOTATE}")
@@ -107,7 +122,8 @@ def test_annotate_by_keyboard_then_undo(driver, live, store):
     keys(driver, "2")  # a second press toggles the criterion to no, a third back to yes
     assert driver.find_element(By.CSS_SELECTOR, "input[name=crit_unique][value=no]").is_selected()
     keys(driver, "2")
-    annotate_simpleqa_by_keyboard(driver, live, "青蒿素", SCREENSHOTS / "annotator.png")
+    annotate_simpleqa_by_keyboard(driver, live, "青蒿素", screenshots / "annotator.png")
+    saved(screenshots / "annotator.png")
 
     wait_for(driver, lambda d: progress(d) == "done 1 · left 1")
     assert "卫青的职业是什么？" in driver.page_source
@@ -121,8 +137,7 @@ def test_annotate_by_keyboard_then_undo(driver, live, store):
     assert store.labels(NAME, VERSION, "sqa-tu") == []
 
 
-def test_disagreement_goes_to_the_adjudicator_who_sees_both_labels(driver, live, store):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def test_disagreement_goes_to_the_adjudicator_who_sees_both_labels(driver, live, store, screenshots):
     store.enqueue(NAME, VERSION, [simpleqa()])
     for person, answer in (("ann1", "青蒿素"), ("ann2", "双氢青蒿素")):
         log_in(driver, live, person)
@@ -143,7 +158,8 @@ def test_disagreement_goes_to_the_adjudicator_who_sees_both_labels(driver, live,
     assert first["y"] == second["y"] and first["x"] < second["x"]  # side by side, not stacked
     driver.find_element(By.NAME, "note").send_keys("以诺贝尔奖官网为准")
     driver.execute_script("document.activeElement.blur(); window.scrollTo(0, 0)")
-    driver.save_screenshot(str(SCREENSHOTS / "adjudication.png"))
+    driver.save_screenshot(str(screenshots / "adjudication.png"))
+    saved(screenshots / "adjudication.png")
     keys(driver, "a")
     ctrl_enter(driver)
     wait_for(driver, lambda d: "queue empty" in d.page_source)
@@ -151,8 +167,7 @@ def test_disagreement_goes_to_the_adjudicator_who_sees_both_labels(driver, live,
     assert (item["status"], item["verdict"], item["answer"]) == ("adjudicated", "accept", "青蒿素")
 
 
-def test_admin_page_with_labels(driver, live, store):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def test_admin_page_with_labels(driver, live, store, screenshots):
     store.enqueue(NAME, VERSION, [mcq(f"qa-{i}") for i in range(6)] + [mcq(f"kgc-{i}", "kgc") for i in range(4)])
     said = {"ann1": "AARRAARARA", "ann2": "AARRAARAAR"}
     for person, verdicts in said.items():
@@ -166,7 +181,8 @@ def test_admin_page_with_labels(driver, live, store):
     driver.get(f"{live}/admin/{NAME}/{VERSION}")
     text = driver.find_element(By.TAG_NAME, "main").text
     assert "ann1 / ann2 10 80% 0.58" in text
-    driver.save_screenshot(str(SCREENSHOTS / "admin.png"))
+    driver.save_screenshot(str(screenshots / "admin.png"))
+    saved(screenshots / "admin.png")
 
 
 def test_script_in_a_pair_text_renders_as_visible_text(driver, live, store):
