@@ -38,6 +38,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from bench.localhost import free_port, wait_port
+from bench.machine import machine_line
 from crawlers.crawl import CrawlConfig
 from crawlers.mirror.site import MirrorServer, Site
 from crawlers.mirror.synth import SynthConfig
@@ -160,6 +161,7 @@ def main(argv: list[str] | None = None) -> int:
             mirror = MirrorServer(site).start()
             base, paths, served_by = mirror.url, [site.synthetic_url(i) for i in range(count)], "the Python mirror"
         urls = [base + p for p in paths]
+        print(machine_line())
         print(f"{count} synthetic pages served by {served_by} on 127.0.0.1; {os.cpu_count()} cores; "
               f"{CONCURRENCY} concurrent requests, AutoThrottle off, parser backend {_default_backend()}")
         if args.memory_pages:

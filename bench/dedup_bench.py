@@ -70,6 +70,7 @@ from typing import Callable
 
 import numpy as np
 
+from bench.machine import cpu_reference, machine_line
 from filters.dedup import BAND_MISS_WEIGHT, Deduplicator, lsh_bands
 from filters.normalize import normalize_once
 
@@ -481,8 +482,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.memory:
         return memory(args.memory, args.dir, args.memory_limit, args.threads)
+    reference = cpu_reference()
     corpus = planted_corpus(args.docs, args.threshold, args.seed)
     summary = report(corpus, compare(corpus, args.engines, args.rounds, args.num_perm), args.num_perm)
+    print(machine_line(reference))
     print_table(summary)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -41,6 +41,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bench.localhost import child_pids, free_port
+from bench.machine import cpu_reference
 from warehouse.release import remove_tree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -221,18 +222,6 @@ def running_prefect_server(home: Path):
     finally:
         os.killpg(server.pid, 15)
         server.wait(timeout=30)
-
-
-def cpu_reference() -> float:
-    """Seconds a pure-Python loop of 10 million additions takes here, best of 3: runs on different days of a
-    shared machine, whose speed varies, compare through it."""
-    best = float("inf")
-    for _ in range(3):
-        started, total = time.perf_counter(), 0
-        for i in range(10_000_000):
-            total += i
-        best = min(best, time.perf_counter() - started)
-    return best
 
 
 def main(argv: list[str] | None = None) -> int:

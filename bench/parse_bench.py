@@ -23,6 +23,7 @@ from urllib.parse import urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
+from bench.machine import cpu_reference, machine_line
 from bench.pages import realistic_page
 from crawlers.mirror.site import Site
 from crawlers.parsers import layouts, parse, tree
@@ -179,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=1.0, help="time per backend per round")
     args = parser.parse_args(argv)
 
+    reference = cpu_reference()
     body, url = realistic_page(Site(faults=False))
     _with_peer()
     contenders = [PEER] + BACKENDS
@@ -200,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             rates[b].append(count / (time.perf_counter() - start))
     peer = statistics.median(rates[PEER])
     record = records["lxml"]
+    print(machine_line(reference))
     print(f"page: {len(body) / 1000:.1f} KB, {len(record['infobox'])} infobox rows, {len(record['paragraphs'])} "
           f"paragraphs, {len(record['links'])} entry links; {args.rounds} rounds of {args.seconds:.1f} s; "
           "records identical")

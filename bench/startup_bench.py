@@ -19,20 +19,12 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from bench.localhost import free_port
+from bench.machine import cpu_reference
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def cpu_reference() -> float:
-    began = time.perf_counter()
-    total = 0
-    for i in range(10_000_000):
-        total += i
-    return time.perf_counter() - began
 
 
 def startup(work: Path, name: str, max_pages: int, env: dict) -> float:
