@@ -5,11 +5,12 @@ what an unkilled run leaves, review queue included.
 
 First one unkilled run (the reference): its release's manifest checksum, its review queue (every item's config,
 category, status and payload), when its publish stage started and when its release was moved into place. Then, for
-each trial, a fresh data directory; a run killed with SIGKILL (the main process only, as the kernel's OOM killer
-or ``kill -9 PID`` does: what it started must notice and stop on its own); the same command again. Half the kills fall anywhere in a run (uniformly over
-the reference run's length); the other half within 0.4 s after the killed run's release directory appears
-(the rename): where a kill leaves a release that is in place but not yet registered, queued for review or
-recorded as its run's, the window an earlier trial lost review work in. Every run has the same ``SOURCE_DATE_EPOCH``.
+each trial, a fresh data directory; a run killed with SIGKILL (the main process only, as the kernel's OOM killer or
+``kill -9 PID`` does: what it started must notice and stop on its own); the same command again. Half the kills fall
+anywhere in a run (uniformly over the reference run's length); the other half within 0.4 s after the killed run's
+release directory appears (the rename): where a kill leaves a release that is in place but not yet registered,
+queued for review or recorded as its run's, the window an earlier trial lost review work in. Every run has the same
+``SOURCE_DATE_EPOCH``.
 
 Checked after each rerun, against the reference:
 - the rerun exits 0, and its release's manifest is byte-identical (same sha256);
