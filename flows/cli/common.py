@@ -44,8 +44,7 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str):  # type: ignore[override]
         # An argument argparse quotes as given ("unrecognized arguments: a<newline>b") stays on the one line.
-        message = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in message)
-        raise UsageError(f"{message} (see '{self.prog} --help')")
+        raise UsageError(f"{escaped(message)} (see '{self.prog} --help')")
 
 
 def command(sub, name: str, help_text: str, example: str, func: Callable) -> argparse.ArgumentParser:
@@ -153,9 +152,17 @@ def _number(kind: type, text: str):
             from None
 
 
+def escaped(text: str) -> str:
+    """``text`` on one line: each character that does not print (a line break, a control character) as its
+    escape (``\\n``, ``\\x00``); the rest, Chinese included, as it is."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def _shown(text: str, limit: int = 40) -> str:
     """``text`` for a one-line message: control characters escaped, and cut short past ``limit`` characters."""
-    shown = text if text.isprintable() else text.encode("unicode_escape").decode("ascii")
+    shown = escaped(text)
     return shown if len(shown) <= limit else f"{shown[:limit]}... ({len(text):,} characters)"
 
 
