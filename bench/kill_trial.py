@@ -38,10 +38,9 @@ import threading
 import time
 from pathlib import Path
 
-from bench.localhost import child_pids, free_port
+from bench.localhost import child_pids, free_port, zhbench_env
 from warehouse.release import remove_tree
 
-ROOT = Path(__file__).resolve().parent.parent
 EPOCH = "1767225600"
 STAGE_LINE = re.compile(r"^zhbench: (\w+) (started|done)")
 ORPHAN_GRACE_S = 30.0
@@ -52,8 +51,12 @@ def run_command(data: Path) -> list[str]:
     return [sys.executable, "-m", "flows.cli", "run", "--data-dir", str(data), "--mirror-port", str(free_port())]
 
 
+def release_dir(data: Path) -> Path:
+    return data / "releases" / "cdtp" / "0.1.0"
+
+
 def manifest_sha(data: Path) -> str | None:
-    manifest = data / "releases" / "cdtp" / "0.1.0" / "manifest.json"
+    manifest = release_dir(data) / "manifest.json"
     return hashlib.sha256(manifest.read_bytes()).hexdigest() if manifest.is_file() else None
 
 
@@ -91,17 +94,20 @@ def reference_run(work: Path, env: dict) -> dict:
     process = subprocess.Popen(run_command(data), cwd=work, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True)
     output: list[str] = []
-    reader = threading.Thread(target=lambda: output.extend(process.stdout), daemon=True)
-    reader.start()
-    release = data / "releases" / "cdtp" / "0.1.0"
-    while process.poll() is None:  # when each stage starts, and when the release is moved into place
-        for line in list(output):
-            found = STAGE_LINE.match(line)
-            if found:
+
+    def read() -> None:  # each progress line timed as it arrives
+        for line in process.stdout:
+            output.append(line)
+            if found := STAGE_LINE.match(line):
                 marks.setdefault(f"{found.group(1)} {found.group(2)}", time.monotonic() - began)
-        if "rename" not in marks and release.is_dir():
-            marks["rename"] = time.monotonic() - began
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    release = release_dir(data)
+    while process.poll() is None and not release.is_dir():  # when the release is moved into place
         time.sleep(0.005)
+    marks["rename"] = time.monotonic() - began
+    process.wait()
     reader.join()
     if process.returncode != 0:
         raise SystemExit(f"the reference run failed ({process.returncode}):\n{''.join(output)[-3000:]}")
@@ -110,11 +116,11 @@ def reference_run(work: Path, env: dict) -> dict:
             "publish_at": marks["publish started"], "rename_at": marks["rename"]}
 
 
-def killed_run(data: Path, env: dict, work: Path, delay: float, at_rename: bool) -> tuple[str, list[int], str]:
-    """A run killed ``delay`` seconds after its start, or after its release directory appeared (the rename);
-    its output, the processes it had started, and the stage it was in."""
+def killed_run(data: Path, env: dict, work: Path, delay: float, at_rename: bool) -> tuple[list[int], str]:
+    """A run killed ``delay`` seconds after its start, or after its release directory appeared (the rename):
+    the processes it had started, and the stage it was in."""
     log = work / f"{data.name}.killed.log"
-    release = data / "releases" / "cdtp" / "0.1.0"
+    release = release_dir(data)
     with open(log, "w", encoding="utf-8") as out:
         process = subprocess.Popen(run_command(data), cwd=work, env=env, stdout=out, stderr=subprocess.STDOUT)
     if at_rename:
@@ -127,19 +133,23 @@ def killed_run(data: Path, env: dict, work: Path, delay: float, at_rename: bool)
     if process.poll() is None:
         process.send_signal(signal.SIGKILL)
     process.wait()
-    output = log.read_text(encoding="utf-8")
-    where = "finished before the kill" if process.returncode == 0 else stage_at(output)
-    return output, children, where
+    where = "finished before the kill" if process.returncode == 0 else stage_at(log.read_text(encoding="utf-8"))
+    return children, where
 
 
 def outliving(pids: list[int]) -> list[int]:
     """Of the processes a killed run started, those still there after the grace (killed then, and named)."""
+    def running(pid: int) -> bool:  # a zombie has ended, only its parent has not read its status yet
+        try:
+            return "zombie" not in Path(f"/proc/{pid}/status").read_text(errors="replace").lower()
+        except OSError:  # gone
+            return False
+
     deadline = time.monotonic() + ORPHAN_GRACE_S
-    alive = [pid for pid in pids if Path(f"/proc/{pid}").exists()]
+    alive = [pid for pid in pids if running(pid)]
     while alive and time.monotonic() < deadline:
         time.sleep(0.2)
-        alive = [pid for pid in alive if Path(f"/proc/{pid}").exists()
-                 and "zombie" not in Path(f"/proc/{pid}/status").read_text(errors="replace").lower()]
+        alive = [pid for pid in alive if running(pid)]
     for pid in alive:
         try:
             os.kill(pid, signal.SIGKILL)
@@ -163,9 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     remove_tree(args.dir)
     args.dir.mkdir(parents=True)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-           "PREFECT_HOME": str(args.dir / "prefect-home"), "SOURCE_DATE_EPOCH": EPOCH, "ZHBENCH_ENGINE_IDLE_S": "120"}
-    env.pop("PREFECT_API_URL", None)
+    env = zhbench_env(args.dir / "prefect-home", SOURCE_DATE_EPOCH=EPOCH, ZHBENCH_ENGINE_IDLE_S="120")
     reference = reference_run(args.dir, env)
     print(f"reference run: {reference['length']:.1f} s (publish started at {reference['publish_at']:.1f} s, the "
           f"release in place at {reference['rename_at']:.1f} s, {reference['length'] - reference['rename_at']:.2f} s "
@@ -177,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         at_rename = trial % 2 == 0
         delay = rng.uniform(0, AFTER_RENAME_S) if at_rename else rng.uniform(0, reference["length"])
         data = args.dir / f"trial-{trial:02d}"
-        output, children, where = killed_run(data, env, args.dir, delay, at_rename)
+        children, where = killed_run(data, env, args.dir, delay, at_rename)
         orphans = outliving(children)
         rerun = subprocess.run(run_command(data), cwd=args.dir, env=env, capture_output=True, text=True,
                                timeout=900)

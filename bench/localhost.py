@@ -1,11 +1,15 @@
-"""Ports on 127.0.0.1 for servers that benchmarks and tests start themselves (nginx, redis, the mirror), and
-the processes a command started (``child_pids``)."""
+"""Ports on 127.0.0.1 for servers that benchmarks and tests start themselves (nginx, redis, the mirror), the
+processes a command started (``child_pids``), and the environment of the zhbench commands a bench starts
+(``zhbench_env``)."""
 
 from __future__ import annotations
 
+import os
 import socket
 import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def free_port() -> int:
@@ -36,3 +40,12 @@ def child_pids(pid: int) -> list[int]:
         except OSError:  # the thread or the process has just ended
             pass
     return found
+
+
+def zhbench_env(prefect_home: Path, **settings: str) -> dict[str, str]:
+    """This environment for a zhbench command run from this checkout, with a Prefect home of its own (and no
+    Prefect server of the caller's), analytics off, and ``settings`` added."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+           "PREFECT_HOME": str(prefect_home), **settings}
+    env.pop("PREFECT_API_URL", None)
+    return env

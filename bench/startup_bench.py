@@ -21,10 +21,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bench.localhost import free_port
+from bench.localhost import free_port, zhbench_env
 from bench.machine import cpu_reference
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def startup(work: Path, name: str, max_pages: int, env: dict) -> float:
@@ -47,10 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", type=Path, default=Path("/tmp/zhbench-startup-bench"), help="scratch directory")
     args = parser.parse_args(argv)
     args.dir.mkdir(parents=True, exist_ok=True)
-    base = {**os.environ, "PYTHONPATH": str(ROOT), "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-            "PREFECT_HOME": str(args.dir / "prefect-home")}
-    base.pop("PREFECT_API_URL", None)
-    own, shared = {**base, "ZHBENCH_ENGINE_IDLE_S": "0"}, {**base, "ZHBENCH_ENGINE_IDLE_S": "120"}
+    home = args.dir / "prefect-home"
+    own, shared = zhbench_env(home, ZHBENCH_ENGINE_IDLE_S="0"), zhbench_env(home, ZHBENCH_ENGINE_IDLE_S="120")
     reference = cpu_reference()
     first = startup(args.dir, "warm-up", args.max_pages, shared)  # starts the shared server (and migrates)
     times: dict[str, list[float]] = {"own server": [], "shared server": []}
