@@ -164,7 +164,9 @@ def run_once(size: int, work: Path, extra: list[str], env_extra: dict | None = N
     if MIRROR["separate"]:
         with separate_mirror(size, work) as (site, mirror_pid):
             mirror_mb = _rss_bytes(mirror_pid) / 2**20
-            result = measure(command + site, env)
+            # the mirror answers web search too (/search, as SearXNG does): the run searches it, as a run that
+            # starts the mirror itself does
+            result = measure(command + site, {**env, "ZHBENCH_VERIFY__SEARCH_URL": site[1]})
     else:
         result = measure(command + ["--mirror-size", str(size), "--mirror-port", str(free_port())], env)
     runs = sorted(p for p in (data / "runs").iterdir() if (p / "report.json").is_file()) \

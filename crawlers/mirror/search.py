@@ -129,10 +129,11 @@ class _Index:
         if not ids:
             return []
         scores = self.model.get_scores_from_ids(ids)
-        if phrases:
-            holds = np.fromiter((all(p in text for p in phrases) for text in self.texts), bool, len(self.texts))
-            scores = np.where(holds, scores, 0)
         found = np.flatnonzero(scores > 0)
+        if phrases:  # looked for in the passages that score only: a scan of every passage cost most of a query
+            texts = self.texts
+            found = found[np.fromiter((all(p in texts[i] for p in phrases) for i in found.tolist()), bool,
+                                      len(found))]
         order = found[np.lexsort((found, -scores[found]))]  # score descending, then passage number
         best: dict[int, tuple[int, float]] = {}
         for passage in order.tolist():
