@@ -69,8 +69,11 @@ def _with_file_digests(value: Any) -> Any:
 
 
 def section(settings_section) -> Any:
-    """A pydantic settings section as key material: its values, and the digests of the files it names."""
-    data = {name: getattr(settings_section, name) for name in type(settings_section).model_fields}
+    """A pydantic settings section as key material: its values, and the digests of the files it names; not
+    the settings that change only how fast a result comes (the section's ``SPEED_ONLY``)."""
+    speed_only = getattr(type(settings_section), "SPEED_ONLY", frozenset())
+    data = {name: getattr(settings_section, name) for name in type(settings_section).model_fields
+            if name not in speed_only}
     return json.loads(json.dumps(_with_file_digests(data), default=_json_default))
 
 

@@ -60,7 +60,7 @@ def manifest_config(settings: Settings) -> dict:
     masked."""
     return mask_settings(settings.model_dump(mode="json", exclude={
         "data_dir": True, "engine": True, "schedule": True,
-        "crawl": {"mirror_port", "reuse", "from_crawl", "recrawl_after"},
+        "crawl": {"mirror_port", "reuse", "from_crawl", "recrawl_after"}, "verify": {"search_concurrency"},
         # what the run queues and how long a lease lasts change nothing published; apply_verdicts does
         "review": {"enqueue", "all_configs", "sampled_configs", "sample_per_domain", "seed", "lease_minutes"}}))
 

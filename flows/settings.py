@@ -12,7 +12,7 @@ import json
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticCustomError
@@ -145,6 +145,8 @@ SEARCH_BACKENDS = ("searxng", "crawl", "local")  # "local": the crawl's index, b
 
 
 class VerifySettings(_Section):
+    SPEED_ONLY: ClassVar[frozenset[str]] = frozenset({"search_concurrency"})  # not part of any stage's key
+
     search: bool = Field(True, description="CDTP's search validation: keep a triple only if its head and tail "
                          "co-occur in one of the top-k search results")
     search_backend: str = Field("searxng", description="'searxng': a SearXNG instance's JSON API at search_url "
@@ -154,6 +156,9 @@ class VerifySettings(_Section):
     search_url: str = Field("", description="root URL of a SearXNG instance with the JSON format enabled, e.g. "
                             "https://searx.example.org; unset: the bundled mirror's search when crawling the mirror")
     results_key: str = Field("results", description="field of the search API's reply that holds the results")
+    search_concurrency: int = Field(4, ge=1, le=32, description="searches a SearXNG instance or search API is "
+                                    "asked at once; its limiter must allow as many (1: one after another). "
+                                    "Changes how fast, never what is found")
     k: int = Field(10, ge=1, le=100)
     exclude_source: bool = Field(True, description="the pair's own page does not count as support")
     items: bool = Field(True, description="verify question items: safety terms always; criteria, evidence and "

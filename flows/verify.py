@@ -44,8 +44,8 @@ def search_backend(settings: VerifySettings, page_shards: list[Path], catalog_pa
         if not settings.search_url:
             raise SearchError("verify.search_backend = 'searxng' needs verify.search_url (a SearXNG instance's root "
                               "URL); the bundled mirror's is used only when the run crawls the mirror")
-        return SearxNG(settings.search_url)
-    return HTTPSearch(settings.search_backend, settings.results_key)
+        return SearxNG(settings.search_url, concurrency=settings.search_concurrency)
+    return HTTPSearch(settings.search_backend, settings.results_key, concurrency=settings.search_concurrency)
 
 
 def verify_stage(pair_shards: list[Path], page_shards: list[Path], settings: VerifySettings, funnel: dict,

@@ -42,6 +42,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -378,19 +379,40 @@ class _SavedIndexes:
                 shutil.rmtree(tmp, ignore_errors=True)
 
 
+def asked_at_once(search, queries: list[str], k: int, concurrency: int) -> list[list[Hit]]:
+    """``search(query, k)`` for each query, up to ``concurrency`` of them in flight (a web search answers in
+    tens of milliseconds to seconds, most of it waiting): the answers in the queries' order. The first error
+    raises once the searches in flight have ended; those not started are not asked."""
+    if concurrency <= 1 or len(queries) <= 1:
+        return [search(q, k) for q in queries]
+    pool = ThreadPoolExecutor(min(concurrency, len(queries)), thread_name_prefix="zhbench-search")
+    try:
+        return list(pool.map(lambda query: search(query, k), queries))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 class HTTPSearch:
     """A JSON search API; url_template holds {query} (URL-encoded) and may hold {k}."""
 
-    def __init__(self, url_template: str, results_key: str = "results", timeout_s: float = 20.0):
+    def __init__(self, url_template: str, results_key: str = "results", timeout_s: float = 20.0,
+                 concurrency: int = 1):
         if "{query}" not in url_template:
             raise SearchError(f"search URL {url_template!r} has no {{query}} placeholder")
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be 1 or more, got {concurrency}")
         self.url_template, self.results_key, self.timeout_s = url_template, results_key, timeout_s
+        self.concurrency = concurrency
         self.name = f"http:{urllib.parse.urlsplit(url_template).netloc}"
         self.corpus = hashlib.sha256(f"{url_template}\0{results_key}".encode()).hexdigest()[:16]
         self.cache_key = f"{self.name}@{self.corpus}"
 
     def close(self) -> None:
         """Nothing is held open between searches."""
+
+    def search_many(self, queries: list[str], k: int) -> list[list[Hit]]:
+        """search() for each query, ``concurrency`` at a time."""
+        return asked_at_once(self.search, queries, k, self.concurrency)
 
     def search(self, query: str, k: int) -> list[Hit]:
         url = self.url_template.replace("{query}", urllib.parse.quote(query)).replace("{k}", str(k))
@@ -448,7 +470,7 @@ class SearxNG:
     MAX_WAIT_S = 10.0  # the longest Retry-After honoured: a search should not stall a stage for minutes
 
     def __init__(self, base_url: str, timeout_s: float = 20.0, corpus: str | None = None, *,
-                 retries: int = 2, backoff_s: float = 0.5):
+                 retries: int = 2, backoff_s: float = 0.5, concurrency: int = 1):
         parts = urllib.parse.urlsplit(base_url.strip())
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ValueError(f"SearXNG address {base_url!r} is not an http(s) URL: give the instance's root, "
@@ -460,9 +482,11 @@ class SearxNG:
             raise ValueError(f"timeout_s must be above 0 seconds, got {timeout_s}")
         if retries < 0 or backoff_s < 0:
             raise ValueError(f"retries and backoff_s must be 0 or more, got {retries} and {backoff_s}")
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be 1 or more, got {concurrency}")
         path = parts.path.rstrip("/").removesuffix("/search").rstrip("/")
         self.base_url = urllib.parse.urlunsplit((parts.scheme, parts.netloc, path, "", ""))
-        self.timeout_s, self.retries, self.backoff_s = timeout_s, retries, backoff_s
+        self.timeout_s, self.retries, self.backoff_s, self.concurrency = timeout_s, retries, backoff_s, concurrency
         self.address = f"searxng:{parts.netloc}"
         self._corpus, self._declared = corpus, None
 
@@ -502,6 +526,11 @@ class SearxNG:
 
     def close(self) -> None:
         """Nothing is held open between searches."""
+
+    def search_many(self, queries: list[str], k: int) -> list[list[Hit]]:
+        """search() for each query, ``concurrency`` at a time (the instance's limiter may need raising to match:
+        a 429 is asked again after a wait, as one search at a time is)."""
+        return asked_at_once(self.search, queries, k, self.concurrency)
 
     def search(self, query: str, k: int) -> list[Hit]:
         """The first k results for ``query``, in the instance's order; one per URL (its first), none without one."""
@@ -605,6 +634,8 @@ def search_many(backend: SearchBackend, queries: list[str], k: int) -> list[list
 
 
 class CachedSearch:
+    WEB_PART = 64  # queries to a web search journaled together
+
     def __init__(self, backend: SearchBackend, catalog_path: Path):
         from schemas.storage.cache import SEARCH_CACHE, CatalogCache
 
@@ -665,9 +696,13 @@ class CachedSearch:
                 answers[query] = found
         missing = [q for q in dict.fromkeys(queries) if q not in answers]
         if missing and (self._ranked or hasattr(self.backend, "search_many")):
-            asked = self._ask(missing, k)
-            answers.update((q, found) for q, (found, _) in asked.items())
-            self.cache.put_many({(self.key, q, k): entry for q, (_, entry) in asked.items()})
+            # The local index at once; a web search (asked several at a time) a part at a time, each part
+            # journaled as it is answered, so a run stopped midway keeps what it was told.
+            step = len(missing) if self._ranked else self.WEB_PART
+            for start in range(0, len(missing), step):
+                asked = self._ask(missing[start:start + step], k)
+                answers.update((q, found) for q, (found, _) in asked.items())
+                self.cache.put_many({(self.key, q, k): entry for q, (_, entry) in asked.items()})
         else:
             for query in missing:
                 answers[query], entry = self._ask([query], k)[query]

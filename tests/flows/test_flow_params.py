@@ -59,6 +59,16 @@ def test_a_stage_key_follows_its_settings_and_the_content_of_the_files_they_name
     assert key != caching.stage_key("align", "digest", caching.section(align))  # same path, other content
 
 
+def test_how_many_searches_are_asked_at_once_is_in_no_stage_key_and_not_in_the_release():
+    from flows.runs import manifest_config
+
+    one, many = Settings(verify={"search_concurrency": 1}), Settings(verify={"search_concurrency": 8})
+    assert caching.section(one.verify) == caching.section(many.verify)
+    assert caching.section(one.verify) != caching.section(Settings(verify={"k": 5}).verify)
+    assert manifest_config(one) == manifest_config(many)
+    assert "search_concurrency" not in manifest_config(many)["verify"]
+
+
 def test_a_stage_directory_counts_only_once_finished(tmp_path):
     directory = caching.work_dir(tmp_path, "align", "k")
     caching.begin(directory)

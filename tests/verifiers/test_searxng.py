@@ -187,3 +187,59 @@ def test_the_same_client_searches_the_mirror(mini_site):
     assert hits == [Hit(r["url"], r["title"], r["content"], r["score"]) for r in reply["results"]]
     assert hits and all(reserved_host(h.url) for h in hits)  # the encyclopedia and the sites beside it
     assert any(h.title == "李白" and "长安" in h.text for h in hits)
+
+
+def by_query(path, params):
+    """Ten results for each query, its words in every one; the query ``失败`` answers 500."""
+    if params["q"] == "失败":
+        return 500, "application/json", {"error": "engine down"}
+    time.sleep(0.02)  # an instance's time to answer: what asking several at once overlaps
+    query = params["q"]
+    results = [{"url": f"https://site.example/{query}/{n}", "title": query, "content": f"{query}{n}", "score": 1.0}
+               for n in range(10)]
+    return 200, "application/json", {"query": query, "number_of_results": 10, "results": results}
+
+
+def test_searches_asked_at_once_answer_as_one_after_another_and_in_the_queries_order():
+    queries = [f"词{n}" for n in range(24)]
+    with stand_in(by_query) as (base, requests):
+        one_by_one = SearxNG(base).search_many(queries, 10)
+        at_once = SearxNG(base, concurrency=6).search_many(queries, 10)
+    assert at_once == one_by_one
+    assert [hits[0].title for hits in at_once] == queries
+    assert len(requests) == 2 * len(queries)  # each asked once each time: 10 results on its first page
+
+
+def test_searches_asked_at_once_overlap_up_to_the_concurrency(monkeypatch):
+    active, most = 0, 0
+    lock = threading.Lock()
+    original = SearxNG._fetch
+
+    def counted(self, url):
+        nonlocal active, most
+        with lock:
+            active += 1
+            most = max(most, active)
+        try:
+            return original(self, url)
+        finally:
+            with lock:
+                active -= 1
+
+    monkeypatch.setattr(SearxNG, "_fetch", counted)
+    with stand_in(by_query) as (base, _):
+        SearxNG(base, concurrency=4).search_many([f"词{n}" for n in range(40)], 10)
+    assert most == 4
+
+
+def test_a_failing_search_among_many_raises_and_the_searches_not_started_are_not_asked():
+    queries = ["失败"] + [f"词{n}" for n in range(200)]
+    with stand_in(by_query) as (base, requests):
+        with pytest.raises(SearchError, match="HTTP 500"):
+            SearxNG(base, concurrency=4, retries=0).search_many(queries, 10)
+    assert len(requests) < 40  # those in flight when it failed, not the 200 behind them
+
+
+def test_concurrency_below_one_is_refused():
+    with pytest.raises(ValueError, match="concurrency must be 1 or more"):
+        SearxNG("http://127.0.0.1:8888", concurrency=0)
