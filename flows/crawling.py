@@ -21,6 +21,7 @@ from crawlers.seeds import bundled_seed_files, dropped, read_seeds, seed_url, to
 from flows import caching, progress
 from flows.settings import CrawlSettings, Settings
 from flows.stages import StageClock
+from flows.warmup import warm_up
 from schemas.storage.catalog import Catalog
 
 SITE_URLS = {
@@ -346,6 +347,7 @@ def _crawl_into(settings: Settings, data_dir: Path, base_url: str, out: Path, ki
         config = crawl_config(crawl, base_url, out, data_dir / "raw", resume=resume)
         if kind == "recrawl":
             due_only(config, data_dir, base_url, parse_age(crawl.recrawl_after or "0s"))
+        warm_up()  # this process only waits while the crawler fetches: it loads what the next stages need
         result = run_crawl(config, progress=advanced)
         (out / COMPLETE).write_text(datetime.now(timezone.utc).isoformat(timespec="seconds") + "\n",
                                     encoding="utf-8")

@@ -41,7 +41,7 @@ from filters.normalize import holds_form, normalize, value_forms
 from schemas import Item
 from schemas.llm import LLMClient, Prompt
 from filters.statements import dispute, sentences
-from verifiers.search import CachedSearch, SearchBackend
+from verifiers.search import SearchBackend, search_many
 
 PROMPTS = Path(__file__).with_name("prompts")
 TERMS = Path(__file__).with_name("sensitive_terms.txt")
@@ -191,9 +191,9 @@ class EvidenceVerifier:
         found = {}  # item id -> the search's hits for its question
         for start in range(0, len(items), 2048):
             batch = items[start:start + 2048]
-            if isinstance(self.search, CachedSearch):  # one cache read for the batch
-                self.search.prefetch([self.query(i) for i in batch], self.k * 2)
-            found.update((i.item_id, self.search.search(self.query(i), self.k * 2)) for i in batch)
+            # one cache read for the batch, and what it lacks asked at once where the search can
+            found.update(zip((i.item_id for i in batch), search_many(self.search, [self.query(i) for i in batch],
+                                                                     self.k * 2)))
         out: dict[str, Check] = {}
         for item in items:
             names = [normalize(n) for n in [item.head, *self.names.get(item.item_id, [])] if n]
