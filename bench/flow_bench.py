@@ -5,7 +5,8 @@
 Each measurement is one ``zhbench run --profile realistic`` of N mirror entries in a fresh data directory (so
 nothing is cached), the mirror on loopback: by default ``zhbench mirror serve --profile realistic --size N`` in a
 process of its own, started before the run and crawled with ``--base-url`` and the 20 seeds the bundled mirror
-would give (the same pages and seeds as ``--mirror-size N``); ``--mirror-in-run`` lets the run start the mirror
+would give (the same pages and seeds as ``--mirror-size N``), its web search indexed before the run starts, as
+a search engine's is; ``--mirror-in-run`` lets the run start the mirror
 itself (``--mirror-size N``, then its corpus counts as the run's memory). Search validation off as in the
 realistic test (BM25 over a long-tail crawl confirms almost nothing), unless ``--search`` keeps it on as a
 default run has it. Reported per run:
@@ -15,7 +16,13 @@ default run has it. Reported per run:
 * peak memory: the largest sum of the resident sets of the command and every process under it (the
   temporary Prefect server, the crawler, Dask workers), sampled every 0.2 s from /proc; the largest sample
   taken during each stage (placed by the stage's start in the report), and the peak split by process;
-  and the run's own process at each stage's last sample (what the stage leaves held for the next).
+  and the run's own process at each stage's last sample (what the stage leaves held for the next);
+* CPU: user and system seconds of the command and the processes it waited for (the crawler, Dask workers),
+  over its wall time: how many cores the run kept busy on average.
+
+``--peer`` then runs the issue's peer right after each run, against the same mirror: ``bench/plain_spider.py
+--tuned``, a plain Scrapy spider at its own settings, fetching every URL the run's crawl requested (its fetch
+log), with its wall and CPU seconds; the run's wall time over the spider's is "end to end over the crawl alone".
 
 ``--prefect-server`` runs the smallest size again against an already-running Prefect server (``prefect server
 start`` on 127.0.0.1 with a fresh PREFECT_HOME, started and migrated before the run is timed): the
@@ -87,6 +94,7 @@ def measure(command: list[str], env: dict) -> dict:
     """Run ``command``; its wall time, exit status, and its process tree's resident memory sampled every 0.2 s
     as (Unix time, bytes by role)."""
     started = time.monotonic()
+    before = os.times()
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     samples: list[tuple[float, dict[str, int]]] = []
 
@@ -98,9 +106,13 @@ def measure(command: list[str], env: dict) -> dict:
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
     out, err = proc.communicate()
+    after = os.times()
     sampler.join()
     peak = max(samples, key=lambda s: sum(s[1].values()), default=(0.0, {}))
-    return {"seconds": time.monotonic() - started, "peak_rss_mb": sum(peak[1].values()) / 2**20,
+    # the command's CPU and that of the processes under it it waited for (the crawler, Dask workers); not the
+    # shared Prefect server's, which no run waits for
+    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return {"seconds": time.monotonic() - started, "cpu_s": cpu, "peak_rss_mb": sum(peak[1].values()) / 2**20,
             "peak_by_role_mb": {k: round(v / 2**20) for k, v in sorted(peak[1].items(), key=lambda kv: -kv[1])},
             "samples": samples, "stdout": out, "stderr": err, "returncode": proc.returncode}
 
@@ -123,6 +135,30 @@ def stage_memory(samples: list[tuple[float, dict[str, int]]],
 
 
 SEARCH = {"on": False}  # --search: keep CDTP's search validation on
+PEER = {"on": False}  # --peer: time the plain spider's crawl of the same pages
+
+
+def plain_spider_crawl(data: Path, work: Path) -> dict:
+    """``bench/plain_spider.py`` (a plain Scrapy spider at its own settings, ``--tuned``) fetching, from the same
+    mirror, the URLs the run's crawl fetched (each request of its fetch log), right after the run: its wall and
+    CPU seconds and the pages it got."""
+    urls = []
+    for log in sorted((data / "crawls").glob("*/fetched.jsonl")):
+        with open(log, encoding="utf-8") as handle:
+            urls.extend(json.loads(line).get("request_url") or "" for line in handle if line.strip())
+    urls = list(dict.fromkeys(u for u in urls if u))
+    listed, out = work / "peer-urls.txt", work / "peer-pages.jsonl"
+    listed.write_text("\n".join(urls) + "\n", encoding="utf-8")
+    out.unlink(missing_ok=True)
+    before, started = os.times(), time.monotonic()
+    subprocess.run([sys.executable, "-m", "bench.plain_spider", str(listed), str(out), "--tuned"], cwd=ROOT,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    seconds, after = time.monotonic() - started, os.times()
+    with open(out, encoding="utf-8") as handle:
+        pages = sum(1 for line in handle if line.strip())
+    return {"urls": len(urls), "pages": pages, "seconds": seconds,
+            "cpu_s": (after.children_user - before.children_user) + (after.children_system - before.children_system)}
 MIRROR = {"separate": True}  # --mirror-in-run: the run starts the mirror inside it, as `zhbench run` does
 KEEP = {"data": False}  # --keep: leave each run's data directory for a closer look
 
@@ -147,6 +183,13 @@ def separate_mirror(size: int, work: Path):
         ready = mirror.stdout.readline()  # printed once the corpus is built and the port listens
         if not ready.startswith("mirror:"):
             raise SystemExit(f"the mirror did not start (exit {mirror.poll()})")
+        # The mirror indexes its web search on the first query; a web search engine's index is there before
+        # anyone asks, so it is built now, before the run is timed.
+        import urllib.request
+
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/search?q=%E7%99%BE%E7%A7%91&format=json",
+                                    timeout=600) as answer:
+            answer.read()
         yield ["--base-url", f"http://127.0.0.1:{port}", "--seeds", str(seeds)], mirror.pid
     finally:
         os.killpg(mirror.pid, 15)  # not SIGINT: a bench started in the background has it ignored, and so its mirror
@@ -160,13 +203,15 @@ def run_once(size: int, work: Path, extra: list[str], env_extra: dict | None = N
            "ZHBENCH_VERIFY__SEARCH": "true" if SEARCH["on"] else "false", **(env_extra or {})}
     command = [sys.executable, "-m", "flows.cli", "run", "--profile", "realistic", "--data-dir", str(data),
                "--quiet", *extra]
-    mirror_mb = None
+    mirror_mb, peer = None, None
     if MIRROR["separate"]:
         with separate_mirror(size, work) as (site, mirror_pid):
             mirror_mb = _rss_bytes(mirror_pid) / 2**20
             # the mirror answers web search too (/search, as SearXNG does): the run searches it, as a run that
             # starts the mirror itself does
             result = measure(command + site, {**env, "ZHBENCH_VERIFY__SEARCH_URL": site[1]})
+            if PEER["on"]:
+                peer = plain_spider_crawl(data, work)
     else:
         result = measure(command + ["--mirror-size", str(size), "--mirror-port", str(free_port())], env)
     runs = sorted(p for p in (data / "runs").iterdir() if (p / "report.json").is_file()) \
@@ -190,7 +235,7 @@ def run_once(size: int, work: Path, extra: list[str], env_extra: dict | None = N
             "mirror_mb": None if mirror_mb is None else round(mirror_mb),
             "stage_peak_mb": {k: round(v) for k, v in peaks.items()},
             "run_at_stage_end_mb": {k: round(v) for k, v in ends.items()},
-            "pairs_kept": report["funnel"]["pairs_kept"], "stages": stages,
+            "pairs_kept": report["funnel"]["pairs_kept"], "stages": stages, "cpu_s": result["cpu_s"], "peer": peer,
             # a run whose release the gate refused still ran every stage: its times count, and it is named
             "release": "published" if report.get("release") else (report.get("note") or "").split("\n")[0][:60]}
 
@@ -240,6 +285,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="let each run start the bundled mirror inside it (--mirror-size N: its corpus then "
                              "counts as the run's memory; sizes up to 50,000) instead of serving it from a separate "
                              "process")
+    parser.add_argument("--peer", action="store_true",
+                        help="after each run, time the plain spider (bench/plain_spider.py --tuned) fetching the "
+                             "URLs the run fetched from the same mirror: end to end over the crawl alone")
     parser.add_argument("--keep", action="store_true",
                         help="keep each run's data directory under --dir (its stages' outputs, to probe one alone)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -248,6 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     SEARCH["on"] = args.search
     MIRROR["separate"] = not args.mirror_in_run
     KEEP["data"] = args.keep
+    PEER["on"] = args.peer
+    if args.peer and args.mirror_in_run:
+        parser.error("--peer needs the mirror in a process of its own (without --mirror-in-run)")
     reference = cpu_reference()
     results = [run_once(size, args.dir, []) for size in args.sizes]
     for workers in args.dask_workers:
@@ -278,6 +329,14 @@ def main(argv: list[str] | None = None) -> int:
               + ("" if r["mirror_mb"] is None else f"; the separate mirror {r['mirror_mb']} MB"))
         print("    the run's process at each stage's end (MB): "
               + ", ".join(f"{k} {v}" for k, v in r["run_at_stage_end_mb"].items()))
+    for r in results:
+        print(f"  {r['pages']} pages, {r['runner']}: the run's CPU {r['cpu_s']:.1f} s over {r['seconds']:.1f} s wall: "
+              f"{r['cpu_s'] / r['seconds']:.2f} cores busy on average")
+        if r["peer"]:
+            p = r["peer"]
+            print(f"    the plain spider, the same {p['urls']} URLs from the same mirror: {p['seconds']:.1f} s wall, "
+                  f"{p['cpu_s']:.1f} s CPU, {p['pages']} pages; end to end / its crawl: "
+                  f"{r['seconds'] / p['seconds']:.2f}x")
     for r in results:
         if r["release"] != "published":
             print(f"  note: {r['pages']} pages, {r['runner']}: {r['release']}")

@@ -27,7 +27,7 @@ from flows.runs import (RunSummary, finish_run, log_waiting, manifest_config, re
 from flows.settings import Settings
 from flows.stages import (Stages, all_cached, current_clock, forget_run_counts, releases_state, resolve_settings,
                           searching, searching_with, settings_of_this_process)
-from flows.verify import verify_stage
+from flows.verify import search_ahead, verify_stage
 from flows.websearch import run_search
 from review.queue import queue_for_review, review_plan
 from review.verdicts import apply_verdicts, rejected_relations
@@ -136,30 +136,32 @@ def corpus_flow(params: dict) -> dict:
     futures = [stages.submit("align", align_range, key, pages=pages.shards[0], start=start, stop=stop, rules=rules,
                              align=settings.align, cache_dir=data_dir / "cache")
                for key, (start, stop) in zip(part_keys, ranges)]
-    aligned = merge_aligned(rules, stages.parts("align", futures, "shards"))
-    stages.clock.finish("align", None, aligned.funnel["pairs_kept"], "pairs", all_cached([rules_future, *futures]))
-
     against = releases_state(data_dir, settings.release.name) if settings.dedup.against_releases else None
     dedup_key = caching.stage_key("dedup", align_key, caching.section(settings.dedup), settings.release.name,
                                   against)
-    # Pass 1 (signatures) a task per alignment part, like the alignment; then the groups over all of them.
-    stages.clock.start("dedup", aligned.funnel["pairs_kept"], "pairs")
-    section = caching.section(settings.dedup)
-    signing = [stages.submit("dedup-sign", dedup_sign, caching.stage_key("dedup-sign", key, section),
-                             pair_shards=part, dedup=settings.dedup)
-               for key, part in zip(part_keys, aligned.part_shards)] if settings.dedup.enabled else []
-    dedup_future = stages.submit("dedup", dedup_stage, dedup_key, pair_shards=aligned.shards, dedup=settings.dedup,
-                                 funnel=aligned.funnel, data_dir=data_dir, release_name=settings.release.name,
-                                 signed=[f.result() for f in signing] if signing else None)
-    deduped = dedup_future.result()
-    stages.clock.finish("dedup", aligned.funnel["pairs_kept"], deduped["funnel"]["pairs_kept"], "pairs",
-                        all_cached([*signing, dedup_future]))
-
     verify_key = caching.stage_key("verify", dedup_key, pages.digest, caching.section(settings.verify))
-    verified, cached = stages.run("verify", verify_stage, verify_key, deduped["funnel"]["pairs_kept"], "pairs",
-                                  lambda r: r["funnel"]["pairs_kept"], pair_shards=deduped["shards"],
-                                  page_shards=pages.shards, settings=searching(settings), funnel=deduped["funnel"],
-                                  catalog_path=data_dir / "catalog.duckdb", rules=aligned.rules)
+    # The search validation's searches start as each part is aligned (flows.verify.SearchAhead); the verify
+    # stage's time includes the wait for the last of them.
+    with search_ahead(searching(settings), data_dir, verify_key) as ahead:
+        aligned = merge_aligned(rules, stages.parts("align", futures, "shards", each=ahead.feed))
+        stages.clock.finish("align", None, aligned.funnel["pairs_kept"], "pairs", all_cached([rules_future, *futures]))
+        # Pass 1 (signatures) a task per alignment part, like the alignment; then the groups over all of them.
+        stages.clock.start("dedup", aligned.funnel["pairs_kept"], "pairs")
+        section = caching.section(settings.dedup)
+        signing = [stages.submit("dedup-sign", dedup_sign, caching.stage_key("dedup-sign", key, section),
+                                 pair_shards=part, dedup=settings.dedup)
+                   for key, part in zip(part_keys, aligned.part_shards)] if settings.dedup.enabled else []
+        dedup_future = stages.submit("dedup", dedup_stage, dedup_key, pair_shards=aligned.shards, dedup=settings.dedup,
+                                     funnel=aligned.funnel, data_dir=data_dir, release_name=settings.release.name,
+                                     signed=[f.result() for f in signing] if signing else None)
+        deduped = dedup_future.result()
+        stages.clock.finish("dedup", aligned.funnel["pairs_kept"], deduped["funnel"]["pairs_kept"], "pairs",
+                            all_cached([*signing, dedup_future]))
+        verified, cached = stages.run("verify", verify_stage, verify_key, deduped["funnel"]["pairs_kept"], "pairs",
+                                      lambda r: r["funnel"]["pairs_kept"], first=ahead.close,
+                                      pair_shards=deduped["shards"], page_shards=pages.shards,
+                                      settings=searching(settings), funnel=deduped["funnel"],
+                                      catalog_path=data_dir / "catalog.duckdb", rules=aligned.rules)
     if cached:
         verified = dict(verified, funnel=forget_run_counts(verified["funnel"]))
     verified["funnel"]["domains"] = kept_distribution(verified["shards"])

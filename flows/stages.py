@@ -226,21 +226,28 @@ class Stages:
         return configured.submit(key=key, out_dir=out_dir, stage=stage, params=params)
 
     def run(self, name: str, stage: Callable[..., Any], key: str, records_in: int | None, unit: str,
-            out_of: Callable[[Any], int | None], **params) -> tuple[Any, bool]:
-        """One stage, timed by the clock: its result, and whether it came from the cache."""
+            out_of: Callable[[Any], int | None], first: Callable[[], None] | None = None,
+            **params) -> tuple[Any, bool]:
+        """One stage, timed by the clock: its result, and whether it came from the cache. ``first``: what the
+        stage waits for before its task starts (work streamed ahead of it), timed as the stage's."""
         self.clock.start(name, records_in, unit)
+        if first is not None:
+            first()
         future = self.submit(name, stage, key, **params)
         result = future.result()
         cached = future.state.name == "Cached"
         self.clock.finish(name, records_in, out_of(result), unit, cached)
         return result, cached
 
-    def parts(self, name: str, futures: list, unit: str) -> list:
-        """The futures' results in order, each part counted on the stage's progress as it arrives."""
+    def parts(self, name: str, futures: list, unit: str, each: Callable[[Any], None] | None = None) -> list:
+        """The futures' results in order, each part counted on the stage's progress as it arrives and handed
+        to ``each`` (what streams behind the stage)."""
         results = []
         for done, future in enumerate(futures, 1):
             results.append(future.result())
             progress.advanced(name, done, len(futures), unit)
+            if each is not None:
+                each(results[-1])
         return results
 
     def timed(self, name: str, compute: Callable[[], Any], records_in: int | None = None, unit: str = "",

@@ -31,6 +31,9 @@ class WebFacts:
     def __init__(self, search, k: int = 10):
         self.search, self.k = search, k
         self.hits = lru_cache(maxsize=4096)(self._ask)  # (head, relation) -> its results, asked once
+        # (head, relation, names, exclude) -> the (URL, sentence) pairs that state something for it: every
+        # candidate value of an item is looked for in the same sentences
+        self._statements = lru_cache(maxsize=4096)(self._stating)
 
     def prefetch(self, asked: Iterable[tuple[str, str]]) -> None:
         """Read the cached results of these (head, relation) queries at once, where the search keeps a cache
@@ -46,7 +49,12 @@ class WebFacts:
                exclude: Iterable[str] = ()) -> str | None:
         """The URL of a page (not in ``exclude``) that states ``value`` for the entity's relation, or None."""
         forms = value_forms(value)
-        for url, sentence, _ in sentences(self.hits(head, relation), head, names, relation, exclude):
+        for url, sentence in self._statements(head, relation, tuple(names), tuple(exclude)):
             if any(f in sentence for f in forms):
                 return url
         return None
+
+    def _stating(self, head: str, relation: str, names: tuple[str, ...],
+                 exclude: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+        return tuple((url, sentence) for url, sentence, _ in sentences(self.hits(head, relation), head, names,
+                                                                         relation, exclude))

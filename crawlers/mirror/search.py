@@ -131,9 +131,10 @@ class _Index:
         scores = self.model.get_scores_from_ids(ids)
         found = np.flatnonzero(scores > 0)
         if phrases:  # looked for in the passages that score only: a scan of every passage cost most of a query
-            texts = self.texts
-            found = found[np.fromiter((all(p in texts[i] for p in phrases) for i in found.tolist()), bool,
-                                      len(found))]
+            texts, kept = self.texts, found.tolist()
+            for phrase in phrases:
+                kept = [i for i in kept if phrase in texts[i]]
+            found = np.array(kept, dtype=found.dtype)
         order = found[np.lexsort((found, -scores[found]))]  # score descending, then passage number
         best: dict[int, tuple[int, float]] = {}
         for passage in order.tolist():
