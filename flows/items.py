@@ -174,6 +174,12 @@ def _kept_heads(pair_shards: list[Path]) -> set[str]:
     return heads
 
 
+# The columns each pass over the item shards reads (the others keep their defaults): decoding every field of
+# every item, its options and provenance, was most of each pass.
+_READ = ("item_id", "kind", "question", "answer", "decision")
+_FACT = (*_READ, "head", "relation", "tail", "asked")
+
+
 def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_dir, release_name, client,
            verify, page_shards, cache) -> dict:
     item_paths, report, writer_counts = _generate(pair_shards, settings, raw_dir, embedder, templates, client,
@@ -184,7 +190,7 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     report["embedder"] = embedder.name
 
     # Field-matching dedup within each kind, and against the same kind in earlier releases.
-    kept = [(i.item_id, i.kind, i.question, i.answer) for i in iter_records(item_paths, Item)
+    kept = [(i.item_id, i.kind, i.question, i.answer) for i in iter_records(item_paths, Item, columns=_FACT)
             if i.decision == "kept"]
     drops: dict[str, tuple[str, dict]] = {}
     for kind in settings.kinds:
@@ -197,7 +203,7 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
             drops[d.doc_id] = (reason, {"duplicate_of": d.duplicate_of})
 
     facts = {i.item_id: Asked(i.item_id, i.kind, i.question, i.answer, i.head, i.relation, i.tail, i.asked)
-             for i in iter_records(item_paths, Item) if i.decision == "kept" and i.kind in FACT_OWNERS}
+             for i in iter_records(item_paths, Item, columns=_FACT) if i.decision == "kept" and i.kind in FACT_OWNERS}
     drops.update(question_conflicts([k for k in kept if k[0] not in drops], settings.kinds, facts))
     drops.update(reworded_conflicts([f for f in facts.values() if f.item_id not in drops],
                                     _kind_rank(settings.kinds)))
@@ -214,7 +220,7 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     for path in settings.contamination_files:
         database.add(read_question_file(path, answers=True))
     candidates = {i.item_id: NewQuestion(i.item_id, i.question, i.answer, i.head, i.relation)
-                  for i in iter_records(item_paths, Item)
+                  for i in iter_records(item_paths, Item, columns=_FACT)
                   if i.decision == "kept" and i.kind in QUESTION_KINDS and i.item_id not in drops}
     found = database.check(list(candidates.values()))
     rewrites = {}
@@ -251,13 +257,13 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
 
     # The offline baselines' easy items: at most easy_max_share of each config, the rest dropped (after every
     # other check, so the share is of what ships).
-    easy = {i.item_id: (i.kind, easy_by(i)) for i in iter_records(item_paths, Item)
+    easy = {i.item_id: (i.kind, easy_by(i)) for i in iter_records(item_paths, Item, columns=(*_READ, "provenance"))
             if i.decision == "kept" and i.item_id not in drops}
     over = easy_budget_drops(((item_id, kind, by) for item_id, (kind, by) in easy.items()), settings.easy_max_share)
     drops.update(over)
     report["baselines"] = baseline_summary(easy, over, settings.easy_max_share)
 
-    splits = assign_splits((unit_of(i) for i in iter_records(item_paths, Item)
+    splits = assign_splits((unit_of(i) for i in iter_records(item_paths, Item, columns=(*_FACT, "domain"))
                             if i.decision == "kept" and i.item_id not in drops), settings.eval_fraction, settings.seed)
 
     def decided() -> Iterator[Item]:
@@ -286,7 +292,7 @@ def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_di
     report["items_dropped"] = dict(sorted((Counter(report["items_dropped"]) + extra).items()))
     kept_after = Counter(k for i, k, _, _ in kept if i not in drops)
     report["items_kept"] = {k: kept_after.get(k, 0) for k in settings.kinds}
-    report["difficulty"] = difficulty_summary(iter_records(final.paths, Item))
+    report["difficulty"] = difficulty_summary(iter_records(final.paths, Item, columns=(*_READ, "difficulty")))
     return {"shards": final.paths, "report": report}
 
 
