@@ -101,7 +101,7 @@ def _unparsable(page: Page, reason: str) -> Page:
 def _read(page: Page, html: bytes | str, encoding: str | None, backend: str) -> None:
     url = page.url
     page.canonical_url = canonicalize(url)
-    text = _decode(html, encoding)
+    text, utf8 = _decode(html, encoding)
     page.source, page.layout = detect.detect_source(url, text)
     blocked = detect.block_reason(url, page.http_status, text)
     if blocked:
@@ -124,15 +124,16 @@ def _read(page: Page, html: bytes | str, encoding: str | None, backend: str) -> 
     if layout is None:  # no site's markup: no title, text or infobox to read
         page.status, page.reason = "unparsable", "no_layout"
         return
-    fields = layout(BACKENDS[backend](text), url)
+    fields = layout(BACKENDS[backend](text, utf8=utf8), url)
     page.status = fields.pop("status", "ok")
     for name, value in fields.items():
         setattr(page, name, value)
     _make_readable(page)
 
 
-def _decode(body: bytes | str, declared: str | None) -> str:
-    """The page's text (module docstring: valid UTF-8 first)."""
+def _decode(body: bytes | str, declared: str | None) -> tuple[str, bytes | None]:
+    """The page's text (module docstring: valid UTF-8 first), and for a body read as UTF-8, its bytes without a
+    byte-order mark (the tree is built from them: the text encoded again is the same bytes)."""
     if isinstance(body, bytes):
         try:
             text = body.decode("utf-8-sig")
@@ -140,11 +141,11 @@ def _decode(body: bytes | str, declared: str | None) -> str:
             pass
         else:
             if len(body) - len(text) >= _UTF8_EVIDENCE:
-                return text
+                return text, body[3:] if body.startswith(b"\xef\xbb\xbf") else body
     try:
-        return detect.decode(body, declared)
+        return detect.decode(body, declared), None
     except UnicodeError:  # a codec named by the page that fails other than on a byte (idna, undefined)
-        return body.decode("utf-8", errors="replace")
+        return body.decode("utf-8", errors="replace"), None
 
 
 def _not_a_page(body: bytes | str, text: str) -> str:

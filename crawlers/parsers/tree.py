@@ -65,6 +65,8 @@ def _unreadable(match: re.Match) -> str:
 
 def readable(text: str) -> str:
     """``text`` without control characters, noncharacters and unpaired surrogates (module docstring)."""
+    if text.isprintable():  # none of them is printable: most strings are returned as they are, at once
+        return text
     return _UNREADABLE.sub(_unreadable, text)
 
 
@@ -256,7 +258,7 @@ class BS4Node(Node):
         return el
 
 
-def bs4_root(html: str) -> Node:
+def bs4_root(html: str, utf8: bytes | None = None) -> Node:
     with warnings.catch_warnings():
         # A body that looks like a file name or an XML document is still parsed as the HTML it claims to be.
         warnings.simplefilter("ignore", MarkupResemblesLocatorWarning)
@@ -470,7 +472,7 @@ class _Empty(Node):
 _PARSER = etree.HTMLParser(encoding="utf-8", huge_tree=True)
 
 
-def lxml_root(html: str) -> Node:
+def lxml_root(html: str, utf8: bytes | None = None) -> Node:
     data = _parser_bytes(html)
     try:
         root = etree.fromstring(data, _PARSER)
@@ -660,8 +662,12 @@ class SelectolaxNode(Node):
         return el
 
 
-def selectolax_root(html: str) -> Node:
-    tree = LexborHTMLParser(_parser_bytes(html))  # UTF-8 bytes: lexbor reads them as they are
+def selectolax_root(html: str, utf8: bytes | None = None) -> Node:
+    """The tree of ``html``; ``utf8``: the same page as the UTF-8 bytes it was decoded from (no byte-order
+    mark), given to lexbor as they are rather than encoded again."""
+    data = _END_OF_DOCUMENT_UTF8.sub(b"", utf8) if utf8 is not None and b"\x00" not in utf8 \
+        else _parser_bytes(html)
+    tree = LexborHTMLParser(data)  # UTF-8 bytes: lexbor reads them as they are
     return SelectolaxNode(tree.root) if tree.root is not None else _Empty()
 
 
