@@ -27,7 +27,8 @@ from flows.runs import (RunSummary, finish_run, log_waiting, manifest_config, re
 from flows.settings import Settings
 from flows.stages import (Stages, all_cached, current_clock, forget_run_counts, releases_state, resolve_settings,
                           searching, searching_with, settings_of_this_process)
-from flows.verify import search_ahead, verify_stage
+from flows.search_ahead import search_ahead
+from flows.verify import verify_stage
 from flows.websearch import run_search
 from review.queue import queue_for_review, review_plan
 from review.verdicts import apply_verdicts, rejected_relations
@@ -140,7 +141,7 @@ def corpus_flow(params: dict) -> dict:
     dedup_key = caching.stage_key("dedup", align_key, caching.section(settings.dedup), settings.release.name,
                                   against)
     verify_key = caching.stage_key("verify", dedup_key, pages.digest, caching.section(settings.verify))
-    # The search validation's searches start as each part is aligned (flows.verify.SearchAhead); the verify
+    # The search validation's searches start as each part is aligned (flows/search_ahead.py); the verify
     # stage's time includes the wait for the last of them.
     with search_ahead(searching(settings), data_dir, verify_key) as ahead:
         aligned = merge_aligned(rules, stages.parts("align", futures, "shards", each=ahead.feed))

@@ -12,11 +12,10 @@ in one call; results are cached in the warehouse, so a rerun searches nothing tw
 
 from __future__ import annotations
 
-import contextlib
 from collections import Counter
 from itertools import islice
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, TypeVar
+from typing import Iterable, Iterator, TypeVar
 
 from filters.align import AlignmentRules
 from filters.base import rejudge
@@ -47,100 +46,6 @@ def search_backend(settings: VerifySettings, page_shards: list[Path], catalog_pa
                               "URL); the bundled mirror's is used only when the run crawls the mirror")
         return SearxNG(settings.search_url, concurrency=settings.search_concurrency)
     return HTTPSearch(settings.search_backend, settings.results_key, concurrency=settings.search_concurrency)
-
-
-class SearchAhead:
-    """The search validation's searches asked while the alignment still runs, so that the verify stage finds
-    them in the catalog's cache: as each part of the alignment ends, the queries of its kept triples are asked
-    on a thread of the flow's process, whose wait is the search service's work (a web search's, the mirror's on
-    another core). The verify stage decides as it would have: every answer it reads is the search's, asked
-    once. A pair the dedup stage drops later was searched for nothing: a few in a hundred.
-
-    A search that fails here stops the searching ahead and nothing more: the verify stage asks again and
-    reports what is wrong. ``close`` waits for what was handed over to be asked."""
-
-    def __init__(self, settings: VerifySettings, catalog_path: Path):
-        import queue
-        import threading
-
-        self.settings, self.catalog_path = settings, catalog_path
-        self.asked = 0
-        self.failed = ""
-        self._parts: queue.Queue = queue.Queue()
-        self._thread = threading.Thread(target=self._run, name="zhbench-search-ahead", daemon=True)
-        self._thread.start()
-
-    @staticmethod
-    def wanted(settings: VerifySettings) -> bool:
-        """Searching ahead helps a search service in another process: a web search or the mirror's. The
-        crawl's own index is built and searched in this process, which the alignment keeps busy."""
-        return settings.search and settings.search_backend not in ("crawl", "local")
-
-    def feed(self, part: dict) -> None:
-        """An alignment part's result: the queries of its kept pairs' kept triples are asked next."""
-        self._parts.put(list(part["shards"]))
-
-    def close(self) -> None:
-        """Wait for every part handed over to be searched; once, whoever calls it again."""
-        if self._thread.is_alive():
-            self._parts.put(None)
-            self._thread.join()
-
-    def _run(self) -> None:
-        search = backend = None
-        try:
-            while (shards := self._parts.get()) is not None:
-                if self.failed:
-                    continue
-                if search is None:
-                    backend = search_backend(self.settings, [], self.catalog_path)
-                    search = CachedSearch(backend, self.catalog_path)
-                pairs = iter_records(shards, Pair, columns=("pair_id", "text", "decision", "entity", "triples"))
-                for batch in batched(pairs, 2048):
-                    queries = [SearchValidator.query(p.entity, t.relation)
-                               for p in batch if p.decision == "kept" for t in p.kept_triples()]
-                    search.search_many(queries, self.settings.k)
-                    self.asked += len(queries)
-        except Exception as exc:  # noqa: BLE001 - the verify stage asks again and says what is wrong
-            self.failed = f"{type(exc).__name__}: {exc}"
-            while self._parts.get() is not None:
-                pass
-        finally:
-            if search is not None:
-                search.close()
-            if backend is not None:
-                backend.close()
-
-
-class _NoSearchAhead:
-    """Nothing to search ahead: no search service in another process, or a verify stage done already."""
-
-    asked, failed = 0, ""
-
-    def feed(self, part: dict) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-
-@contextlib.contextmanager
-def search_ahead(settings: VerifySettings, data_dir: Path,
-                 verify_key: str) -> Iterator["SearchAhead | _NoSearchAhead"]:
-    """What searches each alignment part's triples ahead of the verify stage (SearchAhead: ``feed`` it each
-    part's result as it ends, ``close`` it when the verify stage starts); one that does nothing where there is
-    no search to ask ahead, or where the verify stage is done already (a run started again). The block's end
-    waits for the searches handed over, however it ends."""
-    from flows import caching
-
-    if not SearchAhead.wanted(settings) or caching.is_done(caching.work_dir(data_dir, "verify", verify_key)):
-        yield _NoSearchAhead()
-        return
-    ahead = SearchAhead(settings, data_dir / "catalog.duckdb")
-    try:
-        yield ahead
-    finally:
-        ahead.close()
 
 
 def verify_stage(pair_shards: list[Path], page_shards: list[Path], settings: VerifySettings, funnel: dict,

@@ -1,4 +1,4 @@
-"""Searching ahead of the verify stage while the alignment runs (flows.verify.SearchAhead): the verify stage then
+"""Searching ahead of the verify stage while the alignment runs (flows/search_ahead.py): the verify stage then
 finds every answer in the cache and decides as it would have asked them itself."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from crawlers.mirror.site import MirrorServer, Site
 from filters.align_stage import align_stage
 from flows import caching
 from flows.settings import AlignSettings, VerifySettings
-from flows.verify import SearchAhead, _NoSearchAhead, search_ahead, verify_stage
+from flows.search_ahead import SearchAhead, _NoSearchAhead, search_ahead
+from flows.verify import verify_stage
 from schemas import Pair
 from schemas.storage.shards import iter_records
 from tests.builders.conftest import fact_pages
@@ -80,3 +81,48 @@ def test_nothing_is_searched_ahead_without_a_search_service_or_for_a_verify_stag
         assert isinstance(ahead, _NoSearchAhead)
     with search_ahead(VerifySettings(search_url="http://127.0.0.1:9"), tmp_path, "other" * 6) as ahead:
         assert isinstance(ahead, SearchAhead)
+    assert ahead.failed == "" and ahead.asked == 0  # closed at the end: nothing was handed over
+
+
+def test_a_block_that_raises_stops_the_searching_ahead_at_once(aligned, tmp_path):
+    import time
+
+    with pytest.raises(RuntimeError, match="the alignment failed"):
+        with search_ahead(VerifySettings(search_url="http://127.0.0.1:9"), tmp_path, "k" * 32) as ahead:
+            process = ahead._process
+            raise RuntimeError("the alignment failed")
+    started = time.monotonic()
+    process.wait(timeout=30)
+    assert time.monotonic() - started < 5
+
+
+def test_the_process_searching_ahead_stops_by_itself_when_the_run_is_gone(tmp_path):
+    import subprocess
+    import sys
+    import textwrap
+
+    # A run's process that starts the searching ahead and is killed: its child must not stay behind.
+    script = textwrap.dedent(f"""
+        import os, sys
+        from pathlib import Path
+        from flows.search_ahead import SearchAhead
+        from flows.settings import VerifySettings
+        ahead = SearchAhead(VerifySettings(search_url="http://127.0.0.1:9"), Path({str(tmp_path)!r}) / "c.duckdb")
+        print(ahead._process.pid, flush=True)
+        os.kill(os.getpid(), 9)
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    child = int(run.stdout.split()[0])
+    import os
+    import time
+
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.2)
+    else:
+        os.kill(child, 9)
+        pytest.fail("the process searching ahead outlived the run's process")
