@@ -24,10 +24,10 @@ from flows.masking import mask_settings
 from flows.runner import engine_for_run, make_task_runner
 from flows.runs import (RunSummary, finish_run, log_waiting, manifest_config, recorded_run,
                         simpleqa_settings)
+from flows.search_ahead import search_ahead
 from flows.settings import Settings
 from flows.stages import (Stages, all_cached, current_clock, forget_run_counts, releases_state, resolve_settings,
                           searching, searching_with, settings_of_this_process)
-from flows.search_ahead import search_ahead
 from flows.verify import verify_stage
 from flows.websearch import run_search
 from review.queue import queue_for_review, review_plan
