@@ -80,15 +80,15 @@ class SearchAhead:
         self._stderr.close()
 
     def stop(self) -> None:
-        """Stop searching at once: what it asked so far is journaled, the rest is the verify stage's."""
-        if self._ended:
-            return
+        """Stop searching at once: what it asked so far is journaled, the rest is the verify stage's. Also
+        where a close() waiting for it was cut short (a Ctrl-C, a SIGTERM)."""
         self._ended = True
         if self._process.poll() is None:
             self._process.terminate()
-        with contextlib.suppress(subprocess.TimeoutExpired, OSError):
-            self._process.communicate(timeout=30)
-        self._stderr.close()
+            with contextlib.suppress(subprocess.TimeoutExpired, OSError, ValueError):
+                self._process.communicate(timeout=30)
+        if not self._stderr.closed:
+            self._stderr.close()
 
 
 class _NoSearchAhead:

@@ -126,3 +126,20 @@ def test_the_process_searching_ahead_stops_by_itself_when_the_run_is_gone(tmp_pa
     else:
         os.kill(child, 9)
         pytest.fail("the process searching ahead outlived the run's process")
+
+
+def test_a_wait_for_the_searching_ahead_that_is_cut_short_still_stops_it(aligned, tmp_path, monkeypatch):
+    # A SIGTERM or a Ctrl-C while the verify stage waits for the last searches: the block ends with the error,
+    # and the process searching ahead does not go on.
+    with pytest.raises(KeyboardInterrupt):
+        with search_ahead(VerifySettings(search_url="http://127.0.0.1:9"), tmp_path, "k" * 32) as ahead:
+            process = ahead._process
+
+            def interrupted(*args, **kwargs):
+                raise KeyboardInterrupt
+
+            monkeypatch.setattr(process, "communicate", interrupted)
+            ahead.close()
+    monkeypatch.undo()
+    process.wait(timeout=30)
+    assert process.returncode is not None
