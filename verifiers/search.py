@@ -42,7 +42,6 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -382,14 +381,41 @@ class _SavedIndexes:
 def asked_at_once(search, queries: list[str], k: int, concurrency: int) -> list[list[Hit]]:
     """``search(query, k)`` for each query, up to ``concurrency`` of them in flight (a web search answers in
     tens of milliseconds to seconds, most of it waiting): the answers in the queries' order. The first error
-    raises once the searches in flight have ended; those not started are not asked."""
+    (in the queries' order) raises once the searches in flight have ended; those not started are not asked.
+    The searching threads are daemons: a Ctrl-C or SIGTERM meanwhile ends the wait at once, and the process
+    does not wait for a search service that hangs before it exits."""
     if concurrency <= 1 or len(queries) <= 1:
         return [search(q, k) for q in queries]
-    pool = ThreadPoolExecutor(min(concurrency, len(queries)), thread_name_prefix="zhbench-search")
+    answers: list = [None] * len(queries)
+    errors: dict[int, BaseException] = {}
+    upcoming = iter(range(len(queries)))
+    lock, failed = threading.Lock(), threading.Event()
+
+    def work() -> None:
+        while not failed.is_set():
+            with lock:
+                index = next(upcoming, None)
+            if index is None:
+                return
+            try:
+                answers[index] = search(queries[index], k)
+            except Exception as exc:  # noqa: BLE001 - raised in the caller's thread below
+                errors[index] = exc
+                failed.set()
+
+    workers = [threading.Thread(target=work, name="zhbench-search", daemon=True)
+               for _ in range(min(concurrency, len(queries)))]
+    for worker in workers:
+        worker.start()
     try:
-        return list(pool.map(lambda query: search(query, k), queries))
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        for worker in workers:
+            worker.join()
+    except BaseException:
+        failed.set()  # the searches not started are not asked; those in flight end on their own
+        raise
+    if errors:
+        raise errors[min(errors)]
+    return answers
 
 
 class HTTPSearch:

@@ -243,3 +243,32 @@ def test_a_failing_search_among_many_raises_and_the_searches_not_started_are_not
 def test_concurrency_below_one_is_refused():
     with pytest.raises(ValueError, match="concurrency must be 1 or more"):
         SearxNG("http://127.0.0.1:8888", concurrency=0)
+
+
+def test_a_ctrl_c_while_searches_are_in_flight_ends_the_wait_and_the_process_at_once():
+    # A search service that hangs: the Ctrl-C (a SIGINT to the process after 0.5 s) ends the wait at once,
+    # and the process exits without waiting for the searches' 30-second timeout.
+    import subprocess
+    import sys
+    import textwrap
+
+    def hangs(path, params):
+        time.sleep(20)
+        return 200, "application/json", {"results": []}
+
+    with stand_in(hangs) as (base, _):
+        script = textwrap.dedent(f"""
+            import os, signal, threading, time
+            from verifiers.search import SearxNG
+            threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+            started = time.monotonic()
+            try:
+                SearxNG({base!r}, timeout_s=30, concurrency=4).search_many([f"词{{n}}" for n in range(8)], 10)
+            except KeyboardInterrupt:
+                print(f"interrupted after {{time.monotonic() - started:.1f}} s", flush=True)
+        """)
+        started = time.monotonic()
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+        took = time.monotonic() - started
+    assert done.stdout.startswith("interrupted after 0."), done.stdout + done.stderr
+    assert took < 10  # not the 20 s the service hangs, nor the client's 30 s timeout
