@@ -20,7 +20,7 @@ default run has it. Reported per run:
 * CPU: user and system seconds of the command and the processes it waited for (the crawler, Dask workers),
   over its wall time: how many cores the run kept busy on average.
 
-``--peer`` then runs the issue's peer right after each run, against the same mirror: ``bench/plain_spider.py
+``--peer`` then runs the end-to-end target's peer right after each run, against the same mirror: ``bench/plain_spider.py
 --tuned``, a plain Scrapy spider at its own settings, fetching every URL the run's crawl requested (its fetch
 log), with its wall and CPU seconds; the run's wall time over the spider's is "end to end over the crawl alone".
 
@@ -136,6 +136,8 @@ def stage_memory(samples: list[tuple[float, dict[str, int]]],
 
 SEARCH = {"on": False}  # --search: keep CDTP's search validation on
 PEER = {"on": False}  # --peer: time the plain spider's crawl of the same pages
+MIRROR = {"separate": True}  # --mirror-in-run: the run starts the mirror inside it, as `zhbench run` does
+KEEP = {"data": False}  # --keep: leave each run's data directory for a closer look
 
 
 def plain_spider_crawl(data: Path, work: Path) -> dict:
@@ -159,8 +161,6 @@ def plain_spider_crawl(data: Path, work: Path) -> dict:
         pages = sum(1 for line in handle if line.strip())
     return {"urls": len(urls), "pages": pages, "seconds": seconds,
             "cpu_s": (after.children_user - before.children_user) + (after.children_system - before.children_system)}
-MIRROR = {"separate": True}  # --mirror-in-run: the run starts the mirror inside it, as `zhbench run` does
-KEEP = {"data": False}  # --keep: leave each run's data directory for a closer look
 
 
 @contextmanager
