@@ -91,7 +91,7 @@ def verify_items(item_shards: list[Path], drops: dict, verified_by: dict, verify
     apply("criteria", CriteriaVerifier(client).check(questions))
     questions = [i for i in questions if i.item_id not in drops]
 
-    if page_shards or verify.search_backend not in ("crawl", "local"):
+    if page_shards or not verify.searches_the_crawl:
         backend = search_backend(verify, page_shards, cache)
         search = CachedSearch(backend, cache)
         try:

@@ -128,7 +128,7 @@ class Elsewhere:
 def _web_facts(verify, page_shards, cache):
     """What the configured search says about the items' facts, while the items are built; None without one."""
     if verify is None or not verify.search or cache is None or (
-            verify.search_backend in ("crawl", "local") and not page_shards):  # no crawl to search
+            verify.searches_the_crawl and not page_shards):  # no crawl to search
         yield None
         return
     from flows.verify import search_backend

@@ -47,7 +47,7 @@ class SearchAhead:
 
     @staticmethod
     def wanted(settings: VerifySettings) -> bool:
-        return settings.search and settings.search_backend not in ("crawl", "local")
+        return settings.search and not settings.searches_the_crawl
 
     def _send(self, message) -> None:
         try:
@@ -139,7 +139,7 @@ def _child() -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the run's process stops this one: a Ctrl-C is for it
     first = json.loads(sys.stdin.readline())
     _stop_when_orphaned(int(first["parent"]))
-    from flows.verify import batched, search_backend
+    from flows.verify import batched, claims, search_backend
     from schemas import Pair
     from schemas.storage.shards import iter_records
     from verifiers.search import CachedSearch, SearchValidator
@@ -157,8 +157,7 @@ def _child() -> int:
                     search = CachedSearch(backend, catalog)
                 pairs = iter_records(shards, Pair, columns=("pair_id", "text", "decision", "entity", "triples"))
                 for batch in batched(pairs, 2048):
-                    queries = [SearchValidator.query(p.entity, t.relation)
-                               for p in batch if p.decision == "kept" for t in p.kept_triples()]
+                    queries = [SearchValidator.query(head, relation) for head, _, relation, _, _ in claims(batch)]
                     search.search_many(queries, settings.k)
                     asked += len(queries)
             except Exception as exc:  # noqa: BLE001 - the verify stage asks again and says what is wrong

@@ -175,6 +175,12 @@ class VerifySettings(_Section):
     panel: list["PanelModel"] = Field(default_factory=list, description="answer models of the difficulty filter")
     sensitive_terms: Path | None = Field(None, description="term list; unset: verifiers/sensitive_terms.txt")
 
+    @property
+    def searches_the_crawl(self) -> bool:
+        """Whether the search is the crawl's own index (``crawl``, or ``local``, its earlier name), built and
+        searched in the run's process, rather than a search service."""
+        return self.search_backend in ("crawl", "local")
+
 
 class PanelModel(_Section):
     base_url: str

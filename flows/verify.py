@@ -33,11 +33,18 @@ def batched(items: Iterable[T], size: int) -> Iterator[list[T]]:
         yield batch
 
 
+def claims(pairs: Iterable[Pair]) -> list[tuple[str, list[str], str, str, str]]:
+    """What search validation checks of these pairs, in order: (head, aliases, relation, tail, source URL) of
+    each kept triple of each kept pair."""
+    return [(p.entity, p.aliases, t.relation, t.tail, p.url) for p in pairs if p.decision == "kept"
+            for t in p.kept_triples()]
+
+
 def search_backend(settings: VerifySettings, page_shards: list[Path], catalog_path: Path | None = None):
     """The configured backend, to be closed after use. The local index is kept in ``cache/bm25`` beside the
     catalog, where the verify and items stages (and reruns) share it (see verifiers.search._SavedIndexes);
     its passage file is written in ``cache/tmp`` while it is built."""
-    if settings.search_backend in ("crawl", "local"):  # "local": its name before "crawl"
+    if settings.searches_the_crawl:
         cache = Path(catalog_path).parent / "cache" if catalog_path else None
         return LocalBM25(page_shards, cache_dir=cache / "bm25" if cache else None, work_dir=cache / "tmp" if cache else None)
     if settings.search_backend == "searxng":
@@ -69,8 +76,7 @@ def verify_stage(pair_shards: list[Path], page_shards: list[Path], settings: Ver
         for batch in batched(iter_records(pair_shards, Pair), 2048):
             # The whole batch's triples searched in one call: one catalog read for the cached results,
             # one retrieval for the others, one journal append for what it found.
-            supports = iter(validator.check_many([(p.entity, p.aliases, t.relation, t.tail, p.url)
-                                                  for p in batch if p.decision == "kept" for t in p.kept_triples()]))
+            supports = iter(validator.check_many(claims(batch)))
             for pair in batch:
                 yield check(pair, supports)
 
