@@ -44,11 +44,12 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
 from bench.localhost import child_pids, free_port
-from bench.machine import cpu_reference
+from bench.machine import cpu_reference, machine_line
 from warehouse.release import remove_tree
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,8 +112,8 @@ def measure(command: list[str], env: dict) -> dict:
     peak = max(samples, key=lambda s: sum(s[1].values()), default=(0.0, {}))
     # the command's CPU and that of the processes under it it waited for (the crawler, Dask workers); not the
     # shared Prefect server's, which no run waits for
-    cpu = (after.children_user - before.children_user) + (after.children_system - before.children_system)
-    return {"seconds": time.monotonic() - started, "cpu_s": cpu, "peak_rss_mb": sum(peak[1].values()) / 2**20,
+    return {"seconds": time.monotonic() - started, "cpu_s": children_cpu(before, after),
+            "peak_rss_mb": sum(peak[1].values()) / 2**20,
             "peak_by_role_mb": {k: round(v / 2**20) for k, v in sorted(peak[1].items(), key=lambda kv: -kv[1])},
             "samples": samples, "stdout": out, "stderr": err, "returncode": proc.returncode}
 
@@ -159,8 +160,12 @@ def plain_spider_crawl(data: Path, work: Path) -> dict:
     seconds, after = time.monotonic() - started, os.times()
     with open(out, encoding="utf-8") as handle:
         pages = sum(1 for line in handle if line.strip())
-    return {"urls": len(urls), "pages": pages, "seconds": seconds,
-            "cpu_s": (after.children_user - before.children_user) + (after.children_system - before.children_system)}
+    return {"urls": len(urls), "pages": pages, "seconds": seconds, "cpu_s": children_cpu(before, after)}
+
+
+def children_cpu(before: os.times_result, after: os.times_result) -> float:
+    """User and system seconds of the child processes waited for between two ``os.times()``."""
+    return (after.children_user - before.children_user) + (after.children_system - before.children_system)
 
 
 @contextmanager
@@ -185,8 +190,6 @@ def separate_mirror(size: int, work: Path):
             raise SystemExit(f"the mirror did not start (exit {mirror.poll()})")
         # The mirror indexes its web search on the first query; a web search engine's index is there before
         # anyone asks, so it is built now, before the run is timed.
-        import urllib.request
-
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/search?q=%E7%99%BE%E7%A7%91&format=json",
                                     timeout=600) as answer:
             answer.read()
@@ -310,8 +313,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"cpu_reference_s": round(reference, 3), "runs": results}, indent=2))
         return 0
-    print(f"machine: {os.cpu_count()} cores, CPU reference {reference:.2f} s (10M additions in Python); "
-          f"search validation {'on' if args.search else 'off'}; fresh data directory per run; the mirror "
+    print(f"{machine_line(reference)}; search validation {'on' if args.search else 'off'}; fresh data directory "
+          f"per run; the mirror "
           + ("in the run's process" if args.mirror_in_run else "in a process of its own, not counted in the run's "
              "memory"))
     print(f"{'pages':>7} {'runner':<28} {'wall s':>8} {'start-up':>8} {'flow s':>8} {'pages/s':>8} {'/core':>7} "
