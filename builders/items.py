@@ -137,6 +137,33 @@ class BuildStats:
             "asked": dict(sorted(self.asked.items())),
         }
 
+    def counters(self) -> dict[str, dict]:
+        """The counts as JSON can carry them (another process's part of the build: :meth:`add`)."""
+        return {name: dict(getattr(self, name)) for name in self.__dataclass_fields__}
+
+    def add(self, counters: dict[str, dict]) -> None:
+        """Counts of another part of the build (:meth:`counters`), added to these."""
+        for name, counts in counters.items():
+            whole = name in ("gold_position", "similarity_bins")  # their keys are numbers
+            getattr(self, name).update({int(k) if whole else k: v for k, v in counts.items()})
+
+
+def batches(pairs: Iterable[Pair], batch_size: int) -> Iterator[list[Pair]]:
+    """The kept pairs in the batches :meth:`ItemBuilder.build` takes them in: each up to the first pair that
+    brings its triples to ``batch_size``."""
+    batch: list[Pair] = []
+    triples = 0
+    for pair in pairs:
+        if pair.decision != "kept":
+            continue
+        batch.append(pair)
+        triples += len(pair.triples)
+        if triples >= batch_size:
+            yield batch
+            batch, triples = [], 0
+    if batch:
+        yield batch
+
 
 @dataclass
 class _Ask:
@@ -177,7 +204,7 @@ class ItemBuilder:
         self.llm = llm
         self.rewriter = self.writer = None
         self._head_asked: set[tuple[str, str]] = set()  # (relation, value key) already asked by its head
-        self._cloze_sentences: set[str] = set()
+        self.cloze_sentences: dict[str, str] = {}  # the value key of a sentence a cloze item uses -> the item
         if llm is not None:
             from builders.llm_items import QuestionRewriter, SimpleQAWriter
 
@@ -226,25 +253,31 @@ class ItemBuilder:
                     difficulty=self.difficulty.score(pair.entity, pair.sense or "", relation)
                     if self.difficulty is not None else None)
 
-    def build(self, pairs: Iterable[Pair]) -> Iterator[Item]:
-        """Items for kept pairs, a batch of pairs at a time (one graph query and one embedding call each)."""
-        batch: list[Pair] = []
-        for pair in pairs:
-            if pair.decision != "kept":
+    def build(self, pairs: Iterable[Pair], first: int = 0, stop: int | None = None) -> Iterator[Item]:
+        """Items for kept pairs, a batch of pairs at a time (one graph query and one embedding call each).
+
+        ``first`` and ``stop``: build only batches ``first`` to ``stop`` (one part of a build split between
+        processes: flows/item_parts.py). The batches before are read for what they decide for later ones
+        (which values their heads asked), without building them; a cloze sentence an earlier part used is
+        for the caller to find (:attr:`cloze_sentences`)."""
+        for number, batch in enumerate(batches(pairs, self.settings.batch_size)):
+            if stop is not None and number >= stop:
+                return
+            if number < first:
+                if {"kgc", "qa"} & set(self.settings.kinds):
+                    for pair in batch:
+                        for _ in self._asks(pair, replay=True):
+                            pass
                 continue
-            batch.append(pair)
-            if sum(len(p.triples) for p in batch) >= self.settings.batch_size:
-                yield from self._build_batch(batch)
-                batch = []
-        if batch:
             yield from self._build_batch(batch)
 
     # --- multiple choice -----------------------------------------------------------------------
 
-    def _asks(self, pair: Pair) -> Iterator[_Ask]:
+    def _asks(self, pair: Pair, replay: bool = False) -> Iterator[_Ask]:
         """The multiple-choice questions of a pair: per relation, one question for its tail (one of
         several when the page gives several), and head questions for some triples whose relation
-        has head templates and whose value is an entity, each (relation, value) asked once."""
+        has head templates and whose value is an entity, each (relation, value) asked once.
+        ``replay``: only remember the values asked by their head, and yield nothing."""
         values: dict[str, int] = Counter(t.relation for t in pair.triples if t.tail)
         by_relation: dict[str, list[Triple]] = defaultdict(list)
         for t in pair.kept_triples():
@@ -256,9 +289,12 @@ class ItemBuilder:
                     and int(hashlib.md5(f"{pair.entity}|{pair.sense}|{t.relation}|{t.tail}".encode()).hexdigest(), 16)
                     % HEAD_SHARE == 0):  # by the fact, not the URL: the same fact is asked the same way anywhere
                 self._head_asked.add(key)
-                yield self._ask(pair, t, "head")
+                if not replay:
+                    yield self._ask(pair, t, "head")
             else:
                 by_relation[t.relation].append(t)
+        if replay:
+            return
         for relation, triples in by_relation.items():
             yield self._ask(pair, triples[0], "any" if values[relation] > 1 else "tail")
 
@@ -428,13 +464,13 @@ class ItemBuilder:
                 reason = "too_little_context"
             elif len(masked) > self.settings.cloze_max_chars:
                 reason = "sentence_too_long"
-            elif value_key(sentence) in self._cloze_sentences:
+            elif value_key(sentence) in self.cloze_sentences:
                 reason = "sentence_used_by_another_item"
             if reason:
                 self.stats.dropped[f"cloze:{reason}"] += 1
                 continue
-            self._cloze_sentences.add(value_key(sentence))
             base = self._base("cloze", pair, t.relation, t.tail, value_format(t.tail, t.relation).kind)
+            self.cloze_sentences[value_key(sentence)] = base["item_id"]
             self.stats.built["cloze"] += 1
             yield Item(question=masked, provenance=self._provenance(
                 "text", easy_by=self._easy_by(pair, t.relation, t.tail)), **base)

@@ -183,7 +183,7 @@ def items_flow(params: dict, pair_shards: list[str], page_shards: list[str], ver
         pair_shards=[Path(p) for p in pair_shards], settings=settings.items, cache_dir=data_dir / "cache",
         data_dir=data_dir if settings.dedup.against_releases else None, release_name=settings.release.name,
         llm=settings.llm, catalog_path=data_dir / "catalog.duckdb", verify=searching(settings),
-        page_shards=[Path(p) for p in page_shards])
+        page_shards=[Path(p) for p in page_shards], processes=settings.engine.workers)
     if cached:
         items = dict(items, report=forget_run_counts({"report": items["report"]})["report"])
     return items

@@ -10,6 +10,7 @@ import contextlib
 import gc
 import hashlib
 import json
+import os
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple
@@ -52,13 +53,14 @@ def released_items(data_dir: Path, name: str, kinds: tuple[str, ...],
 def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path, cache_dir: Path | None = None,
                 data_dir: Path | None = None, release_name: str = "cdtp", llm: LLMSection | None = None,
                 catalog_path: Path | None = None, verify: VerifySettings | None = None,
-                page_shards: list[Path] | None = None) -> dict:
+                page_shards: list[Path] | None = None, processes: int = 1) -> dict:
     """Build items from the kept pairs; returns {"shards": item shards, "report": counts and distributions}.
 
     With data_dir, the items of earlier releases named release_name count as published: a new item
     repeating one (field match, or a question the contamination check matches) is dropped.
     With llm.base_url set, QA questions are rewritten and SimpleQA items written by that model
     (replies cached in the catalog at catalog_path, by default out_dir/catalog.duckdb).
+    ``processes``: how many processes build the items (0: one per core); the same items whatever the number.
     """
     if not settings.enabled or not pair_shards:
         return {"shards": [], "report": {}}
@@ -73,20 +75,54 @@ def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path,
         client = LLMClient(llm.client_settings(), cache)
     try:
         result = _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_dir, release_name, client,
-                        verify, page_shards or [], cache)
+                        verify, page_shards or [], cache, processes or os.cpu_count() or 1)
     finally:
         if client is not None:
             client.close()
     return result
 
 
+# Triples the item builder takes at once: one graph query and one embedding call for them (builders.items).
+BATCH_TRIPLES = 2_000
+
+
 def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
-              page_shards, verify=None, cache=None) -> tuple[list[Path], dict, dict]:
+              page_shards, verify=None, cache=None, processes=1) -> tuple[list[Path], dict, dict]:
     """Every candidate item, written to shards under raw_dir: (the shards, the builder's report, its LLM
     writers' counts). The models of the crawl it needs (value types, the graph, the difficulty panel's
     signals) grow with the crawl; they are gone when it returns, before the checks that follow build
-    their own (the evidence check's search index), so the two are never held at once."""
+    their own (the evidence check's search index), so the two are never held at once.
+
+    With ``processes`` above 1, the batches are split between that many processes (flows/item_parts.py):
+    the others start first and build their own models while this one builds its own."""
+    from flows import item_parts
+
+    parts = item_parts.plan(pair_shards, BATCH_TRIPLES,
+                            processes if client is None and item_parts.portable(settings) else 1)
+    spec = {"pair_shards": [str(p) for p in pair_shards], "page_shards": [str(p) for p in page_shards],
+            "items": settings.model_dump(mode="json"), "raw_dir": str(raw_dir), "batch_size": BATCH_TRIPLES,
+            "verify": verify.model_dump(mode="json") if verify is not None else None,
+            "cache": str(cache) if cache is not None else None}
+    with item_parts.started(parts[1:], spec) as others:
+        with item_builder(pair_shards, settings, embedder, templates, client, page_shards, verify, cache,
+                          BATCH_TRIPLES) as builder:
+            with ShardWriter(raw_dir, "items", Item) as writer:
+                writer.write_all(builder.build(iter_records(pair_shards, Pair), *parts[0]))
+                for other in others:
+                    writer.write_all(item_parts.merged(other.result(), builder))
+            report = builder.stats.as_dict()
+            report["graph"] = builder.graph.counts()
+    counts = {} if client is None else {"qa_rewrite": builder.rewriter.counts,
+                                         "simpleqa_writer": builder.writer.counts}
+    return writer.paths, report, counts
+
+
+@contextlib.contextmanager
+def item_builder(pair_shards, settings, embedder, templates, client, page_shards, verify=None,
+                 cache=None, batch_size: int = BATCH_TRIPLES) -> Iterator[ItemBuilder]:
+    """The item builder over the crawl's models, while they are held; it takes ``batch_size`` triples at once."""
     from builders.types import ValueTyper
+    from filters.rules.grounding import GroundingFilter
 
     typer = ValueTyper.from_sources(page_shards, iter_records(pair_shards, Pair))
     with Graph(pair_shards) as graph:
@@ -99,8 +135,11 @@ def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
         baselines = BaselinePanel((head, relation, tail, typer.value_type(tail, relation).key())
                                   for head, relation, tail in graph.facts())
         with _web_facts(verify, page_shards, cache) as web:
-            return _built(graph, picker, templates, relation_counts, typer, _elsewhere(web), settings, embedder,
-                          client, difficulty, pair_shards, raw_dir, baselines)
+            yield ItemBuilder(graph, picker, templates, relation_counts, typer, stated_by(GroundingFilter()),
+                              ItemSettings(tuple(settings.kinds), settings.max_answer_chars, batch_size,
+                                           embedder_name=embedder.name, cloze_max_chars=settings.cloze_max_chars),
+                              llm=client, polysemous=graph.senses(), difficulty=difficulty,
+                              elsewhere=_elsewhere(web), baselines=baselines)
 
 
 def _elsewhere(web) -> "Elsewhere | None":
@@ -144,26 +183,6 @@ def _web_facts(verify, page_shards, cache):
         backend.close()
 
 
-def _built(graph, picker, templates, relation_counts, typer, elsewhere, settings, embedder, client, difficulty,
-           pair_shards, raw_dir, baselines=None) -> tuple[list[Path], dict, dict]:
-    """The builder's run over the pairs: (the item shards, its report, its LLM writers' counts)."""
-    from filters.rules.grounding import GroundingFilter
-
-    builder = ItemBuilder(graph, picker, templates, relation_counts, typer, stated_by(GroundingFilter()),
-                          ItemSettings(tuple(settings.kinds), settings.max_answer_chars,
-                                       embedder_name=embedder.name, cloze_max_chars=settings.cloze_max_chars),
-                          llm=client, polysemous=graph.senses(), difficulty=difficulty, elsewhere=elsewhere,
-                          baselines=baselines)
-    with ShardWriter(raw_dir, "items", Item) as writer:
-        writer.write_all(builder.build(iter_records(pair_shards, Pair)))
-    graph_counts = graph.counts()
-    report = builder.stats.as_dict()
-    report["graph"] = graph_counts
-    counts = {} if client is None else {"qa_rewrite": builder.rewriter.counts,
-                                         "simpleqa_writer": builder.writer.counts}
-    return writer.paths, report, counts
-
-
 def _kept_heads(pair_shards: list[Path]) -> set[str]:
     """The entities of the kept pairs: what the items are about."""
     heads: set[str] = set()
@@ -181,9 +200,9 @@ _FACT = (*_READ, "head", "relation", "tail", "asked")
 
 
 def _build(pair_shards, settings, out_dir, raw_dir, embedder, templates, data_dir, release_name, client,
-           verify, page_shards, cache) -> dict:
+           verify, page_shards, cache, processes=1) -> dict:
     item_paths, report, writer_counts = _generate(pair_shards, settings, raw_dir, embedder, templates, client,
-                                                  page_shards, verify, cache)
+                                                  page_shards, verify, cache, processes)
     gc.collect()  # whatever of the builder's models sits in a reference cycle goes now, not at a later pass
     clear_value_caches()  # their last entries would keep the models' memory from going back
     release_freed()

@@ -126,7 +126,8 @@ def search_ahead(settings: VerifySettings, data_dir: Path,
 # --- the process -----------------------------------------------------------------------------------------
 
 
-def _stop_when_orphaned(parent: int) -> None:
+def stop_when_orphaned(parent: int) -> None:
+    """End this process when the one that started it (``parent``) is gone, however it went."""
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(1.0)
@@ -138,7 +139,7 @@ def _stop_when_orphaned(parent: int) -> None:
 def _child() -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the run's process stops this one: a Ctrl-C is for it
     first = json.loads(sys.stdin.readline())
-    _stop_when_orphaned(int(first["parent"]))
+    stop_when_orphaned(int(first["parent"]))
     from flows.verify import batched, claims, search_backend
     from schemas import Pair
     from schemas.storage.shards import iter_records

@@ -252,7 +252,7 @@ class EngineSettings(_Section):
     task_runner: Literal["threads", "processes", "dask"] = Field(
         "threads", description="threads or processes on this machine, or a Dask cluster (prefect-dask)")
     workers: int = Field(0, ge=0, description="threads or processes, or the local Dask cluster's worker "
-                         "processes; 0: one per core")
+                         "processes, and the processes that build the items; 0: one per core")
     dask_address: str | None = Field(None, description="scheduler of a running Dask cluster, e.g. "
                                      "tcp://10.0.0.5:8786; unset with task_runner = 'dask': a local cluster of "
                                      "`workers` processes started for the run")
