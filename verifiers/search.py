@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import hashlib
 import http.client
+import io
 import json
 import math
 import os
@@ -434,7 +435,9 @@ class HTTPSearch:
         self.cache_key = f"{self.name}@{self.corpus}"
 
     def close(self) -> None:
-        """Nothing is held open between searches."""
+        """Close the connections kept open between searches."""
+        if self._connections is not None:
+            self._connections.close()
 
     def search_many(self, queries: list[str], k: int) -> list[list[Hit]]:
         """search() for each query, ``concurrency`` at a time."""
@@ -487,7 +490,8 @@ class SearxNG:
     so a mirror on another port answers from the cache), else its address, so another instance asks again.
 
     An instance answers about 10 results a page, fewer once its engines' duplicates are merged: pages are asked
-    until k results, a page with none, or ceil(k/10)+1 pages. A 429 or 5xx is asked again ``retries`` times,
+    until k results, a page with none, the ``number_of_results`` the instance gives (when above 0: SearXNG gives 0
+    where its engines' estimate is below the results it has), or ceil(k/10)+1 pages. A 429 or 5xx is asked again ``retries`` times,
     after ``backoff_s``, then twice that (or the server's Retry-After, up to :attr:`MAX_WAIT_S`); any other
     failure raises SearchError at once, saying what to change.
     """
@@ -515,6 +519,9 @@ class SearxNG:
         self.timeout_s, self.retries, self.backoff_s, self.concurrency = timeout_s, retries, backoff_s, concurrency
         self.address = f"searxng:{parts.netloc}"
         self._corpus, self._declared = corpus, None
+        # Searches over kept-open connections, unless a proxy stands between (urllib's environment settings)
+        proxied = parts.scheme in urllib.request.getproxies() and not urllib.request.proxy_bypass(parts.hostname)
+        self._connections = None if proxied else _Connections(parts.scheme, parts.netloc, timeout_s)
 
     @property
     def corpus(self) -> str:
@@ -563,10 +570,12 @@ class SearxNG:
         hits: list[Hit] = []
         seen: set[str] = set()
         pages = math.ceil(k / self.PAGE_SIZE) + 1 if k > 0 else 0
+        given = 0
         for page in range(1, pages + 1):
-            results = self._page(query, page)
+            results, total = self._page(query, page)
             if not results:
                 break
+            given += len(results)
             for result in results:
                 url = result.get("url") if isinstance(result, dict) else None
                 if not url or not isinstance(url, str) or url in seen:
@@ -574,12 +583,13 @@ class SearxNG:
                 seen.add(url)
                 hits.append(Hit(url, str(result.get("title") or ""), str(result.get("content") or ""),
                                 _score(result.get("score"))))
-            if len(hits) >= k:
+            if len(hits) >= k or 0 < total <= given:  # k, or every result the instance has
                 break
         return hits[:k]
 
-    def _page(self, query: str, page: int) -> list:
-        """The ``results`` of one page, asked again while the instance is busy."""
+    def _page(self, query: str, page: int) -> tuple[list, int]:
+        """The ``results`` of one page and the ``number_of_results`` in all (0 where not given), asked again while
+        the instance is busy."""
         url = f"{self.base_url}/search?" + urllib.parse.urlencode({"q": query, "format": "json", "pageno": page})
         attempts = 0
         while True:
@@ -602,13 +612,24 @@ class SearxNG:
         return (f"SearXNG at {self.base_url} answered HTTP {busy.status} {busy.reason} ({tried}): the instance "
                 "fails to search; its log says why")
 
-    def _fetch(self, url: str) -> list:
-        request = urllib.request.Request(url, headers={"Accept": "application/json", "User-Agent": "zhbench"})
+    def _get(self, url: str) -> tuple[bytes, str, str]:
+        """The body of a successful answer to GET url, its charset and its content type; HTTPError for a refusal.
+        Over a kept-open connection (the place a redirect names is asked by urllib), else by urllib."""
+        if self._connections is not None:
+            status, reason, headers, body = self._connections.get(url, _SEARCH_HEADERS)
+            if status >= 400 or (300 <= status < 400 and not headers.get("Location")):
+                raise urllib.error.HTTPError(url, status, reason, headers, io.BytesIO(body))
+            if not 300 <= status < 400:
+                return body, headers.get_content_charset() or "utf-8", headers.get_content_type()
+            url = urllib.parse.urljoin(url, headers["Location"])
+        request = urllib.request.Request(url, headers=_SEARCH_HEADERS)
+        with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+            return (response.read(), response.headers.get_content_charset() or "utf-8",
+                    response.headers.get_content_type())
+
+    def _fetch(self, url: str) -> tuple[list, int]:
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                body = response.read()
-                charset = response.headers.get_content_charset() or "utf-8"
-                content_type = response.headers.get_content_type()
+            body, charset, content_type = self._get(url)
         except urllib.error.HTTPError as error:
             try:
                 detail = _error_detail(error)
@@ -641,7 +662,66 @@ class SearxNG:
             said = f" (it says {data['error']!r})" if isinstance(data, dict) and data.get("error") else ""
             raise SearchError(f"SearXNG at {self.base_url} answered JSON without a 'results' list{said}: is "
                               f"{self.base_url} the root address of a SearXNG instance?")
-        return results
+        total = data.get("number_of_results")
+        return results, total if isinstance(total, int) and not isinstance(total, bool) else 0
+
+
+_SEARCH_HEADERS = {"Accept": "application/json", "User-Agent": "zhbench"}
+
+
+class _Connections:
+    """HTTP/1.1 connections to one host, kept open between requests, each carrying one request at a time (as
+    many as the searches in flight): a search then costs no TCP or TLS handshake, and the instance starts no
+    server thread for it. A connection the server closed while it was idle is opened again once."""
+
+    def __init__(self, scheme: str, netloc: str, timeout_s: float):
+        self.scheme, self.netloc, self.timeout_s = scheme, netloc, timeout_s
+        self._idle: list[http.client.HTTPConnection] = []
+        self._lock = threading.Lock()
+
+    def _open(self) -> http.client.HTTPConnection:
+        if self.scheme == "https":
+            import ssl
+
+            return http.client.HTTPSConnection(self.netloc, timeout=self.timeout_s,
+                                               context=ssl.create_default_context())
+        return http.client.HTTPConnection(self.netloc, timeout=self.timeout_s)
+
+    def get(self, url: str, headers: dict[str, str]) -> tuple[int, str, http.client.HTTPMessage, bytes]:
+        """(status, reason, headers, body) of GET url."""
+        parts = urllib.parse.urlsplit(url)
+        target = f"{parts.path or '/'}?{parts.query}" if parts.query else parts.path or "/"
+        with self._lock:
+            connection = self._idle.pop() if self._idle else None
+        reused = connection is not None
+        while True:
+            connection = connection or self._open()
+            try:
+                connection.request("GET", target, headers=headers)
+                response = connection.getresponse()
+                body = response.read()
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                connection.close()
+                if not reused:
+                    raise
+                connection, reused = None, False  # closed by the server while idle: once more, on a new one
+                continue
+            except BaseException:
+                connection.close()
+                raise
+            break
+        if response.will_close:
+            connection.close()
+        else:
+            with self._lock:
+                self._idle.append(connection)
+        return response.status, response.reason, response.headers, body
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for connection in idle:
+            connection.close()
 
 
 def _error_detail(error: urllib.error.HTTPError) -> str:

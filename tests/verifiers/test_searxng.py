@@ -8,7 +8,7 @@ import threading
 import time
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
@@ -20,12 +20,20 @@ from verifiers.search import Hit, SearchError, SearxNG
 
 
 @contextmanager
-def stand_in(answer):
+def stand_in(answer, keep_alive: bool = False, connections: list | None = None):
     """A SearXNG stand-in on 127.0.0.1: ``answer(path, params, headers)`` gives (status, content type, body);
-    yields its base URL and the requests it received."""
+    yields its base URL and the requests it received. ``keep_alive``: HTTP/1.1, connections kept open (each
+    one it accepts is appended to ``connections``); else HTTP/1.0, one connection a request."""
     requests: list[tuple[str, dict, dict]] = []
 
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1" if keep_alive else "HTTP/1.0"
+
+        def setup(self):
+            super().setup()
+            if connections is not None:
+                connections.append(self.client_address)
+
         def log_message(self, *args):
             pass
 
@@ -33,9 +41,11 @@ def stand_in(answer):
             parts = urlsplit(self.path)
             params = {k: v[0] for k, v in parse_qs(parts.query).items()}
             requests.append((parts.path, params, dict(self.headers)))
-            status, content_type, body = answer(parts.path, params)
+            status, content_type, body, *extra = answer(parts.path, params)
             payload = body if isinstance(body, bytes) else json.dumps(body, ensure_ascii=False).encode("utf-8")
             self.send_response(status)
+            for name, value in (extra[0] if extra else {}).items():
+                self.send_header(name, value)
             self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
@@ -102,6 +112,59 @@ def test_search_asks_at_most_one_page_more_than_k_needs():
         hits = SearxNG(base).search("长江", 10)
     assert [h.url for h in hits] == ["https://site.example/0"]
     assert len(requests) == 2  # ceil(10 / 10) + 1
+
+
+def test_an_instance_that_says_how_many_results_it_has_is_not_asked_for_more():
+    def answer(path, params):
+        page = int(params["pageno"])
+        return 200, "application/json", {"number_of_results": 12, "results": PAGES[page][:6 if page == 1 else 10]}
+
+    with stand_in(answer) as (base, requests):
+        hits = SearxNG(base).search("长江", 10)  # 6, then 10 of which 9 new: 12 given of 12
+    assert len(hits) == 10 and [params["pageno"] for _, params, _ in requests] == ["1", "2"]
+    with stand_in(lambda path, params: (200, "application/json", {"number_of_results": 3, "results": PAGES[1][:3]})
+                  ) as (base, requests):
+        assert len(SearxNG(base).search("长江", 10)) == 3
+    assert len(requests) == 1  # without it, an empty second page would be asked
+
+
+def test_searches_go_over_one_kept_open_connection():
+    connections: list = []
+    with stand_in(paged(PAGES), keep_alive=True, connections=connections) as (base, requests):
+        client = SearxNG(base)
+        for query in ("长江", "黄河", "珠江"):
+            assert len(client.search(query, 15)) == 15
+        client.close()
+    assert len(requests) == 6 and len(connections) == 1
+
+
+def test_a_connection_the_instance_closed_while_idle_is_opened_again():
+    connections: list = []
+    with stand_in(paged(PAGES), keep_alive=True, connections=connections) as (base, requests):
+        client = SearxNG(base)
+        assert len(client.search("长江", 5)) == 5
+        for connection in client._connections._idle:  # as a server ending an idle connection: the socket closed
+            connection.sock.shutdown(socket.SHUT_RDWR)
+        assert len(client.search("黄河", 5)) == 5
+    assert len(requests) == 2 and len(connections) == 2
+
+
+def test_a_redirect_is_followed():
+    with stand_in(paged(PAGES)) as (target, served):
+        def moved(path, params):
+            return 302, "text/plain", b"", {"Location": f"{target}{path}?{urlencode(params)}"}
+
+        with stand_in(moved, keep_alive=True) as (base, asked):
+            hits = SearxNG(base).search("长江", 5)
+    assert len(hits) == 5 and len(asked) == 1 and [p["pageno"] for _, p, _ in served] == ["1"]
+
+
+def test_through_a_proxy_the_searches_go_by_urllib(monkeypatch):
+    for name in ("no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("https_proxy", "http://127.0.0.1:9")
+    assert SearxNG("https://searx.example.org")._connections is None
+    assert SearxNG("http://searx.example.org")._connections is not None  # no proxy for http
 
 
 def test_the_address_names_the_backend_and_its_cache_key():
