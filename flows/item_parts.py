@@ -38,6 +38,10 @@ from flows.settings import ItemsSettings
 # the crawl's models (about 5 s at 10k pages), which one batch does not repay. At 2k realistic pages (8,249 kept
 # triples, 5 batches) two parts took the stage from 13.8 s to 12.0 s.
 MIN_BATCHES = 2
+# Processes a build is split between at the most, however many cores: each holds its own copy of the crawl's
+# models (618 MB for the process besides the stage's at 10k realistic pages), and each adds those seconds of
+# model building, which the parts do not share.
+MAX_PARTS = 4
 
 
 class ItemPartError(RuntimeError):
@@ -51,7 +55,8 @@ def portable(settings: ItemsSettings) -> bool:
 
 def plan(pair_shards: list[Path], batch_size: int, processes: int) -> list[tuple[int, int | None]]:
     """The parts of the build, as (first batch, batch to stop before; None: the last), in order: one per
-    process, each of about the same number of triples and at least MIN_BATCHES batches; [(0, None)] for one."""
+    process up to MAX_PARTS, each of about the same number of triples and at least MIN_BATCHES batches;
+    [(0, None)] for one."""
     if processes < 2:
         return [(0, None)]
     sizes: list[int] = []  # triples of each batch, as builders.items.batches cuts them
@@ -68,7 +73,7 @@ def plan(pair_shards: list[Path], batch_size: int, processes: int) -> list[tuple
                 current = 0
     if current:
         sizes.append(current)
-    count = min(processes, len(sizes) // MIN_BATCHES)
+    count = min(processes, MAX_PARTS, len(sizes) // MIN_BATCHES)
     if count < 2:
         return [(0, None)]
     total, cuts, running = sum(sizes), [0], 0

@@ -68,6 +68,7 @@ def test_the_later_parts_leave_out_what_the_earlier_ones_used(split_and_whole):
 def test_the_plan_cuts_whole_batches_of_about_equal_triples(kept_pair_shards):
     assert item_parts.plan(kept_pair_shards, 40, 1) == [(0, None)]
     assert item_parts.plan(kept_pair_shards, 10**9, 4) == [(0, None)]  # one batch: nothing to split
+    assert len(item_parts.plan(kept_pair_shards, 40, 64)) == item_parts.MAX_PARTS  # each holds the models
     parts = item_parts.plan(kept_pair_shards, 40, 3)
     assert len(parts) == 3 and parts[0][0] == 0 and parts[-1][1] is None
     assert all(stop == first for (_, stop), (first, _) in zip(parts, parts[1:]))  # contiguous
