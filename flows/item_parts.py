@@ -165,7 +165,7 @@ def _child() -> int:
     stop_when_orphaned(int(spec["parent"]))
     from builders.templates import load_templates
     from filters.embeddings import make_embedder
-    from flows.items import item_builder
+    from flows.item_models import item_builder
     from flows.settings import VerifySettings
     from schemas import Item, Pair
     from schemas.storage.shards import ShardWriter, iter_records

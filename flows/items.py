@@ -6,35 +6,33 @@ Stage logic is a plain function over file paths, like the other stages the flow 
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import hashlib
 import json
 import os
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import Iterable, Iterator, NamedTuple
+from typing import Iterator, NamedTuple
 
 import pyarrow.parquet as pq
 
-from builders.baselines import BASELINES, DESCRIPTION as BASELINE_PANEL, BaselinePanel
+from builders.baselines import BASELINES, DESCRIPTION as BASELINE_PANEL
 from builders.contamination import QuestionDatabase, read_question_file
-from builders.difficulty import DESCRIPTION as DIFFICULTY_PROXY, DifficultyProxy
-from builders.distractors import DistractorPicker, DistractorSettings
-from builders.graph import Graph
-from builders.items import FACT_OWNERS, ItemBuilder, ItemSettings, one_relation, stated_by
+from builders.difficulty import DESCRIPTION as DIFFICULTY_PROXY
+from builders.items import FACT_OWNERS, one_relation
 from builders.splits import assign_splits, unit_of
 from builders.templates import load_templates
 from filters.dedup import FieldDeduplicator, field_key
 from filters.embeddings import make_embedder
 from filters.normalize import clear_value_caches, value_key
-from flows.settings import ItemsSettings, LLMSection, VerifySettings
 from flows.item_checks import verify_items
+from flows.item_models import BATCH_TRIPLES, item_builder
+from flows.settings import ItemsSettings, LLMSection, VerifySettings
 from schemas import ITEM_SCHEMA, Item, Pair
 from schemas.records import QUESTION_KINDS
+from schemas.storage.shards import ShardWriter, iter_records, release_freed
 from warehouse import release as releases
 from warehouse.hierarchy import LEVELS, Labels
-from schemas.storage.shards import ShardWriter, iter_records, release_freed
 
 
 
@@ -82,10 +80,6 @@ def items_stage(pair_shards: list[Path], settings: ItemsSettings, out_dir: Path,
     return result
 
 
-# Triples the item builder takes at once: one graph query and one embedding call for them (builders.items).
-BATCH_TRIPLES = 2_000
-
-
 def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
               page_shards, verify=None, cache=None, processes=1) -> tuple[list[Path], dict, dict]:
     """Every candidate item, written to shards under raw_dir: (the shards, the builder's report, its LLM
@@ -115,82 +109,6 @@ def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
     counts = {} if client is None else {"qa_rewrite": builder.rewriter.counts,
                                          "simpleqa_writer": builder.writer.counts}
     return writer.paths, report, counts
-
-
-@contextlib.contextmanager
-def item_builder(pair_shards, settings, embedder, templates, client, page_shards, verify=None,
-                 cache=None, batch_size: int = BATCH_TRIPLES) -> Iterator[ItemBuilder]:
-    """The item builder over the crawl's models, while they are held; it takes ``batch_size`` triples at once."""
-    from builders.types import ValueTyper
-    from filters.rules.grounding import GroundingFilter
-
-    typer = ValueTyper.from_sources(page_shards, iter_records(pair_shards, Pair))
-    with Graph(pair_shards) as graph:
-        relation_counts = dict(graph.con.sql("SELECT relation, count(*) FROM facts GROUP BY 1").fetchall())
-        graph.set_types(_type_keys(graph, typer))
-        picker = DistractorPicker(embedder, typer, DistractorSettings(settings.synonym_max, settings.context_min,
-                                                                      settings.per_source, seed=settings.seed))
-        difficulty = (DifficultyProxy.from_pages(page_shards).restricted(_kept_heads(pair_shards))
-                      if page_shards else None)  # it scores the kept pairs' entities, against every page
-        baselines = BaselinePanel((head, relation, tail, typer.value_type(tail, relation).key())
-                                  for head, relation, tail in graph.facts())
-        with _web_facts(verify, page_shards, cache) as web:
-            yield ItemBuilder(graph, picker, templates, relation_counts, typer, stated_by(GroundingFilter()),
-                              ItemSettings(tuple(settings.kinds), settings.max_answer_chars, batch_size,
-                                           embedder_name=embedder.name, cloze_max_chars=settings.cloze_max_chars),
-                              llm=client, polysemous=graph.senses(), difficulty=difficulty,
-                              elsewhere=_elsewhere(web), baselines=baselines)
-
-
-def _elsewhere(web) -> "Elsewhere | None":
-    """Whether another page of the search's results states a value for the entity's relation; None without a
-    search."""
-    return None if web is None else Elsewhere(web)
-
-
-class Elsewhere:
-    """``elsewhere(pair, relation, value)``: whether another page of the search's results states value for the
-    entity's relation (verifiers.web_facts): a right answer, never a distractor. ``prefetch`` reads a batch's
-    cached results at once."""
-
-    def __init__(self, web):
-        self.web = web
-
-    def prefetch(self, asked: Iterable[tuple[str, str]]) -> None:
-        self.web.prefetch(asked)
-
-    def __call__(self, pair: Pair, relation: str, value: str) -> bool:
-        return self.web.states(pair.entity, relation, value, pair.aliases, exclude=(pair.url,)) is not None
-
-
-@contextlib.contextmanager
-def _web_facts(verify, page_shards, cache):
-    """What the configured search says about the items' facts, while the items are built; None without one."""
-    if verify is None or not verify.search or cache is None or (
-            verify.searches_the_crawl and not page_shards):  # no crawl to search
-        yield None
-        return
-    from flows.verify import search_backend
-    from verifiers.search import CachedSearch
-    from verifiers.web_facts import WebFacts
-
-    backend = search_backend(verify, page_shards, cache)
-    search = CachedSearch(backend, cache)
-    try:
-        yield WebFacts(search, verify.k)
-    finally:
-        search.close()
-        backend.close()
-
-
-def _kept_heads(pair_shards: list[Path]) -> set[str]:
-    """The entities of the kept pairs: what the items are about."""
-    heads: set[str] = set()
-    for path in pair_shards:
-        table = pq.read_table(path, columns=["entity", "decision"])
-        heads.update(e for e, d in zip(table.column("entity").to_pylist(), table.column("decision").to_pylist())
-                     if d == "kept")
-    return heads
 
 
 # The columns each pass over the item shards reads (the others keep their defaults): decoding every field of
@@ -386,16 +304,6 @@ def difficulty_summary(items) -> dict:
         quartiles[kind] = {name: values[min(int(q * len(values)), len(values) - 1)]
                            for name, q in (("q1", 0.25), ("median", 0.5), ("q3", 0.75))}
     return {"proxy": DIFFICULTY_PROXY, "quartiles": quartiles} if quartiles else {}
-
-
-def _type_keys(graph: Graph, typer) -> Iterator[tuple[str, str]]:
-    """(node, type key) for every node of the graph: as a value of the relation it is most often the
-    tail of, and as an entity where it is a head."""
-    for node, relation, relations, is_head in graph.nodes():
-        if relation:
-            yield node, typer.value_type(node, relation, relations).key()
-        if is_head:
-            yield node, typer.head_type(node).key()
 
 
 NEAR_DUPLICATE = 0.8  # character 3-gram Jaccard of two questions that give one entity and take one gold

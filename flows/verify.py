@@ -21,7 +21,8 @@ from filters.align import AlignmentRules
 from filters.base import rejudge
 from flows.settings import VerifySettings
 from schemas import Pair
-from verifiers.search import CachedSearch, HTTPSearch, LocalBM25, SearchError, SearchValidator, SearxNG, Support
+from verifiers.search import CachedSearch, HTTPSearch, LocalBM25, SearchError, SearchValidator, Support
+from verifiers.searxng import SearxNG
 from schemas.storage.shards import ShardWriter, iter_records
 
 T = TypeVar("T")

@@ -5,7 +5,7 @@ When that is unset and the run crawls the bundled mirror, the run starts a secon
 (same profile, size and seed) on a free port of 127.0.0.1 for its verify and items stages: its ``/search``
 answers as SearXNG does, over the encyclopedia and the other sites beside it (crawlers.mirror.web). The stage
 keys are computed from the settings as configured, so the port it happens to get changes no cache key;
-the search results are cached under what the instance says it holds (verifiers.search.SearxNG).
+the search results are cached under what the instance says it holds (verifiers.searxng.SearxNG).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Web search on the bundled mirror, answered exactly as a SearXNG instance answers ``/search?format=json``.
 
-The pipeline's search backend (verifiers.search.SearxNG) talks to any SearXNG instance; the mirror plays one,
+The pipeline's search backend (verifiers.searxng.SearxNG) talks to any SearXNG instance; the mirror plays one,
 so an offline run exercises the same client, URL form and JSON reply as a run against a real instance.
 
 What it searches: :class:`Document`\\ s, the main text of the pages of the fictional web sites the mirror

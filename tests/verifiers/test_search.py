@@ -89,6 +89,7 @@ def test_http_search_reads_a_searxng_style_api_and_the_cache_answers_reruns(tmp_
         cached.close()
         again = CachedSearch(backend, tmp_path / "search.duckdb")  # a rerun opens the same cache
         second = again.search('"长江" 东海', 10)
+        backend.close()  # as the verify stage closes it: nothing held open
     finally:
         server.shutdown()
     assert len(first) == 10 and first == second

@@ -16,7 +16,8 @@ from bench.localhost import free_port
 
 from crawlers.mirror.site import MirrorServer
 from crawlers.urls import reserved_host
-from verifiers.search import Hit, SearchError, SearxNG
+from verifiers.search import Hit, SearchError
+from verifiers.searxng import SearxNG
 
 
 @contextmanager
@@ -134,8 +135,10 @@ def test_searches_go_over_one_kept_open_connection():
         client = SearxNG(base)
         for query in ("长江", "黄河", "珠江"):
             assert len(client.search(query, 15)) == 15
+        idle = list(client._connections._idle)
         client.close()
     assert len(requests) == 6 and len(connections) == 1
+    assert len(idle) == 1 and idle[0].sock is None and client._connections._idle == []  # closed
 
 
 def test_a_connection_the_instance_closed_while_idle_is_opened_again():
@@ -322,7 +325,7 @@ def test_a_ctrl_c_while_searches_are_in_flight_ends_the_wait_and_the_process_at_
     with stand_in(hangs) as (base, _):
         script = textwrap.dedent(f"""
             import os, signal, threading, time
-            from verifiers.search import SearxNG
+            from verifiers.searxng import SearxNG
             threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
             started = time.monotonic()
             try:
