@@ -310,6 +310,8 @@ class Grounder:
         if inner <= 0 or not needle.endswith(")"):
             return None
         parts = [needle[:inner], needle[inner + 1:-1]]
+        if not all(parts):  # 0() names no second form: nothing to find on either side
+            return None
         text = aligned.text
         for part, other in (parts, parts[::-1]):
             found = self._mention(aligned, clauses, names, part, cues, relation)

@@ -72,6 +72,13 @@ def test_a_triple_is_kept_where_the_text_states_its_relation(text, relation, val
     assert grounded(text, relation, value, entity=entity.strip("《》")) == expected
 
 
+@pytest.mark.parametrize("text", ["", "㐀生于0年。", "0（）"])
+def test_a_value_with_empty_brackets_is_judged_without_an_error(text):
+    """0() is no 'A（B）' value (found by tests/fuzz/test_align_fuzz.py): the value is looked for as written."""
+    assert grounded(text, "出生日期", "0()", entity="㐀") in ("kept", "value_not_in_text", "relation_not_expressed")
+    assert grounded(text, "出生日期", "()", entity="㐀") in ("kept", "value_not_in_text", "relation_not_expressed")
+
+
 def test_the_span_is_the_supporting_mention_not_the_first():
     text = "曹雪芹晚年在北京西郊生活，1763年在北京病逝。"
     pair = Pair(pair_id="x", entity="曹雪芹", text=text)
