@@ -25,6 +25,7 @@ from builders.templates import load_templates
 from filters.dedup import FieldDeduplicator, field_key
 from filters.embeddings import make_embedder
 from filters.normalize import clear_value_caches, value_key
+from flows import item_parts
 from flows.item_checks import verify_items
 from flows.item_models import BATCH_TRIPLES, item_builder
 from flows.settings import ItemsSettings, LLMSection, VerifySettings
@@ -89,8 +90,6 @@ def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
 
     With ``processes`` above 1, the batches are split between that many processes (flows/item_parts.py):
     the others start first and build their own models while this one builds its own."""
-    from flows import item_parts
-
     parts = item_parts.plan(pair_shards, BATCH_TRIPLES,
                             processes if client is None and item_parts.portable(settings) else 1)
     spec = {"pair_shards": [str(p) for p in pair_shards], "page_shards": [str(p) for p in page_shards],
