@@ -39,7 +39,7 @@ from flows.settings import ItemsSettings
 # triples, 5 batches) two parts took the stage from 13.8 s to 12.0 s.
 MIN_BATCHES = 2
 # Processes a build is split between at the most, however many cores: each holds its own copy of the crawl's
-# models (618 MB for the process besides the stage's at 10k realistic pages), and each adds those seconds of
+# models (562-618 MB at 10k realistic pages, in four runs), and each adds the seconds of its
 # model building, which the parts do not share.
 MAX_PARTS = 4
 
