@@ -23,15 +23,14 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Iterator
 
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from flows.children import Child, stop_when_orphaned
 from flows.settings import ItemsSettings
 
 # Batches a part is given at the least: a process of its own starts Python, imports the builders and builds
@@ -88,9 +87,8 @@ class Part:
     """One part of the build in a process of its own; ``result`` waits for it."""
 
     def __init__(self, spec: dict):
-        self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8")  # read only if it fails
-        self._process = subprocess.Popen([sys.executable, "-m", "flows.item_parts"], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=self._stderr, text=True, encoding="utf-8")
+        self._child = Child("flows.item_parts")
+        self._process = self._child.process
         self.first, self.stop_before = spec["first"], spec["stop"]
         with contextlib.suppress(BrokenPipeError, OSError):  # it stopped at once: result() says why
             self._process.stdin.write(json.dumps(spec, ensure_ascii=False))
@@ -103,21 +101,15 @@ class Part:
         try:
             return json.loads(out.strip().splitlines()[-1])
         except (IndexError, ValueError):
-            self._stderr.seek(0)
-            tail = " ".join(self._stderr.read().strip().splitlines()[-3:])
+            tail = self._child.said_last(3)
             raise ItemPartError(f"the process building items of batches {self.first} to "
                                 f"{self.stop_before if self.stop_before is not None else 'the last'} ended without "
                                 f"them (exit {self._process.returncode})" + (f": {tail}" if tail else "")) from None
         finally:
-            self._stderr.close()
+            self._child.release()
 
     def stop(self) -> None:
-        if self._process.poll() is None:
-            self._process.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired, OSError, ValueError):
-                self._process.communicate(timeout=30)
-        if not self._stderr.closed:
-            self._stderr.close()
+        self._child.stop()
 
 
 @contextlib.contextmanager
@@ -160,8 +152,6 @@ def merged(result: dict, builder) -> Iterator:
 def _child() -> int:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the stage's process stops this one: a Ctrl-C is for it
     spec = json.loads(sys.stdin.read())
-    from flows.search_ahead import stop_when_orphaned
-
     stop_when_orphaned(int(spec["parent"]))
     from builders.templates import load_templates
     from filters.embeddings import make_embedder

@@ -21,14 +21,11 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
 import sys
-import tempfile
-import threading
-import time
 from pathlib import Path
 from typing import Iterator
 
+from flows.children import Child, stop_when_orphaned
 from flows.settings import VerifySettings
 
 
@@ -38,10 +35,8 @@ class SearchAhead:
 
     def __init__(self, settings: VerifySettings, catalog_path: Path):
         self.asked, self.failed, self._ended = 0, "", False
-        self._stderr = tempfile.TemporaryFile("w+", encoding="utf-8")  # read only if it fails: never fills up
-        self._process = subprocess.Popen(
-            [sys.executable, "-m", "flows.search_ahead"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=self._stderr, text=True, encoding="utf-8")
+        self._child = Child("flows.search_ahead")
+        self._process = self._child.process
         self._send({"settings": settings.model_dump(mode="json"), "catalog": str(catalog_path),
                     "parent": os.getpid()})
 
@@ -73,22 +68,16 @@ class SearchAhead:
             report = json.loads(out.strip().splitlines()[-1])
             self.asked, self.failed = int(report["asked"]), str(report["failed"])
         except (IndexError, ValueError, KeyError, TypeError):
-            self._stderr.seek(0)
-            tail = " ".join(self._stderr.read().strip().splitlines()[-1:])
+            tail = self._child.said_last(1)
             self.failed = f"the process searching ahead ended without a report (exit {self._process.returncode})" \
                           + (f": {tail}" if tail else "")
-        self._stderr.close()
+        self._child.release()
 
     def stop(self) -> None:
         """Stop searching at once: what it asked so far is journaled, the rest is the verify stage's. Also
         where a close() waiting for it was cut short (a Ctrl-C, a SIGTERM)."""
         self._ended = True
-        if self._process.poll() is None:
-            self._process.terminate()
-            with contextlib.suppress(subprocess.TimeoutExpired, OSError, ValueError):
-                self._process.communicate(timeout=30)
-        if not self._stderr.closed:
-            self._stderr.close()
+        self._child.stop()
 
 
 class _NoSearchAhead:
@@ -124,16 +113,6 @@ def search_ahead(settings: VerifySettings, data_dir: Path,
 
 
 # --- the process -----------------------------------------------------------------------------------------
-
-
-def stop_when_orphaned(parent: int) -> None:
-    """End this process when the one that started it (``parent``) is gone, however it went."""
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(0)  # the run is gone: nobody will read what this would find
-
-    threading.Thread(target=watch, name="zhbench-orphan-watch", daemon=True).start()
 
 
 def _child() -> int:
