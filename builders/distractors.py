@@ -39,6 +39,7 @@ from typing import Callable, Iterable
 import numpy as np
 
 from builders.eras import eras_overlap
+from builders.families import Families
 from builders.graph import Candidate, Query
 from builders.types import ValueTyper
 from filters.embeddings import Embedder
@@ -102,9 +103,10 @@ class DistractorPicker:
     over frequency bins, where its candidate does not carry one (Graph.candidates gives each its own)."""
 
     def __init__(self, embedder: Embedder, typer: ValueTyper, settings: DistractorSettings | None = None,
-                 frequency: dict[str, int] | None = None):
+                 frequency: dict[str, int] | None = None, families: Families | None = None):
         self.embedder = embedder
         self.typer = typer
+        self.families = families
         self.settings = settings or DistractorSettings()
         self.frequency = frequency or {}
         self._types: dict[tuple[str, str, str], object] = {}
@@ -120,13 +122,16 @@ class DistractorPicker:
 
     def pick_many(self, queries: list[Query], questions: dict[str, str], pools: dict[str, list[Candidate]],
                   truth: dict[str, set[str]],
-                  stated: Callable[[Query, str], bool] | None = None) -> dict[str, Selection]:
+                  stated: Callable[[Query, str], bool] | None = None,
+                  anchors: dict[str, tuple[str, ...]] | None = None) -> dict[str, Selection]:
         """Selections per item; one embedding call for the golds, candidates and questions of a group
         of items.
 
         truth: item -> values that answer it rightly (Graph.truth); stated(query, value): whether the
         pair's own text states value for the query's relation (then it is a right answer too): True, or
-        where else it is stated ("web": a page of the search's results), counted as ``stated_on_<where>``.
+        where else it is stated ("web": a page of the search's results), counted as ``stated_on_<where>``;
+        anchors: item -> its right answers (the gold and the other values the crawl gives), whose value families
+        (builders.families) no distractor may come from.
 
         The items are taken in groups of about ``PICK_TEXTS`` texts to embed (a batch of 2,000 triples
         of the 84k-page crawl had 36,634 candidates; a vector is 4 KB at 1,024 dimensions). An item's
@@ -141,22 +146,24 @@ class DistractorPicker:
                 texts[cand.value] = None
             group.append(q)
             if len(texts) >= PICK_TEXTS:
-                selections.update(self._pick_group(group, list(texts), questions, pools, truth, stated))
+                selections.update(self._pick_group(group, list(texts), questions, pools, truth, stated, anchors))
                 group, texts = [], {}
         if group:
-            selections.update(self._pick_group(group, list(texts), questions, pools, truth, stated))
+            selections.update(self._pick_group(group, list(texts), questions, pools, truth, stated, anchors))
         return selections
 
     def _pick_group(self, queries: list[Query], order: list[str], questions: dict[str, str],
                     pools: dict[str, list[Candidate]], truth: dict[str, set[str]],
-                    stated: Callable[[Query, str], bool] | None) -> dict[str, Selection]:
+                    stated: Callable[[Query, str], bool] | None,
+                    anchors: dict[str, tuple[str, ...]] | None) -> dict[str, Selection]:
         vectors = self.embedder.encode(order) if order else np.zeros((0, 1), dtype=np.float32)
         index = {t: i for i, t in enumerate(order)}
         return {q.item: self._pick(q, questions[q.item], pools.get(q.item, []), truth.get(q.item, set()), stated,
-                                   vectors, index) for q in queries}
+                                   vectors, index, (anchors or {}).get(q.item) or (q.gold,)) for q in queries}
 
     def _pick(self, q: Query, question: str, pool: list[Candidate], truth: set[str],
-              stated: Callable[[Query, str], bool] | None, vectors: np.ndarray, index: dict[str, int]) -> Selection:
+              stated: Callable[[Query, str], bool] | None, vectors: np.ndarray, index: dict[str, int],
+              anchors: tuple[str, ...] = ()) -> Selection:
         s = self.settings
         gold_type = self._type(q.gold, q.relation, q.asked)
         gold_vec, question_vec = vectors[index[q.gold]], vectors[index[question]]
@@ -179,10 +186,12 @@ class DistractorPicker:
                 reason = "true_value"
             elif overlaps_gold(cand, key, q.gold, (gold_key, tail_key)):
                 reason = "overlaps_gold"
+            elif self.families is not None and self.families.related(cand, anchors or (q.gold,), q.relation):
+                reason = "family"  # 文学家 for 诗人, 思想家 for 哲学家: right too
             elif not self.typer.same_type(gold_type, self._type(cand, q.relation, q.asked), q.relation):
                 reason = "type"
-            elif key in seen:
-                reason = "same_as_other_option"
+            elif key in seen or (self.families is not None and not self.families.names(cand).isdisjoint(seen)):
+                reason = "same_as_other_option"  # 史学家 beside 历史学家: one value twice
             elif to_gold >= s.synonym_max:
                 reason = "near_synonym"
             elif to_question < s.context_min:

@@ -96,6 +96,7 @@ class Graph:
         self.fanout, self.sample = fanout, sample
         self._registered: list[Query] | None = None
         self._keyed = False
+        self._pages = False  # load_pages: the crawl's page texts are in the table page_texts
         try:
             self._fitting(lambda: self._load(pair_shards))
         except BaseException:
@@ -153,6 +154,37 @@ class Graph:
                    coalesce(t.raw_value, '') AS raw_value
             FROM (SELECT entity, sense, unnest(triples) AS t FROM read_parquet({sql_path_list(pair_shards)})) AS p
             WHERE t.tail <> ''""")
+
+    def load_pages(self, page_shards: list[Path]) -> None:
+        """The text of every page whose title is a head of the graph (its summary and body, each sense's page a
+        row), as the crawl parsed it: what an entity's pages say, beyond the cut text of its pair
+        (:meth:`page_texts`)."""
+        if not page_shards:
+            return
+        self._fitting(lambda: self.con.execute(f"""
+            CREATE OR REPLACE TABLE page_texts AS
+            SELECT p.title AS head, p.url AS url,
+                   concat_ws(chr(10), p.summary, array_to_string(coalesce(p.paragraphs, []), chr(10))) AS text
+            FROM read_parquet({sql_path_list(page_shards)}) p
+            WHERE p.status = 'ok' AND p.title IN (SELECT DISTINCT head FROM facts)"""))
+        self._pages = True
+
+    def page_texts(self, heads: Iterable[str]) -> dict[str, list[str]]:
+        """head -> the texts of its pages (every sense), in URL order; {} where the pages were not loaded."""
+        wanted = sorted(set(heads))
+        if not wanted or not self._pages:
+            return {}
+        self.con.register("wanted_heads", pa.table({"head": pa.array(wanted, pa.string())}))
+        try:
+            rows = self.con.sql("SELECT t.head, t.text FROM page_texts t JOIN wanted_heads w USING (head) "
+                                "ORDER BY t.head, t.url").fetchall()
+        finally:
+            self.con.unregister("wanted_heads")
+        found: dict[str, list[str]] = defaultdict(list)
+        for head, text in rows:
+            if text:
+                found[head].append(text)
+        return found
 
     def hold_memory(self) -> None:
         """Hold DuckDB to the graph's memory limit again (where something lifted it)."""
@@ -285,6 +317,20 @@ class Graph:
         for head, relation, sense, tail, raw in rows:
             found[(head, relation)].append((sense, tail, raw))
         return found
+
+    def grouped_facts(self, skip: Iterable[str] = ()) -> Iterator[tuple[str, str, list[str]]]:
+        """(entity, relation, its values) for every entity (a title and a sense) and relation not in ``skip``, a
+        batch at a time; an entity is named ``title#sense``."""
+        cursor = self.con.cursor()
+        try:
+            result = cursor.execute(
+                "SELECT head || '#' || sense, relation, list(DISTINCT tail ORDER BY tail) FROM facts "
+                "WHERE NOT list_contains($skip, relation) GROUP BY head, sense, relation ORDER BY 1, 2",
+                parameters={"skip": sorted(set(skip))})
+            while rows := result.fetchmany(10_000):
+                yield from rows
+        finally:
+            cursor.close()
 
     def majority_values(self, share: float = 0.5, min_heads: int = 5, few: int = 3,
                         few_heads: int = 10, plurality: float = 0.3,

@@ -51,6 +51,7 @@ from builders.distractors import DistractorPicker
 from builders.eras import other_granularity
 from builders.formats import value_format
 from builders.graph import Graph, Query
+from builders.page_truth import PageTruth
 from builders.templates import Templates, fit_question_word, question_for
 from builders.types import FORMAT_KINDS, ValueTyper
 from filters.normalize import is_approximate, is_cjk, normalize, value_forms, value_key
@@ -186,13 +187,16 @@ class ItemBuilder:
                  relation_counts: dict[str, int], typer: ValueTyper, stated: Callable[[Pair, str, str], bool],
                  settings: ItemSettings | None = None, llm=None, polysemous: Iterable[str] = (),
                  difficulty: DifficultyProxy | None = None,
-                 elsewhere: Callable[[Pair, str, str], bool] | None = None, baselines: BaselinePanel | None = None):
+                 elsewhere: Callable[[Pair, str, str], bool] | None = None, baselines: BaselinePanel | None = None,
+                 pages: PageTruth | None = None):
         """``polysemous``: titles several pages share; ``difficulty``: the offline difficulty proxy
         stored on each item (none: the column stays empty); ``baselines``: the offline panel whose solvers each
-        item's provenance names (``easy_by``)."""
+        item's provenance names (``easy_by``); ``pages``: what the entities' own pages say, whole
+        (builders.page_truth: none, the pair's text as crawled alone)."""
         self.graph, self.picker, self.templates = graph, picker, templates
         self.relation_counts = relation_counts
         self.typer, self.stated, self.elsewhere = typer, stated, elsewhere
+        self.pages = pages
         self.settings = settings or ItemSettings()
         self.polysemous = set(polysemous)
         self.adapted = graph.adapted()
@@ -335,16 +339,42 @@ class ItemBuilder:
         pair_of = {a.query.item: a.pair for a in asks}
         if self.elsewhere is not None and hasattr(self.elsewhere, "prefetch"):  # one cache read for the batch
             self.elsewhere.prefetch((a.pair.entity, a.query.relation) for a in asks if a.query.asked == "tail")
+        # every value the crawl gives the entity for the relation (any page, any sense): right answers, whose families
+        # no distractor comes from, and beside which a page's list names more right answers
+        known = self.graph.relation_values((a.pair.entity, a.query.relation) for a in asks if a.query.asked == "tail")
+        anchors = {a.query.item: (a.query.gold, *dict.fromkeys(
+            tail for _, tail, _ in known.get((a.pair.entity, a.query.relation), ()) if tail != a.query.gold))
+            for a in asks if a.query.asked == "tail"}
+        if self.pages is not None:
+            self.pages.prefetch([*(a.pair.entity for a in asks),
+                                 *(_title(a.query.tail) for a in asks if a.query.asked == "head")])
+        crawled: dict[str, Pair] = {}
 
         def stated(q: Query, value: str) -> bool | str:
+            """Whether a candidate is a right answer by what the sources say (True: the pair's text as crawled; a
+            string: where else, counted as stated_on_<where>)."""
             if q.asked != "tail":
-                return False
+                if self.pages is None:
+                    return False
+                # the candidate's own pages give it the value (高鹗's page: 续写《红楼梦》), or the value's pages list
+                # it with the gold (「作者曹雪芹、高鹗」)
+                if self.pages.states(value, (), q.relation, q.tail):
+                    return "page"
+                return "page_list" if self.pages.coordinated(_title(q.tail), value, (q.gold,)) else False
             pair = pair_of[q.item]
-            if self.stated(pair, q.relation, value):
+            source = crawled.get(pair.pair_id)
+            if source is None:  # the text as crawled, never the cut one: what the cut took out is still said
+                source = crawled[pair.pair_id] = _as_crawled(pair)
+            if self.stated(source, q.relation, value):
                 return True
+            if self.pages is not None:
+                where = self.pages.states(pair.entity, pair.aliases, q.relation, value, anchors[q.item])
+                if where:
+                    return where
             return "web" if self.elsewhere is not None and self.elsewhere(pair, q.relation, value) else False
 
-        selections = self.picker.pick_many(plain, {k: v[1] for k, v in questions.items()}, pools, truth, stated)
+        selections = self.picker.pick_many(plain, {k: v[1] for k, v in questions.items()}, pools, truth, stated,
+                                           anchors)
         rewrites: dict[str, str] = {}
         if self.rewriter is not None and "qa" in kinds:
             wanted = [a for a in asks if selections[a.query.item].choice is not None and a.asked != "head"]
@@ -625,6 +655,19 @@ def text_disputes(pair: Pair, relation: str, value: str) -> str:
     clauses = [Hit("", pair.entity, f"{pair.entity}，{c}", 0.0) for c in re.split(r"[，,。；;！？]", pair.text) if c]
     found = dispute(clauses, pair.entity, pair.aliases, relation, value)
     return found[1] if found else ""
+
+
+def _as_crawled(pair: Pair) -> Pair:
+    """The pair with its text as crawled (its source text) where the cut changed it."""
+    if not pair.source_text or pair.source_text == pair.text:
+        return pair
+    return Pair(pair_id=f"{pair.pair_id}#source", entity=pair.entity, text=pair.source_text, aliases=pair.aliases)
+
+
+def _title(value: str) -> str:
+    """The title of the page a value names: a work without its 《》."""
+    value = value.strip()
+    return value[1:-1] if value.startswith("《") and value.endswith("》") else value
 
 
 def _sentence_pair(pair: Pair, sentence: str) -> Pair:

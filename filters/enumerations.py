@@ -135,3 +135,57 @@ def item_end(text: str, start: int, end: int, typical: int) -> int:
             break
         at, taken = at + len(word), taken + len(word)
     return at
+
+
+# What may stand between two members of one co-ordination: the items between them, each joined by one of these.
+_COORDINATORS = re.compile(r"、|以及|和|与|及|或|兼|/|／")
+_CLAUSE_END = re.compile(r"[，,。；;：:！!？?（）()“”\"\n]")
+COORDINATED_ITEM_MAX = 8  # an item between two members is a word or a short phrase (东汉杰出的天文学家 is 9 with its
+# modifiers, but only the first member carries them); longer, the two are in different parts of the clause
+
+
+def coordinated(text: str, first: tuple[str, ...], second: tuple[str, ...]) -> bool:
+    """Whether a form of ``first`` and a form of ``second`` (normalised, :func:`filters.normalize.value_forms`) are
+    members of one co-ordination of a normalised text: in one clause, with only co-ordinators (、 和 与 及 或 兼 /)
+    and short items between them (「天文学家、数学家、发明家和文学家」 co-ordinates 天文学家 and 文学家; 「中国著名
+    文学家、考古学家」 文学家 and 考古学家). A form inside a longer one that is also there (文学家 in 天文学家) counts only
+    where it stands on its own."""
+    spans_a = _spans(text, first)
+    spans_b = _spans(text, second)
+    for a_start, a_end in spans_a:
+        for b_start, b_end in spans_b:
+            if a_end <= b_start:
+                between = text[a_end:b_start]
+            elif b_end <= a_start:
+                between = text[b_end:a_start]
+            else:
+                continue
+            if _joins(between):
+                return True
+    return False
+
+
+def _spans(text: str, forms: tuple[str, ...]) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    for form in forms:
+        if not form:
+            continue
+        at = text.find(form)
+        while at != -1:
+            spans.append((at, at + len(form)))
+            at = text.find(form, at + 1)
+    return spans
+
+
+def _joins(between: str) -> bool:
+    """Whether the text between two members joins them: it starts and ends with a co-ordinator, and what it holds
+    between co-ordinators is short items (no clause break)."""
+    if not between or _CLAUSE_END.search(between):
+        return False
+    first = _COORDINATORS.match(between)
+    if first is None:
+        return False
+    pieces = _COORDINATORS.split(between)
+    if pieces[-1] != "":  # it must end with a co-ordinator too: 「天文学家、数学家」, not 「天文学家、数学家的」
+        return False
+    return all(len(p) <= COORDINATED_ITEM_MAX for p in pieces[1:-1]) and pieces[0] == ""

@@ -15,7 +15,10 @@ import pyarrow.parquet as pq
 from builders.baselines import BaselinePanel
 from builders.difficulty import DifficultyProxy
 from builders.distractors import DistractorPicker, DistractorSettings
+from builders.families import Families, descriptions, learn_near
 from builders.graph import Graph
+from filters.triples import NAME_RELATIONS
+from builders.page_truth import PageTruth
 from builders.items import ItemBuilder, ItemSettings, stated_by
 from schemas import Pair
 from schemas.storage.shards import iter_records
@@ -34,10 +37,14 @@ def item_builder(pair_shards, settings, embedder, templates, client, page_shards
 
     typer = ValueTyper.from_sources(page_shards, iter_records(pair_shards, Pair))
     with Graph(pair_shards) as graph:
+        graph.load_pages(page_shards)
         relation_counts = dict(graph.con.sql("SELECT relation, count(*) FROM facts GROUP BY 1").fetchall())
         graph.set_types(_type_keys(graph, typer))
+        families = Families.load(learned=learn_near(descriptions(graph.grouped_facts(skip=NAME_RELATIONS),
+                                                                 graph.page_texts, graph.multi_valued())))
         picker = DistractorPicker(embedder, typer, DistractorSettings(settings.synonym_max, settings.context_min,
-                                                                      settings.per_source, seed=settings.seed))
+                                                                      settings.per_source, seed=settings.seed),
+                                  families=families)
         difficulty = (DifficultyProxy.from_pages(page_shards).restricted(_kept_heads(pair_shards))
                       if page_shards else None)  # it scores the kept pairs' entities, against every page
         baselines = BaselinePanel((head, relation, tail, typer.value_type(tail, relation).key())
@@ -47,7 +54,8 @@ def item_builder(pair_shards, settings, embedder, templates, client, page_shards
                               ItemSettings(tuple(settings.kinds), settings.max_answer_chars, batch_size,
                                            embedder_name=embedder.name, cloze_max_chars=settings.cloze_max_chars),
                               llm=client, polysemous=graph.senses(), difficulty=difficulty,
-                              elsewhere=_elsewhere(web), baselines=baselines)
+                              elsewhere=_elsewhere(web), baselines=baselines,
+                              pages=PageTruth(graph.page_texts, GroundingFilter()) if page_shards else None)
 
 
 def _elsewhere(web) -> "Elsewhere | None":

@@ -155,3 +155,44 @@ def test_a_value_another_page_states_for_the_entity_is_never_a_distractor(tmp_pa
     (item,) = [i for i in kept(result) if i.head == "甲"]
     assert set(item.options) - {"诗人"} == set(JOBS) - set(also)
     assert result["report"]["rejected_candidates"]["stated_on_web"] >= 1
+
+
+def test_a_value_the_pages_give_beyond_the_shipped_text_is_never_a_distractor(tmp_path):
+    """The pair ships 「甲是唐代诗人。」, cut from 「甲是唐代诗人、医学家和音乐家。」; the page's body lists 史学家 with
+    诗人. All three are right answers by what the sources say, whatever the cut kept."""
+    from schemas import Page
+
+    target = person("p0", "甲", "诗人", text="甲是唐代诗人。")
+    target.source_text = "甲是唐代诗人、医学家和音乐家。"
+    people = [person(f"q{n:02d}", f"人物{n}", job) for n, job in enumerate(JOBS)]
+    shards = write(tmp_path, [target, *people])
+    with ShardWriter(tmp_path / "pages", "pages", Page) as writer:
+        writer.write(Page(url="http://mirror.invalid/item/甲", title="甲", status="ok", summary=target.source_text,
+                          paragraphs=["甲一生作诗千余首，晚年编修国史，后人称其为诗人、史学家。"]))
+        for pair in people:
+            writer.write(Page(url=f"http://mirror.invalid/item/{pair.entity}", title=pair.entity, status="ok",
+                              summary=pair.text))
+    settings = ItemsSettings(kinds=["kgc"], seed=3)
+    result = items_stage(shards, settings, tmp_path / "items", page_shards=writer.paths)
+    (item,) = [i for i in kept(result) if i.head == "甲"]
+    assert not set(item.options) & {"医学家", "音乐家", "史学家"}
+    rejected = result["report"]["rejected_candidates"]
+    assert rejected.get("stated_in_text", 0) + rejected.get("stated_on_page", 0) + \
+        rejected.get("stated_on_page_list", 0) >= 1
+
+
+def test_a_member_of_a_right_answer_family_is_never_a_distractor(tmp_path):
+    """A 诗人 is a 作家 and a 文学家, and a 作家 is often a 小说家 too (builders/value_families.tsv); 政治家 and 军事家
+    describe many entities of the crawl together, so for a 政治家 neither is offered beside the other."""
+    jobs = [*JOBS, "作家", "文学家", "小说家", "剧作家", "画家", "化学家", "商人", "航海家", "钢琴家"]
+    people = [person(f"q{n:02d}", f"人物{n}", job) for n, job in enumerate(jobs)]
+    both = [Pair(pair_id=f"b{n}", entity=f"将相{n}", text=f"将相{n}是政治家、军事家。", domain="humanities_society",
+                 position_index=1.0, triples=[Triple(f"将相{n}", "职业", "政治家", decision="kept", span_end=8),
+                                              Triple(f"将相{n}", "职业", "军事家", decision="kept", span_end=8)])
+            for n in range(3)]
+    shards = write(tmp_path, [person("p0", "甲", "诗人"), person("p1", "乙", "政治家"), *people, *both])
+    result = items_stage(shards, ItemsSettings(kinds=["kgc"]), tmp_path / "items")
+    items = {i.head: i for i in kept(result)}
+    assert not set(items["甲"].options) & {"作家", "文学家", "小说家", "剧作家"}
+    assert "军事家" not in items["乙"].options
+    assert result["report"]["rejected_candidates"]["family"] >= 5
