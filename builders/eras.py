@@ -144,3 +144,15 @@ def eras_overlap(a: str, b: str) -> bool:
             elif _holds(era_a, era_b) or _holds(era_b, era_a):
                 return True
     return False
+
+
+_FORM_SUFFIXES = ("代", "朝")
+
+
+def other_forms(value: str) -> tuple[str, ...]:
+    """The value's other written forms where it names one era by its name and 代 or 朝 (明朝: 明代; 东汉 has
+    none): a blank or a short answer that takes one takes the other."""
+    text = value.strip()
+    if len(text) < 2 or text[-1] not in _FORM_SUFFIXES or text[:-1] not in _NAMES:
+        return ()
+    return tuple(text[:-1] + suffix for suffix in _FORM_SUFFIXES if suffix != text[-1])

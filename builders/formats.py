@@ -28,6 +28,7 @@ at a glance, so spans get spans.
 * quantity: the unit as written, NFKC-normalised (``g/cm³`` -> ``g/cm3``, ``°C`` -> ``℃``).
   Different unit words (千米, km, 公里) stay different: an option in another notation
   stands out just as an option in another kind does.
+* number: ``integer`` or ``decimal`` (an atomic number 30 is no option beside atomic masses 65.38 and 32.06).
 * date and period: the precision, ``年月日``, ``年月``, ``月日``, ``月``, ``年`` or ``世纪``
   (a day-precise gold gets day-precise options).
 * formula: ``element`` for a lone element symbol (H, Na) so symbols get symbols.
@@ -122,6 +123,7 @@ _QUANTITY = re.compile(rf"""^{_APPROX}
     (?:{_DASH}[-−]?{_NUM}(?:余|多)?{_MULT}?(?:余|多)?)?
     \s*(?P<unit>{_SYMBOL_UNIT}|{_LATIN_UNIT}|{_CJK_UNIT})?
     (?:以上|以下|左右|上下)?$""", re.X)
+_NUMBER_RANGE = re.compile(rf"\d\s*(?:[—–\-~〜]+|至|到)\s*[-−]?\d")
 _SCALE = {"万": 1e4, "十万": 1e5, "百万": 1e6, "千万": 1e7, "亿": 1e8, "万亿": 1e12}
 
 _TITLE = re.compile(r"^《[^《》]+》$")
@@ -148,6 +150,7 @@ class ValueFormat:
     kind: str
     unit: str = ""
     magnitude: float | None = None
+    span: bool = False  # a number or quantity given as a range (5.5～6.5, 10~20米)
 
 
 def _precision(text: str) -> str:
@@ -229,12 +232,14 @@ def _classify(value: str, relation: str) -> ValueFormat:
         unit = m.group("unit")
         if unit and unit[0] in "年月日" and len(unit) > 1:
             return ValueFormat("text")  # 220年曹丕代汉, 60年代: a time with words, not an amount
+        span = bool(_NUMBER_RANGE.search(value))
         if unit:
-            return ValueFormat("quantity", "℃" if unit == "°C" else unit, magnitude)
+            return ValueFormat("quantity", "℃" if unit == "°C" else unit, magnitude, span)
         if (not duration and _TIME_RELATION.search(relation) and m.group("num").isdigit()
                 and 3 <= len(m.group("num")) <= 4 and value == m.group("num")):
             return ValueFormat("year", magnitude=magnitude)
-        return ValueFormat("number", magnitude=magnitude)
+        # an integer and a decimal are numbers of different kinds (an atomic number and an atomic mass)
+        return ValueFormat("number", "decimal" if "." in m.group("num") else "integer", magnitude, span)
 
     found = _formula(value, relation)
     if found:
@@ -265,17 +270,17 @@ def value_format(value: str, relation: str = "", *,
 def compatible(gold: ValueFormat, candidate: ValueFormat) -> bool:
     """Whether ``candidate`` may be an option next to ``gold``.
 
-    Same kind and same unit; quantities also within :data:`MAGNITUDE_FACTOR` of each
+    Same kind and same unit; quantities and numbers also within :data:`MAGNITUDE_FACTOR` of each
     other; years of the same era within :data:`YEAR_SPAN` years. A date gold gets dates of
     its precision, never years.
     """
-    if gold.kind != candidate.kind or gold.unit != candidate.unit:
-        return False
+    if gold.kind != candidate.kind or gold.unit != candidate.unit or gold.span != candidate.span:
+        return False  # a range beside single values stands out as another kind does
     if gold.kind == "year" and gold.magnitude is not None and candidate.magnitude is not None:
         # the same era and within YEAR_SPAN years: 1947 gets neither 57 nor 公元前313
         return (gold.magnitude < 0) == (candidate.magnitude < 0) and \
             abs(gold.magnitude - candidate.magnitude) <= YEAR_SPAN
-    if gold.kind == "quantity" and gold.magnitude is not None and candidate.magnitude is not None:
+    if gold.kind in ("quantity", "number") and gold.magnitude is not None and candidate.magnitude is not None:
         a, b = max(abs(gold.magnitude), 1.0), max(abs(candidate.magnitude), 1.0)
         return max(a, b) <= MAGNITUDE_FACTOR * min(a, b)
     return True

@@ -318,6 +318,24 @@ class Graph:
             found[(head, relation)].append((sense, tail, raw))
         return found
 
+    def heads_with(self, facts: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[str]]:
+        """(relation, tail) -> every head whose pages give it that value, in order (the right answers of a question
+        that asks the head)."""
+        wanted = sorted(set(facts))
+        if not wanted:
+            return {}
+        self.con.register("wanted_facts", pa.table({"relation": pa.array([w[0] for w in wanted], pa.string()),
+                                                    "tail": pa.array([w[1] for w in wanted], pa.string())}))
+        try:
+            rows = self.con.sql("SELECT DISTINCT f.relation, f.tail, f.head FROM facts f JOIN wanted_facts w "
+                                "USING (relation, tail) ORDER BY 1, 2, 3").fetchall()
+        finally:
+            self.con.unregister("wanted_facts")
+        found: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for relation, tail, head in rows:
+            found[(relation, tail)].append(head)
+        return found
+
     def grouped_facts(self, skip: Iterable[str] = ()) -> Iterator[tuple[str, str, list[str]]]:
         """(entity, relation, its values) for every entity (a title and a sense) and relation not in ``skip``, a
         batch at a time; an entity is named ``title#sense``."""

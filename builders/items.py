@@ -48,7 +48,7 @@ from builders.baselines import BaselinePanel
 from builders.criteria import check_question, is_enumeration, load_word_list
 from builders.difficulty import DifficultyProxy
 from builders.distractors import DistractorPicker
-from builders.eras import other_granularity
+from builders.eras import other_forms, other_granularity
 from builders.formats import value_format
 from builders.graph import Graph, Query
 from builders.page_truth import PageTruth
@@ -349,8 +349,24 @@ class ItemBuilder:
             self.pages.prefetch([*(a.pair.entity for a in asks),
                                  *(_title(a.query.tail) for a in asks if a.query.asked == "head")])
         crawled: dict[str, Pair] = {}
+        # the other right answers of each question (its also_true): the entity's other values for the relation in
+        # the sense asked, the other entities with the value, and each candidate the sources state
+        also: dict[str, dict[str, str]] = defaultdict(dict)
+        heads = self.graph.heads_with((a.query.relation, a.query.tail) for a in asks if a.query.asked == "head")
+        for a in asks:
+            q = a.query
+            found = heads.get((q.relation, q.tail), ()) if q.asked == "head" else (
+                tail for sense, tail, _ in known.get((a.pair.entity, q.relation), ()) if sense == (a.pair.sense or ""))
+            for value in found:
+                also[q.item].setdefault(value_key(value), value)
 
         def stated(q: Query, value: str) -> bool | str:
+            where = _stated(q, value)
+            if where:
+                also[q.item].setdefault(value_key(value), value)
+            return where
+
+        def _stated(q: Query, value: str) -> bool | str:
             """Whether a candidate is a right answer by what the sources say (True: the pair's text as crawled; a
             string: where else, counted as stated_on_<where>)."""
             if q.asked != "tail":
@@ -413,9 +429,11 @@ class ItemBuilder:
                         if source != "gold":
                             self.stats.distractor_sources[source] += 1
                             self.stats.similarity_bins[min(int(max(sim, 0.0) * 10), 9)] += 1
+                gold_key = value_key(q.gold)
                 yield Item(question=question, options=choice.options, answer_index=choice.answer_index,
                            option_sources=choice.sources, option_similarity=choice.similarity,
-                           provenance=provenance, **base)
+                           provenance=provenance,
+                           also_true=sorted(v for k, v in also[q.item].items() if k and k != gold_key), **base)
 
     @staticmethod
     def _gives_away(ask: _Ask, question: str) -> bool:
@@ -478,12 +496,16 @@ class ItemBuilder:
         self.stats.dropped["cloze:no_sentence_states_it"] += len(open_)
         for sentence, triples in by_sentence.items():
             triples.sort(key=lambda t: (-self.relation_counts.get(t.relation, 0), t.relation, t.tail))
-            # An era that another name fits as well (北宋 or 宋朝 before 开国皇帝) has two right answers to
-            # a blank scored by match: the sentence's next triple is blanked instead, if it has one.
-            answerable = [t for t in triples if not other_granularity(t.tail)]
+            # A blank with another filler has two right answers to a blank scored by match: an era another name
+            # fits as well (北宋 or 宋朝 before 开国皇帝), a member of a list, an open slot. The sentence's next
+            # triple is blanked instead, if it has one.
+            open_ = ["era_at_another_granularity_fits" if other_granularity(t.tail) else
+                     "open_blank" if t.relation in self.multi_valued else open_blank(sentence.replace(t.tail, BLANK))
+                     for t in triples]
+            answerable = [t for t, why in zip(triples, open_) if not why]
             self.stats.dropped["cloze:sentence_has_another_item"] += len(triples) - 1
             if not answerable:
-                self.stats.dropped["cloze:era_at_another_granularity_fits"] += 1
+                self.stats.dropped[f"cloze:{open_[0]}"] += 1
                 continue
             t = answerable[0]
             masked = sentence.replace(t.tail, BLANK)
@@ -503,7 +525,7 @@ class ItemBuilder:
             self.cloze_sentences[value_key(sentence)] = base["item_id"]
             self.stats.built["cloze"] += 1
             yield Item(question=masked, provenance=self._provenance(
-                "text", easy_by=self._easy_by(pair, t.relation, t.tail)), **base)
+                "text", easy_by=self._easy_by(pair, t.relation, t.tail)), also_true=list(other_forms(t.tail)), **base)
 
     def _simpleqa(self, pair: Pair, values: dict[tuple[str, str], list[tuple[str, str, str]]]) -> Iterator[Item]:
         """Template short-answer questions: one per relation of the pair whose value is the only one the
@@ -593,6 +615,26 @@ class ItemBuilder:
 def open_relation(relation: str) -> bool:
     """Whether short-answer questions leave the relation alone (``builders/open_relations.txt``)."""
     return any(fnmatch.fnmatchcase(relation, pattern) for pattern in load_word_list(OPEN_RELATIONS))
+
+
+_LISTED_BEFORE = ("、", "和", "及", "与", "或", "以及")
+_LISTED_AFTER = ("、", "和", "及", "与", "或", "以及", "等")
+# Words after which a blank is one qualifier of many (「＿＿＿著名画家」: 中国, 当代, 清代 …).
+_QUALIFIED = ("著名", "杰出", "伟大", "知名", "优秀", "重要", "主要")
+
+
+def open_blank(masked: str) -> str:
+    """Why a cloze blank takes other fillers by its place in the sentence, or "": a member of a list (「青海、＿＿＿
+    等」, 「文学家、＿＿＿。」: any other member fits), or a qualifier before 著名 and its kind (「＿＿＿著名画家」)."""
+    at = masked.find(BLANK)
+    if at == -1:
+        return ""
+    before, after = masked[:at], masked[at + len(BLANK):]
+    if before.endswith(_LISTED_BEFORE) or after.startswith(_LISTED_AFTER):
+        return "blank_in_list"
+    if after.startswith(_QUALIFIED):
+        return "open_blank"
+    return ""
 
 
 def holds(text: str, value: str) -> bool:

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from builders.formats import ValueFormat, compatible, value_format
+from builders.places import place_level
 from filters.normalize import value_key
 from filters.triples import NAME_RELATIONS
 
@@ -130,10 +131,11 @@ class TypeTable:
             best = next(r for r in rivals if self.parent(r) == best)
         return best
 
-    def match(self, gold: frozenset[str], candidate: frozenset[str]) -> bool:
-        """Whether some type of the candidate is a type of the gold or a child of one: a gold known only
-        as a place takes cities, but a city gold does not take values known only as places."""
-        return any(c == g or self.parent(c) == g for g in gold for c in candidate)
+    def match(self, gold: frozenset[str], candidate: frozenset[str], every: bool = False) -> bool:
+        """Whether some type of the candidate (with ``every``: each of them) is a type of the gold or a child of one:
+        a gold known only as a place takes cities, but a city gold does not take values known only as places."""
+        fits = (any(c == g or self.parent(c) == g for g in gold) for c in candidate)
+        return all(fits) if every else any(fits)
 
 
 @dataclass(frozen=True)
@@ -147,12 +149,13 @@ class ValueType:
     fmt: ValueFormat | None = None
     # for "relation": the types of the entities that have the value; for "name": the name relations giving it
     owners: frozenset[str] = frozenset()
+    level: str = ""  # a place's level (builders.places): country, province, city, county, township, village, site
 
     def key(self) -> str:
         """One string per pool of like values (for drawing same-type candidates)."""
         if self.kind == "format" and self.fmt is not None:
-            return f"format:{self.fmt.kind}:{self.fmt.unit}"
-        return f"{self.kind}:{'|'.join(sorted(self.names))}"
+            return f"format:{self.fmt.kind}:{self.fmt.unit}" + (":span" if self.fmt.span else "")
+        return f"{self.kind}:{'|'.join(sorted(self.names))}" + (f"@{self.level}" if self.level else "")
 
 
 @dataclass
@@ -167,6 +170,7 @@ class ValueTyper:
     families: dict[str, frozenset[str]] = field(default_factory=dict)  # relation -> relations sharing its values
     name_owners: dict[str, frozenset[str]] = field(default_factory=dict)  # name -> types of the entities it names
     owners: dict[str, frozenset[str]] = field(default_factory=dict)  # value -> types of the entities that have it
+    levels: dict[str, str] = field(default_factory=dict)  # relation -> the place level its values' forms mostly name
 
     @classmethod
     def build(cls, pages: Iterable[tuple[str, Iterable[str], Iterable[str]]],
@@ -192,6 +196,7 @@ class ValueTyper:
             if found:
                 title_types[key] = pool.add(title_types.get(key, _EMPTY), found)
         tails: dict[str, frozenset[str]] = {}
+        levels: dict[str, Counter] = defaultdict(Counter)
         by_relation: dict[str, set[str]] = defaultdict(set)
         names: dict[str, frozenset[str]] = {}
         owners: dict[str, frozenset[str]] = {}
@@ -200,6 +205,9 @@ class ValueTyper:
             named = relation in NAME_RELATIONS  # names name entities of every type: no range of their own
             if not named:
                 by_relation[relation].add(key)  # every value: the ranges come from all of them
+                level = place_level(tail)
+                if level:
+                    levels[relation][level] += 1
             if kept is not None and key not in kept:
                 continue
             tails[key] = pool.add(tails.get(key, _EMPTY), relation)
@@ -211,7 +219,9 @@ class ValueTyper:
         typer = cls(table, title_types, head_relations, tails,
                     families={r: frozenset(f) for r, f in (families or {}).items()},
                     name_owners={k: v for k, v in names.items() if v},
-                    owners={k: v for k, v in owners.items() if v})
+                    owners={k: v for k, v in owners.items() if v},
+                    levels={r: c.most_common(1)[0][0] for r, c in levels.items()
+                            if c.most_common(1)[0][1] >= max(RANGE_MIN, RANGE_SHARE * sum(c.values()))})
         typer.ranges = typer._ranges(by_relation)  # from every title's types: cut down after
         return typer if kept is None else typer._holding(kept)
 
@@ -256,7 +266,7 @@ class ValueTyper:
             return {k: table[k] for k in keys if k in table}
 
         return ValueTyper(self.table, kept(self.title_types), kept(self.head_relations), kept(self.tail_relations),
-                          self.ranges, self.families, kept(self.name_owners), kept(self.owners))
+                          self.ranges, self.families, kept(self.name_owners), kept(self.owners), self.levels)
 
     def _ranges(self, by_relation: dict[str, set[str]]) -> dict[str, frozenset[str]]:
         ranges: dict[str, frozenset[str]] = {}
@@ -302,15 +312,24 @@ class ValueTyper:
             return ValueType("format", frozenset({fmt.kind}), fmt)
         types = self.title_types.get(key)
         if types:
-            return ValueType("entity", types, fmt)
+            return ValueType("entity", types, fmt, level=self._level(value, types, relation))
         relations = (frozenset(own) or self.tail_relations.get(key) or frozenset({relation})) - NAME_RELATIONS
         # As the answer of this relation, a value takes the relation's type; otherwise its own relations'.
         ranged = self.ranges.get(relation) if relation in relations else None
         ranged = ranged or frozenset(t for r in relations for t in self.ranges.get(r, ()))
         if ranged:
-            return ValueType("entity", ranged, fmt)
+            return ValueType("entity", ranged, fmt, level=self._level(value, ranged, relation))
         # Known only as the value of some relations (or of none but names: then of nothing that types it).
         return ValueType("relation", self.family(relations), fmt, self.owners.get(key, frozenset()))
+
+    def _level(self, value: str, types: frozenset[str], relation: str = "") -> str:
+        """A place's level by its form and its page's type (builders.places), else the level the relation's values
+        mostly name (a 著名景点 is a site, 盛新古道 too); "" for what is not a place."""
+        if not types or not all(t == "place" or self.table.parent(t) == "place" for t in types):
+            return ""
+        if types == {"country"}:
+            return "country"
+        return place_level(value) or self.levels.get(relation, "")
 
     def is_value_of(self, value: str, relation: str, asked: str = "tail") -> bool:
         """Whether the crawl gives ``value`` for ``relation`` somewhere (as a head, whether it has the relation)."""
@@ -322,7 +341,7 @@ class ValueTyper:
         key = value_key(title)
         types = self.title_types.get(key)
         if types:
-            return ValueType("entity", types)
+            return ValueType("entity", types, level=self._level(title, types))
         return ValueType("heads", self.head_relations.get(key, frozenset()))
 
     def answer_type(self, value: str, relation: str, asked: str = "tail") -> ValueType:
@@ -337,8 +356,11 @@ class ValueTyper:
         if gold.kind == "format":
             return gold.fmt is not None and candidate.fmt is not None and compatible(gold.fmt, candidate.fmt)
         if gold.kind in ("entity", "name"):
-            if not self.table.match(gold.names, candidate.names):
+            # every type of the candidate: a title that names a township and a poet (汪善) is no township option
+            if not self.table.match(gold.names, candidate.names, every=gold.kind == "entity"):
                 return False
+            if gold.level and candidate.level and gold.level != candidate.level:
+                return False  # a scenic spot is no county, a city no province (builders.places)
             given = relation in candidate.owners if relation else bool(gold.owners & candidate.owners)
             if gold.kind == "name" and not given:
                 return False  # a name the asked name relation never gives: a 号 for a 字

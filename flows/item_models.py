@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 from builders.baselines import BaselinePanel
 from builders.difficulty import DifficultyProxy
 from builders.distractors import DistractorPicker, DistractorSettings
-from builders.families import Families, descriptions, learn_near
+from builders.families import Families, descriptions, learn_near, write_table
 from builders.graph import Graph
 from filters.triples import NAME_RELATIONS
 from builders.page_truth import PageTruth
@@ -30,8 +30,9 @@ BATCH_TRIPLES = 2_000
 
 @contextlib.contextmanager
 def item_builder(pair_shards, settings, embedder, templates, client, page_shards, verify=None,
-                 cache=None, batch_size: int = BATCH_TRIPLES) -> Iterator[ItemBuilder]:
-    """The item builder over the crawl's models, while they are held; it takes ``batch_size`` triples at once."""
+                 cache=None, batch_size: int = BATCH_TRIPLES, rules_dir: Path | None = None) -> Iterator[ItemBuilder]:
+    """The item builder over the crawl's models, while they are held; it takes ``batch_size`` triples at once.
+    ``rules_dir``: where to write the value families it used (value_families.tsv), for review."""
     from builders.types import ValueTyper
     from filters.rules.grounding import GroundingFilter
 
@@ -42,6 +43,8 @@ def item_builder(pair_shards, settings, embedder, templates, client, page_shards
         graph.set_types(_type_keys(graph, typer))
         families = Families.load(learned=learn_near(descriptions(graph.grouped_facts(skip=NAME_RELATIONS),
                                                                  graph.page_texts, graph.multi_valued())))
+        if rules_dir is not None:
+            write_table(families, Path(rules_dir) / "value_families.tsv")
         picker = DistractorPicker(embedder, typer, DistractorSettings(settings.synonym_max, settings.context_min,
                                                                       settings.per_source, seed=settings.seed),
                                   families=families)

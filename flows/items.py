@@ -98,7 +98,7 @@ def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
             "cache": str(cache) if cache is not None else None}
     with item_parts.started(parts[1:], spec) as others:
         with item_builder(pair_shards, settings, embedder, templates, client, page_shards, verify, cache,
-                          BATCH_TRIPLES) as builder:
+                          BATCH_TRIPLES, rules_dir=raw_dir.parent / "rules") as builder:
             with ShardWriter(raw_dir, "items", Item) as writer:
                 writer.write_all(builder.build(iter_records(pair_shards, Pair), *parts[0]))
                 for other in others:

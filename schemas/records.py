@@ -382,17 +382,20 @@ ITEM_SCHEMA = _with_version(
             ("tail", pa.string()),  # the triple's tail (the answer, or what the question gives when it asks the head)
             ("unverified_by", pa.list_(pa.string())),  # checks that ran on the item but returned no verdict
             ("difficulty", pa.float64()),  # offline difficulty proxy in [0, 1] (rarity of entity and relation)
+            # other right answers: every other value the sources give for the question (kgc, qa: the filtered
+            # setting of link prediction; none is ever an option), the answer's other written forms (cloze)
+            ("also_true", pa.list_(pa.string())),
         ]
     ),
     "item",
-    "1.5.0",
+    "1.6.0",
 )
 
 
 @dataclass(slots=True)
 class Item(Record):
     SCHEMA: ClassVar[pa.Schema] = ITEM_SCHEMA
-    VERSION: ClassVar[str] = "1.5.0"
+    VERSION: ClassVar[str] = "1.6.0"
 
     item_id: str
     kind: str
@@ -424,6 +427,7 @@ class Item(Record):
     tail: str = ""
     unverified_by: list[str] = field(default_factory=list)
     difficulty: float | None = None
+    also_true: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.kind not in ITEM_KINDS:

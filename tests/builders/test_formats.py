@@ -34,9 +34,9 @@ from crawlers.mirror.facts import load_facts
     ("12首", "曲目数量", "quantity", "首"),
     ("4000米以上", "平均海拔", "quantity", "米"),
     ("约76年", "公转周期", "quantity", "年"),
-    ("1.008", "相对原子质量", "number", ""),
-    ("92", "原子序数", "number", ""),
-    ("5.5～6.5", "莫氏硬度", "number", ""),
+    ("1.008", "相对原子质量", "number", "decimal"),
+    ("92", "原子序数", "number", "integer"),
+    ("5.5～6.5", "莫氏硬度", "number", "decimal"),
     ("H2O", "", "formula", ""),
     ("NaCl", "", "formula", ""),
     ("C6H12O6", "", "formula", ""),
@@ -191,3 +191,13 @@ def test_bundled_relations_get_their_expected_kind():
         for relation, value in entry.infobox:
             if relation in expected:
                 assert value_format(value, relation).kind in expected[relation], (relation, value)
+
+
+def test_integers_and_decimals_are_numbers_of_different_kinds():
+    """An atomic number is no option beside atomic masses: 30 for 锌 takes 29 and 31, never 65.38."""
+    number = value_format("30", "原子序数")
+    assert compatible(number, value_format("29", "原子序数"))
+    assert not compatible(number, value_format("65.38", "原子序数"))
+    assert not compatible(value_format("65.38", "相对原子质量"), number)
+    assert compatible(value_format("65.38", "相对原子质量"), value_format("63.546", "相对原子质量"))
+    assert not compatible(number, value_format("2400", "原子序数"))  # a magnitude apart, as quantities

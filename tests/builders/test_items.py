@@ -192,3 +192,46 @@ def test_a_cloze_never_blanks_an_era_that_another_name_fits(tmp_path):
     assert cloze["赵匡胤"].answer == "太祖" and "北宋" in cloze["赵匡胤"].question
     assert cloze["汤显祖"].answer == "明代"
     assert result["report"]["items_dropped"]["cloze:era_at_another_granularity_fits"] == 1
+
+
+def test_a_cloze_never_blanks_a_list_member_or_an_open_slot_and_takes_an_era_both_ways(tmp_path):
+    """「青海、＿＿＿等」 takes any other province of the list; 「＿＿＿著名画家」 any qualifier; a 职业 of an entity with
+    several takes its others: those sentences blank their other triple or none. 明朝 is also 明代: both are answers."""
+    from builders.items import open_blank
+    from schemas import Triple
+    from tests.builders.test_distractors import write
+
+    assert open_blank("上仁木兰分布区域包括青海、＿＿＿等。") == "blank_in_list"
+    assert open_blank("汪允文，原名汪瑞曦，物理学家、＿＿＿。") == "blank_in_list"
+    assert open_blank("吴远建，壮族，＿＿＿著名画家。") == "open_blank"
+    assert open_blank("锌，元素符号为＿＿＿，原子序数为30。") == ""
+
+    def pair(pair_id: str, entity: str, text: str, triples: list[tuple[str, str]]) -> Pair:
+        return Pair(pair_id=pair_id, entity=entity, text=text, domain="history_politics", position_index=1.0,
+                    triples=[Triple(entity, relation, tail, decision="kept", span_end=len(text))
+                             for relation, tail in triples])
+
+    pairs = [
+        pair("p1", "凤红山茶", "凤红山茶是山茶科植物，分布区域包括浙江、江西等地，花期为每年三月到四月之间。",
+             [("分布区域", "江西"), ("分布区域", "浙江")]),
+        pair("p2", "吴远建", "吴远建，又名允彦，壮族，中国著名画家，生于山西南鹿，晚年居于白福市。",
+             [("国籍", "中国"), ("民族", "壮族")]),
+        pair("p3", "孟之荣", "孟之荣，本名孟雪松，字锦方，山西昌洲人，明朝时期的一位人物。", [("所处时代", "明朝")]),
+    ]
+    result = items_stage(write(tmp_path, pairs), ItemsSettings(kinds=["cloze"]), tmp_path / "items")
+    cloze = {i.head: i for i in items_of(result, "cloze")}
+    assert "凤红山茶" not in cloze
+    assert cloze["吴远建"].answer == "壮族"  # the sentence's other triple
+    assert cloze["孟之荣"].answer == "明朝" and cloze["孟之荣"].also_true == ["明代"]
+    dropped = result["report"]["items_dropped"]
+    assert dropped["cloze:blank_in_list"] == 1
+
+
+def test_multiple_choice_items_carry_their_other_right_answers(built):
+    """The filtered setting: an item on a title with several values of the relation names the others, and none of
+    them is an option."""
+    several = [i for i in items_of(built[0], "kgc") if i.asked == "any"]
+    assert several and all(i.also_true for i in several)
+    for item in items_of(built[0], "kgc"):
+        assert not set(item.also_true) & set(item.options), item.question
+        assert item.answer not in item.also_true

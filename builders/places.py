@@ -1,0 +1,54 @@
+"""The level of a place: an administrative region (country, province, city, county, township, village) or a site
+that is no region (a scenic spot, a building, a river, a mountain), so that a place option is of its gold's level.
+
+Ten options of one kind (CDTP Appendix C.2) means, for places, one level: 「（白福市，著名景点，？）」 takes temples,
+towers and lakes, never 中国 or 北仁县; a 出生地 at the city level takes cities, never a province. The level is
+read from the value's form (its last unit: 江西省潭关市 is a city, 凤坪古镇 a site, 北仁县 a county), the names
+of the provinces (浙江 without its 省 is one) and, where its own page says so, the page's type (a country).
+A value whose form says nothing (南鹿, a person's name) has no level and is judged by its type alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from filters.normalize import normalize, value_cache
+
+LEVELS = ("country", "province", "city", "county", "township", "village", "site")
+
+# Province-level divisions of China by their short names (the bare form of 浙江省, 广西壮族自治区 …).
+PROVINCES = frozenset("""北京 天津 上海 重庆 河北 山西 辽宁 吉林 黑龙江 江苏 浙江 安徽 福建 江西 山东 河南 湖北 湖南 广东 海南
+四川 贵州 云南 陕西 甘肃 青海 台湾 内蒙古 广西 西藏 宁夏 新疆 香港 澳门""".split())
+# Countries whose usual Chinese name does not end in 国.
+COUNTRIES = frozenset("""日本 印度 意大利 埃及 俄罗斯 巴西 加拿大 澳大利亚 西班牙 葡萄牙 荷兰 比利时 瑞士 瑞典 挪威 芬兰 丹麦
+波兰 希腊 土耳其 伊朗 伊拉克 以色列 沙特阿拉伯 越南 老挝 柬埔寨 新加坡 马来西亚 印度尼西亚 菲律宾 蒙古 朝鲜 巴基斯坦 阿富汗
+墨西哥 阿根廷 智利 秘鲁 古巴 南非 尼日利亚 埃塞俄比亚 肯尼亚 新西兰 奥地利 匈牙利 捷克 乌克兰 爱尔兰""".split())
+
+# The last unit of a value and the level it names, longest first (古镇 is a site, not a township).
+_SITE = ("风景名胜区", "风景区", "景区", "遗址", "遗迹", "旧址", "故居", "古镇", "古城", "古村", "古街", "古道", "公园",
+         "石窟", "石刻", "碑林", "天池", "博物馆", "纪念馆", "云海", "草原", "森林", "峡谷", "湿地", "牌坊", "码头",
+         "广场", "大桥", "寺", "庙", "宫", "观", "祠", "塔", "楼", "阁", "亭", "桥", "园", "陵", "墓", "洞", "湖", "山",
+         "峰", "岭", "江", "河", "溪", "泉", "谷", "岛", "湾", "瀑布", "长城", "城墙", "书院", "水库")
+_REGION = (("特别行政区", "province"), ("自治区", "province"), ("省", "province"), ("自治州", "city"), ("地区", "city"),
+           ("盟", "city"), ("市", "city"), ("自治县", "county"), ("县", "county"), ("旗", "county"), ("区", "county"),
+           ("乡", "township"), ("镇", "township"), ("街道", "township"), ("村", "village"))
+_LATIN = re.compile(r"[A-Za-z0-9]")
+
+
+@value_cache
+def place_level(value: str) -> str:
+    """The level a place's form names (see the module docstring), or "" when its form says nothing."""
+    text = normalize(value).strip("《》")
+    if len(text) < 2 or _LATIN.search(text):
+        return ""
+    if text in PROVINCES:
+        return "province"
+    if text in COUNTRIES or (text.endswith("国") and not text.endswith(("王国", "帝国", "诸国")) and len(text) <= 6):
+        return "country"
+    for suffix in _SITE:
+        if text.endswith(suffix) and len(text) > len(suffix):
+            return "site"
+    for suffix, level in _REGION:
+        if text.endswith(suffix) and len(text) > len(suffix):
+            return level
+    return ""

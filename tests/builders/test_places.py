@@ -1,0 +1,38 @@
+"""A place option is of its gold's level (builders.places, builders.types)."""
+
+from __future__ import annotations
+
+import pytest
+
+from builders.places import place_level
+from builders.types import TypeTable, ValueTyper
+
+
+@pytest.mark.parametrize("value, level", [
+    ("中国", "country"), ("日本", "country"), ("银桥国", "country"), ("浙江", "province"), ("四川省", "province"),
+    ("广西壮族自治区", "province"), ("江西省潭关市", "city"), ("北仁县", "county"), ("白新乡", "township"),
+    ("凤坪古镇", "site"), ("陵德桥", "site"), ("马宝塔", "site"), ("长江", "site"), ("盛新古道", "site"),
+    ("南鹿", ""), ("李白", ""), ("Paris", ""), ("罗马帝国", ""),
+])
+def test_the_level_a_place_form_names(value, level):
+    assert place_level(value) == level
+
+
+def test_a_scenic_spot_takes_sites_and_a_city_takes_cities():
+    pages = [("白福市", ["行政区类别", "著名景点"], ["城市"]), ("北仁县", ["行政区类别"], ["县"]),
+             ("中国", ["首都"], ["国家"]), ("陵德桥", ["地理位置"], ["景点"]), ("马宝塔", ["地理位置"], ["景点"]),
+             ("南鹿市", ["行政区类别"], ["城市"]), ("四川省", ["行政区类别"], ["省份"])]
+    facts = [("白福市", "著名景点", "陵德桥"), ("白福市", "著名景点", "马宝塔"), ("北仁县", "著名景点", "盛新古道"),
+             ("甲", "出生地", "南鹿市"), ("乙", "出生地", "南鹿"), ("丙", "出生地", "白福市"),
+             ("北仁县", "所属地区", "四川省"), ("白福市", "所属国家", "中国")]
+    typer = ValueTyper.build(pages, facts, table=TypeTable.load())
+    spot = typer.value_type("陵德桥", "著名景点")
+    assert spot.level == "site"
+    assert typer.same_type(spot, typer.value_type("马宝塔", "著名景点"), "著名景点")
+    assert typer.value_type("盛新古道", "著名景点").level == "site"  # its form says nothing; its relation does
+    for region in ("中国", "北仁县", "四川省"):
+        assert not typer.same_type(spot, typer.value_type(region, "著名景点"), "著名景点"), region
+    city = typer.value_type("南鹿市", "出生地")
+    assert typer.same_type(city, typer.value_type("白福市", "出生地"), "出生地")
+    assert not typer.same_type(city, typer.value_type("四川省", "出生地"), "出生地")
+    assert typer.value_type("南鹿", "出生地").level == "city"  # the level 出生地's values name
