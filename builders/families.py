@@ -245,6 +245,50 @@ def descriptions(facts: Iterable[tuple[str, str, list[str]]], texts, listed: set
             yield entity, relation, found
 
 
+# A relation takes several values per entity when at least this share of its entities, among at least MULTI_MIN
+# of them, have two (builders.graph.Graph.multi_valued, read here from the pages).
+MULTI_SHARE = 0.2
+MULTI_MIN = 5
+PAGE_COLUMNS = ("url", "status", "title", "subtitle", "infobox", "summary", "paragraphs")
+
+
+def crawl_families(page_shards: list[Path], table: Path | None = None) -> Families:
+    """The table's families with the near links the crawl's pages teach: every page's infobox, and for the
+    relations that take several values per entity, what its text lists with them (:func:`descriptions`). Read from
+    the pages alone, so the item stage and the audit of its release learn the same links from the same crawl."""
+    from filters.triples import NAME_RELATIONS, extract_triples, relation_aliases
+    from schemas import Page
+    from schemas.storage.shards import iter_records
+
+    aliases = relation_aliases()
+    grouped: dict[tuple[str, str], dict[str, None]] = defaultdict(dict)
+    for page in iter_records(page_shards, Page, columns=("url", "status", "title", "subtitle", "infobox")):
+        if page.status != "ok":
+            continue
+        for t in extract_triples(page, aliases):
+            if t.relation not in NAME_RELATIONS and t.tail:
+                grouped[(f"{page.title}#{page.subtitle}", t.relation)][t.tail] = None
+    entities: Counter = Counter()
+    several: Counter = Counter()
+    for (_, relation), tails in grouped.items():
+        entities[relation] += 1
+        several[relation] += len(tails) > 1
+    listed = {r for r, n in entities.items() if n >= MULTI_MIN and several[r] >= MULTI_SHARE * n}
+    wanted = {_title(entity) for entity, relation in grouped if relation in listed}
+
+    def texts(titles: list[str]) -> dict[str, list[str]]:
+        return {t: found[t] for t in titles if t in found}
+
+    found: dict[str, list[str]] = defaultdict(list)
+    if wanted:
+        for page in iter_records(page_shards, Page, columns=PAGE_COLUMNS):
+            if page.status == "ok" and page.title in wanted:
+                found[page.title].append("\n".join([page.summary, *page.paragraphs]))
+    facts = ((entity, relation, list(tails)) for (entity, relation), tails in sorted(grouped.items()))
+    return Families.load(table, learned=learn_near(descriptions(facts, texts if found else None, listed,
+                                                                batch=10**9)))
+
+
 def _title(entity: str) -> str:
     return entity.rpartition("#")[0] if "#" in entity else entity
 

@@ -453,12 +453,12 @@ class ItemBuilder:
             yield from self._mcq(pairs)
         written = self.writer.write(pairs) if self.writer is not None and "simpleqa" in kinds else None
         values = self.graph.relation_values((p.entity, t.relation) for p in pairs for t in p.kept_triples()) \
-            if "simpleqa" in kinds and written is None else {}
+            if ("simpleqa" in kinds and written is None) or "cloze" in kinds else {}
         for index, pair in enumerate(pairs):
             if "t2t" in kinds:
                 yield from self._t2t(pair)
             if "cloze" in kinds:
-                yield from self._cloze(pair)
+                yield from self._cloze(pair, values)
             if "simpleqa" in kinds:
                 yield from (self._simpleqa(pair, values) if written is None
                             else self._simpleqa_written(pair, written[index]))
@@ -473,7 +473,8 @@ class ItemBuilder:
         self.stats.built["t2t"] += 1
         yield Item(question=question, provenance=self._provenance("triples"), **base)
 
-    def _cloze(self, pair: Pair) -> Iterator[Item]:
+    def _cloze(self, pair: Pair, values: dict[tuple[str, str], list[tuple[str, str, str]]] | None = None
+               ) -> Iterator[Item]:
         """At most one item per sentence: the sentence that states a kept triple, its value blanked.
 
         The value must occur once in the sentence, the sentence must name the entity outside the
@@ -500,7 +501,9 @@ class ItemBuilder:
             # fits as well (北宋 or 宋朝 before 开国皇帝), a member of a list, an open slot. The sentence's next
             # triple is blanked instead, if it has one.
             open_ = ["era_at_another_granularity_fits" if other_granularity(t.tail) else
-                     "open_blank" if t.relation in self.multi_valued else open_blank(sentence.replace(t.tail, BLANK))
+                     "open_blank" if t.relation in self.multi_valued or several_values(
+                         (values or {}).get((pair.entity, t.relation), [])) else
+                     open_blank(sentence.replace(t.tail, BLANK))
                      for t in triples]
             answerable = [t for t, why in zip(triples, open_) if not why]
             self.stats.dropped["cloze:sentence_has_another_item"] += len(triples) - 1

@@ -340,9 +340,10 @@ class ValueTyper:
         """The type of an entity offered as the head of a triple."""
         key = value_key(title)
         types = self.title_types.get(key)
+        fmt = value_format(title)  # a title in 《》 is no option beside names written without
         if types:
-            return ValueType("entity", types, level=self._level(title, types))
-        return ValueType("heads", self.head_relations.get(key, frozenset()))
+            return ValueType("entity", types, fmt, level=self._level(title, types))
+        return ValueType("heads", self.head_relations.get(key, frozenset()), fmt)
 
     def answer_type(self, value: str, relation: str, asked: str = "tail") -> ValueType:
         return self.head_type(value) if asked == "head" else self.value_type(value, relation)
@@ -367,6 +368,8 @@ class ValueTyper:
             # the written form must agree too: a title in 《》 takes titles, a person's name names
             return gold.fmt is None or candidate.fmt is None or compatible(gold.fmt, candidate.fmt)
         if gold.kind == "heads":
+            if gold.fmt is not None and candidate.fmt is not None and gold.fmt.kind != candidate.fmt.kind:
+                return False
             return relation in candidate.names if relation else bool(gold.names & candidate.names)
         # A value typed by its relations is of the kind of the entities that have it: 纸币 is a 类别 of
         # currencies, 安神药 a 类别 of medicines.

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 from builders.baselines import BaselinePanel
 from builders.difficulty import DifficultyProxy
 from builders.distractors import DistractorPicker, DistractorSettings
-from builders.families import Families, descriptions, learn_near, write_table
+from builders.families import Families, crawl_families, descriptions, learn_near, write_table
 from builders.graph import Graph
 from filters.triples import NAME_RELATIONS
 from builders.page_truth import PageTruth
@@ -41,8 +41,8 @@ def item_builder(pair_shards, settings, embedder, templates, client, page_shards
         graph.load_pages(page_shards)
         relation_counts = dict(graph.con.sql("SELECT relation, count(*) FROM facts GROUP BY 1").fetchall())
         graph.set_types(_type_keys(graph, typer))
-        families = Families.load(learned=learn_near(descriptions(graph.grouped_facts(skip=NAME_RELATIONS),
-                                                                 graph.page_texts, graph.multi_valued())))
+        families = crawl_families(page_shards) if page_shards else Families.load(learned=learn_near(
+            descriptions(graph.grouped_facts(skip=NAME_RELATIONS), None, set())))
         if rules_dir is not None:
             write_table(families, Path(rules_dir) / "value_families.tsv")
         picker = DistractorPicker(embedder, typer, DistractorSettings(settings.synonym_max, settings.context_min,

@@ -17,7 +17,10 @@ The audit trusts no column a stage computed for itself. It reads the released ro
   near-duplicate question in a config, no entity in both train and eval, no fact in
   both (a fact asked one way in eval and the other way in train);
 * cloze: one blank, the answer once in its sentence, no sentence used twice, within
-  the length cap, no answer an era that another name fits as well (北宋 and 宋朝).
+  the length cap, no answer an era that another name fits as well (北宋 and 宋朝), no blank that takes
+  another filler (a list member, a qualifier slot, a value of a relation the entity has several of);
+* multiple choice, as a test-taker reads it: no distractor the entity's own pages state (the text as
+  crawled, every page and sense), none of a right answer's value family, none of another kind by its form.
 
 Rule definitions (what "supported" or "the same type" means) are the pipeline's own
 (filters.align, builders.types); what the audit adds is that they are applied again, to
@@ -85,6 +88,14 @@ RULES = {
     "cloze.sentence_reused": "two cloze items share one source sentence",
     "cloze.too_long": "the cloze sentence is over the length cap",
     "cloze.other_granularity": "the answer is an era another name fits as well (北宋 and 宋朝): two right answers",
+    "cloze.open_blank": "the blank takes another filler: a member of a list (「青海、＿＿＿等」), a qualifier slot "
+                        "(「＿＿＿著名画家」), or a value of a relation the entity has several of",
+    "item.true_distractor": "a distractor the entity's own pages state (its text as crawled, every page and sense: "
+                            "stated for the relation, or listed with a right answer)",
+    "item.family_distractor": "a distractor of a right answer's value family (builders/value_families.tsv and the near "
+                              "links the crawl teaches: 文学家 for 诗人, 思想家 for 哲学家)",
+    "item.kind_mismatch": "an option of another kind than the gold by its form: another format, unit or number kind "
+                          "(an integer among decimals, a range among single values), a place of another level",
 }
 
 
@@ -188,12 +199,14 @@ def audit_files(directory: Path, files: list[str], config: dict, crawl: list[str
     if "t2t" in items:
         _audit_t2t(items["t2t"], by_pair, report.config("t2t"))
         _audit_t2t_coverage(items["t2t"], by_pair, facts, report.config("t2t"))
+    readers = _Readers(pages, pairs, asked)
     for kind in MCQ:
         if kind in items:
             _audit_options(items[kind], truth, typer, by_pair, report.config(kind))
+            _audit_reader(items[kind], truth, typer, by_pair, readers, report.config(kind))
     if "cloze" in items:
         _audit_cloze(items["cloze"], int((config.get("items") or {}).get("cloze_max_chars") or 0),
-                     report.config("cloze"))
+                     report.config("cloze"), truth)
     _audit_questions(items, report)
     if "simpleqa" in items:
         _audit_simpleqa(items["simpleqa"], truth, report.config("simpleqa"))
@@ -501,6 +514,92 @@ def _audit_options(items: list[dict], truth: Truth, typer, by_pair: dict[str, di
                                                f"the gold {typer.describe(gold, relation, asked)}")
 
 
+class _Readers:
+    """What a reader of a multiple-choice item knows beyond the release: every page of its entity (the text as
+    crawled, every sense: builders.page_truth) and the value families the crawl teaches (builders.families); both
+    from the crawl the manifest names, the same as the item stage read."""
+
+    def __init__(self, pages: list[Path], pairs: list[dict], asked: list[dict]):
+        from builders.families import Families, crawl_families, descriptions, learn_near
+        from builders.page_truth import PageTruth
+        from filters.rules.grounding import GroundingFilter
+
+        heads = {i["head"] for i in asked} | {_bare_title(i.get("tail") or "") for i in asked if _asked(i) == "head"}
+        heads |= {o for i in asked if _asked(i) == "head" for o in i.get("options") or ()}
+        self.texts = _head_texts(pages, heads) if pages else {}
+        if not pages:  # the released pairs' texts as crawled stand in for their pages
+            for pair in pairs:
+                self.texts.setdefault(pair["entity"], []).append(pair.get("source_text") or pair["text"])
+        self.pages = PageTruth(lambda wanted: {h: self.texts[h] for h in wanted if h in self.texts}, GroundingFilter())
+        self.families = crawl_families(pages) if pages else Families.load(learned=learn_near(descriptions(
+            ((f"{p['entity']}#{p.get('sense') or ''}", r, [t["tail"] for t in p["triples"] if t["relation"] == r])
+             for p in pairs for r in {t["relation"] for t in p["triples"] or []}), None, set())))
+
+
+def _bare_title(value: str) -> str:
+    value = value.strip()
+    return value[1:-1] if value.startswith("《") and value.endswith("》") else value
+
+
+def _head_texts(pages: list[Path], heads: set[str]) -> dict[str, list[str]]:
+    """title -> the texts (summary and body) of its pages, for the titles of ``heads``."""
+    from schemas.storage.shards import iter_records
+
+    found: dict[str, list[str]] = defaultdict(list)
+    for page in iter_records(pages, Page, columns=("url", "status", "title", "summary", "paragraphs")):
+        if page.status == "ok" and page.title in heads:
+            found[page.title].append("\n".join([page.summary, *page.paragraphs]))
+    return found
+
+
+def _audit_reader(items: list[dict], truth: Truth, typer, by_pair: dict[str, dict], readers: _Readers,
+                  out: ConfigReport) -> None:
+    """The multiple-choice rules a test-taker's reading adds (item.true_distractor, item.family_distractor,
+    item.kind_mismatch); see the module docstring."""
+    from builders.formats import value_format
+    from builders.items import stated_by
+    from filters.rules.grounding import GroundingFilter
+
+    states = stated_by(GroundingFilter())
+    for item in items:
+        options, gold, relation = item["options"] or [], item["answer"], item["relation"]
+        index = item["answer_index"]
+        name = f"{item['question']} [{gold}]"
+        asked = _asked(item)
+        distractors = [o for i, o in enumerate(options) if i != index]
+        row = by_pair.get((item["source_pair_ids"] or [""])[0])
+        anchors = [gold]
+        if asked != "head":
+            anchors += sorted(truth.values.get(value_key(item["head"]), {}).get(relation, ()))
+        crawled = None if row is None or asked == "head" or not row.get("source_text") else Pair(
+            pair_id=f"{row['pair_id']}#source", entity=row["entity"], text=row["source_text"],
+            aliases=row["aliases"] or [])
+        gold_format = value_format(gold, relation)
+        gold_level = typer.answer_type(gold, relation, asked).level
+        for option in distractors:
+            if asked == "head":
+                tail = item.get("tail") or ""
+                where = readers.pages.states(option, (), relation, tail) or (
+                    "page_list" if readers.pages.coordinated(_bare_title(tail), option, (gold,)) else "")
+            else:
+                where = "text as crawled" if crawled is not None and states(crawled, relation, option) else \
+                    readers.pages.states(item["head"], row["aliases"] if row else (), relation, option, anchors)
+            if where:
+                out.add("item.true_distractor", f"{name}: {option} ({where})")
+            family = readers.families.related(option, anchors, relation)
+            if family:
+                out.add("item.family_distractor", f"{name}: {option} (family of {family})")
+            option_format = value_format(option, relation)
+            level = typer.option_type(option, relation, asked).level
+            if (option_format.kind != gold_format.kind or option_format.span != gold_format.span
+                    or (gold_format.kind in ("number", "quantity", "date", "period") and
+                        option_format.unit != gold_format.unit)):
+                out.add("item.kind_mismatch", f"{name}: {option} is a {option_format.kind} "
+                                              f"{option_format.unit}, the gold a {gold_format.kind} {gold_format.unit}")
+            elif gold_level and level and gold_level != level:
+                out.add("item.kind_mismatch", f"{name}: {option} is a {level}, the gold a {gold_level}")
+
+
 # --- questions, splits, cloze ----------------------------------------------------------------------
 
 
@@ -673,8 +772,9 @@ def _item_facts(kind: str, item: dict) -> list[frozenset]:
     return [frozenset((value_key(item["head"]), value_key(other)))] if other else []
 
 
-def _audit_cloze(items: list[dict], max_chars: int, out: ConfigReport) -> None:
+def _audit_cloze(items: list[dict], max_chars: int, out: ConfigReport, truth: Truth | None = None) -> None:
     from builders.eras import other_granularity
+    from builders.items import open_blank
 
     sentences: dict[str, str] = {}
     for item in items:
@@ -693,6 +793,12 @@ def _audit_cloze(items: list[dict], max_chars: int, out: ConfigReport) -> None:
             out.add("cloze.too_long", f"{len(question)} characters: {question[:40]}…")
         if other_granularity(answer):
             out.add("cloze.other_granularity", f"{answer} in {question[:60]}")
+        why = open_blank(question)
+        if not why and truth is not None and several_values(
+                sorted(truth.rows.get((value_key(item["head"]), item["relation"]), ()))):
+            why = f"the entity has several values of {item['relation']}"
+        if why:
+            out.add("cloze.open_blank", f"{question[:60]} [{answer}] ({why})")
 
 
 def audit_json(report: AuditReport) -> str:

@@ -163,3 +163,38 @@ def test_easy_items_past_the_configs_share_are_violations():
     _audit_easy_share([item(n, n < 5) for n in range(20)], 0.1, over)  # 5 of 20: 1 allowed beside 15 hard
     assert not within.violations
     assert over.violations["difficulty.easy_share"] == 4
+
+
+def test_what_a_test_taker_reads_is_audited(tmp_path):
+    """A distractor the page lists with the gold (the cut took it out of the shipped text), one of the gold's value
+    family, an option of another kind, and a blank in a list are each a violation with an example."""
+    from schemas import Item, Pair
+
+    from tests.warehouse.conftest import DOMAINS
+
+    shipped = pairs()
+    poet = Pair(pair_id="p100", entity="张甲", text="张甲，东汉诗人。", url="http://x/item/100",
+                source_text="张甲，东汉诗人、数学家。", decision="kept", page_hash="h100", domain=DOMAINS[0],
+                position_index=0.875, topic="natural_science", subtopic="geography",
+                triples=[Triple("张甲", "职业", "诗人", decision="kept", span_end=7)])
+    jobs = ["数学家", "文学家", "画家", "钢琴家", "航海家", "企业家", "律师", "商人", "工程师"]
+    common = dict(source_pair_ids=["p100"], domain=DOMAINS[0], primary_category="natural_science",
+                  secondary_category="geography", head="张甲", relation="职业", split="train")
+    extra = [Item(item_id="kgc100", kind="kgc", question="（张甲，职业，？）", answer="诗人", answer_index=0,
+                  options=["诗人", *jobs], **common),
+             Item(item_id="cloze100", kind="cloze", question="张甲，东汉＿＿＿、数学家。", answer="诗人", **common),
+             # an atomic number among atomic masses
+             Item(item_id="kgc101", kind="kgc", question="（张甲，原子序数，？）", answer="30", answer_index=1,
+                  options=["29", "30", "31", "28", "27", "32", "33", "26", "65.38", "34"],
+                  **{**common, "relation": "原子序数"})]
+    release = publish_release(tmp_path, tmp_path / "data", pair_records=[*shipped, poet],
+                              item_records=[*items(), *extra], gate=False)
+    report = audit_release(release)
+    kgc = report.configs["kgc"]
+    assert kgc.violations["item.true_distractor"] == 1
+    assert kgc.examples["item.true_distractor"] == ["（张甲，职业，？） [诗人]: 数学家 (text as crawled)"]
+    assert kgc.violations["item.family_distractor"] == 1  # 文学家: what a 诗人 is
+    assert "文学家 (family of 诗人)" in kgc.examples["item.family_distractor"][0]
+    assert kgc.violations["item.kind_mismatch"] == 1 and "65.38 is a number decimal" in \
+        kgc.examples["item.kind_mismatch"][0]
+    assert report.configs["cloze"].violations["cloze.open_blank"] == 1
