@@ -5,11 +5,13 @@ but a question that a rule answers from the question's own words or from the cra
 any model too. Four baselines, each a guess from what the question gives:
 
 * **pinyin**: the entity's name transliterated (pypinyin): 秦宁鸿's 外文名 is Qin Ninghong, 青海湖's Qinghai
-  Lake; for a question that gives a Latin name and asks whose it is, the option whose pinyin it is.
+  Lake; for a question that gives a Latin name and asks whose it is, the option whose pinyin it is (the whole
+  name spelled out before a part of it: Yin Guangyuan is 尹光远's, not 韦源's).
 * **in_name**: the answer inside the entity's name or title, or the value the titles that share a part of
-  the name have: 湾溪报春 → 报春花科 (two characters of the answer are in the name), 《浣溪沙·登永仙月》 → 词
-  (the other titles of the 浣溪沙 tune are 词); for a question that gives a value and asks the entity, the
-  option whose name shares two characters with the value (黄辉墓 → 黄辉).
+  the name have: 湾溪报春 → 报春花科 (two characters of the answer are in the name), 陈景润 → 陈氏定理 (the
+  surname and 氏), 《浣溪沙·登永仙月》 → 词 (the other titles of the 浣溪沙 tune are 词), 凤坪螳 → 节肢动物门 (the
+  other titles ending in 螳 are); for a question that gives a value and asks the entity, the option whose name
+  shares two characters with the value (黄辉墓 → 黄辉).
 * **relation_mode**: the relation's most frequent value in the crawl (国籍 → 中国).
 * **type_prior**: the most frequent value of the answer's type over every relation (a dynasty → 唐朝).
 
@@ -103,7 +105,15 @@ def name_parts(title: str) -> list[str]:
     cjk = "".join(ch for ch in bare if is_cjk(ch))
     if len(cjk) >= 3:
         parts.append("suf:" + cjk[-2:])
+    if len(cjk) >= 2:  # the last character names a kind (凤坪螳, 宁石螳: mantises, so arthropods)
+        parts.append("end:" + cjk[-1])
     return parts
+
+
+def names_by_surname(head: str, answer: str) -> bool:
+    """Whether the answer names the entity by its surname and 氏 (陈氏定理 for 陈景润, 欧阳氏 for 欧阳修)."""
+    cjk = "".join(ch for ch in _bare(head) if is_cjk(ch))
+    return len(cjk) >= 2 and any(f"{cjk[:n]}氏" in answer for n in (1, 2) if len(cjk) > n)
 
 
 def _head_pairs() -> set[str]:
@@ -184,7 +194,7 @@ class BaselinePanel:
         key = value_key(answer)
         guesses = {
             "pinyin": answer if transliterates(head, answer) else None,
-            "in_name": answer if shares_two_chars(head, answer, self.generic)
+            "in_name": answer if shares_two_chars(head, answer, self.generic) or names_by_surname(head, answer)
             else self._neighbours(head, relation, key),
             "relation_mode": self.relation[relation].guess(key) if relation in self.relation else None,
             "type_prior": self.typed[type_key].guess(key) if type_key in self.typed else None,
@@ -193,7 +203,8 @@ class BaselinePanel:
         for name, guess in guesses.items():
             if guess is None or value_key(guess) != key:
                 continue
-            if name == "in_name" and options and sum(shares_two_chars(head, o, self.generic) for o in options) > 1:
+            if name == "in_name" and options and sum(shares_two_chars(head, o, self.generic)
+                                                     or names_by_surname(head, o) for o in options) > 1:
                 continue  # other options share the name as well: no pick among them
             solved.append(name)
         return solved
@@ -206,6 +217,9 @@ class BaselinePanel:
         for name, fits in (("pinyin", lambda o: transliterates(o, given)),
                            ("in_name", lambda o: shares_two_chars(given, o, self.generic))):
             hits = [o for o in candidates if fits(o)]
+            if name == "pinyin":  # the whole name spelled out beats a part of it (尹光远 over 韦源 for Yin Guangyuan)
+                whole = [o for o in hits if latin_letters(given) == pinyin_letters(_bare(o))]
+                hits = whole or hits
             if len(hits) == 1 and value_key(hits[0]) == value_key(answer):
                 solved.append(name)
         return solved

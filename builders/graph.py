@@ -167,6 +167,13 @@ class Graph:
                    concat_ws(chr(10), p.summary, array_to_string(coalesce(p.paragraphs, []), chr(10))) AS text
             FROM read_parquet({sql_path_list(page_shards)}) p
             WHERE p.status = 'ok' AND p.title IN (SELECT DISTINCT head FROM facts)"""))
+        # titles the crawl knows several senses of: several pages, or a page (a disambiguation page among them)
+        # that lists several, whether or not every sense's page became a pair
+        self._fitting(lambda: self.con.execute(f"""
+            CREATE OR REPLACE TABLE page_senses AS
+            SELECT title AS head, greatest(count(DISTINCT coalesce(subtitle, '')) FILTER (WHERE status = 'ok'),
+                                           max(len(coalesce(senses, [])))) AS senses
+            FROM read_parquet({sql_path_list(page_shards)}) GROUP BY title"""))
         self._pages = True
 
     def page_texts(self, heads: Iterable[str]) -> dict[str, list[str]]:
@@ -293,9 +300,13 @@ class Graph:
         self.con.execute("DROP TABLE typed_nodes")
 
     def senses(self) -> dict[str, int]:
-        """Titles with more than one sense, and how many."""
-        return dict(self._fitting(lambda: self.con.sql("SELECT head, count(DISTINCT sense) FROM facts GROUP BY 1 "
-                                                       "HAVING count(DISTINCT sense) > 1").fetchall()))
+        """Titles with more than one sense, and how many (by the facts, and by the pages where they are loaded)."""
+        found = dict(self._fitting(lambda: self.con.sql("SELECT head, count(DISTINCT sense) FROM facts GROUP BY 1 "
+                                                        "HAVING count(DISTINCT sense) > 1").fetchall()))
+        if self._pages:
+            for head, n in self.con.sql("SELECT head, senses FROM page_senses WHERE senses > 1").fetchall():
+                found[head] = max(found.get(head, 0), n)
+        return found
 
     def relation_values(self, keys: Iterable[tuple[str, str]]) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
         """(head, relation) -> every (sense, tail, raw row value) the crawl's pages give for it, in every

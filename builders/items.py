@@ -17,7 +17,9 @@
   (``ambiguous_title``, ``needs_version``), and that context does not hold the answer
   (``context_gives_answer``; a 《tune·title》 asked its genre shows it: 词); the relation is not
   multi-valued in the crawl (``multi_valued_relation``), the page's text neither hedges nor contradicts
-  the value (``disputed_in_text``); the answer is not approximate (``approximate_answer``: 约, 余), a range
+  the value (``disputed_in_text``), the page gives no value of a relation that measures the same thing
+  (``several_measures``: 篇幅 16章 beside 字数 37万字, ``measure_groups.txt``); a region is asked at its
+  answer's level (哪个省 for 四川省); the answer is not approximate (``approximate_answer``: 约, 余), a range
   (``range_answer``: 1636年—1912年, whose ends sources give differently) or a genre at one grain of
   several (``several_granularities``: 长篇讽刺小说 is also a 小说); and the criteria rules pass
   (:mod:`builders.criteria`).
@@ -52,6 +54,7 @@ from builders.eras import other_forms, other_granularity
 from builders.formats import value_format
 from builders.graph import Graph, Query
 from builders.page_truth import PageTruth
+from builders.places import place_level
 from builders.templates import Templates, fit_question_word, question_for
 from builders.types import FORMAT_KINDS, ValueTyper
 from filters.normalize import is_approximate, is_cjk, normalize, value_forms, value_key
@@ -73,6 +76,10 @@ _RANGE = re.compile(r"[\d年月日]\s*(?:[—–~～至到]|--)\s*(?:公元前?)
 # A genre answered with its modifiers (长篇讽刺小说) is right at several grains: 小说, 长篇小说, 讽刺小说.
 GENRE_RELATIONS = frozenset({"体裁", "文学体裁", "作品体裁"})
 GENRE_MAX_CHARS = 3
+# Relations that measure one thing (篇幅 and 字数): a short answer of one is answered by another's value too.
+MEASURE_GROUPS = Path(__file__).with_name("measure_groups.txt")
+# A short-answer question asking a region (「…归哪个地区管辖？」) names the level of its answer.
+_LEVEL_WORDS = {"province": "哪个省", "city": "哪个市", "county": "哪个县", "township": "哪个乡镇"}
 # Words with which a text says a fact is not settled (一般认为, 相传): its value is not one objective answer.
 HEDGE_WORDS = Path(__file__).with_name("hedge_words.txt")
 SENSE_DESCRIPTOR_CHARS = 16  # the longest sense put before a title to say which one is meant
@@ -559,6 +566,8 @@ class ItemBuilder:
                 failed.append("approximate_answer")
             if _RANGE.search(t.tail):
                 failed.append("range_answer")
+            if other_measure(pair, t):
+                failed.append("several_measures")  # 篇幅 16章, and 字数 37万字: 「篇幅有多长？」 takes both
             if t.relation in GENRE_RELATIONS:
                 if len(t.tail.strip()) > GENRE_MAX_CHARS:
                     failed.append("several_granularities")
@@ -569,7 +578,8 @@ class ItemBuilder:
                 failed.append("ambiguous_title" if pair.entity in self.polysemous else "needs_version")
             elif subject != self._shown(pair) and _shares_two_chars(subject.replace(pair.entity, ""), t.tail):
                 failed.append("context_gives_answer")  # 安神类矿物中药朱砂属于哪一类？安神药
-            question = question_for(subject or self._shown(pair), t.relation, self.templates, pick=base["item_id"])
+            question = at_level(question_for(subject or self._shown(pair), t.relation, self.templates,
+                                             pick=base["item_id"]), t.tail)
             failed += check_question(question, t.tail, t.relation, self.settings.max_answer_chars)
             if "answer_in_question" not in failed and names_taxon(pair.entity, question, t.tail):
                 failed.append("answer_in_question")
@@ -700,6 +710,33 @@ def text_disputes(pair: Pair, relation: str, value: str) -> str:
     clauses = [Hit("", pair.entity, f"{pair.entity}，{c}", 0.0) for c in re.split(r"[，,。；;！？]", pair.text) if c]
     found = dispute(clauses, pair.entity, pair.aliases, relation, value)
     return found[1] if found else ""
+
+
+@lru_cache(maxsize=1)
+def measure_groups() -> dict[str, frozenset[str]]:
+    """relation -> the relations that measure the same thing (``measure_groups.txt``), itself included."""
+    groups: dict[str, frozenset[str]] = {}
+    for line in MEASURE_GROUPS.read_text(encoding="utf-8").splitlines():
+        names = frozenset(line.split("#", 1)[0].split())
+        for name in names:
+            groups[name] = groups.get(name, frozenset()) | names
+    return groups
+
+
+def other_measure(pair: Pair, triple: Triple) -> str:
+    """Another value the entity's page gives for a relation that measures what ``triple``'s does, or ""."""
+    group = measure_groups().get(triple.relation)
+    if not group:
+        return ""
+    own = value_key(triple.tail)
+    return next((t.tail for t in pair.triples if t.relation in group and t.tail and value_key(t.tail) != own), "")
+
+
+def at_level(question: str, answer: str) -> str:
+    """A question that asks a region (哪个地区) asking it at its answer's level (哪个省 for 四川省, 哪个市 for 湖北省
+    白福市): a region of another level is no answer to it."""
+    word = _LEVEL_WORDS.get(place_level(answer)) if "哪个地区" in question else None
+    return question.replace("哪个地区", word, 1) if word else question
 
 
 def _as_crawled(pair: Pair) -> Pair:

@@ -24,7 +24,8 @@ from pathlib import Path
 
 from flows.settings import VerifySettings
 from schemas import Item
-from verifiers.items import CriteriaVerifier, DifficultyFilter, EvidenceVerifier, SafetyVerifier, load_terms
+from verifiers.items import (CriteriaVerifier, DifficultyFilter, EvidenceVerifier, OptionsJudge, SafetyVerifier,
+                             load_terms)
 from schemas.llm import LLMClient, LLMSettings, error_code
 from schemas.records import QUESTION_KINDS
 from schemas.storage.shards import iter_records
@@ -90,6 +91,10 @@ def verify_items(item_shards: list[Path], drops: dict, verified_by: dict, verify
 
     apply("criteria", CriteriaVerifier(client).check(questions))
     questions = [i for i in questions if i.item_id not in drops]
+    if client is not None:
+        judged = OptionsJudge(client).check([i for i in items if i.kind in ("kgc", "qa") and i.item_id not in drops])
+        apply("options", judged)
+        report["options"]["disagrees"] = sum(bool(c.evidence.get("disagrees")) for c in judged.values())
 
     if page_shards or not verify.searches_the_crawl:
         backend = search_backend(verify, page_shards, cache)

@@ -114,11 +114,27 @@ def payloads(release_dir: Path, chosen: dict[str, list[str]], checks: Path | Non
                 source = [row]
             else:
                 item, source = row, [pairs[p] for p in row.get("source_pair_ids") or [] if p in pairs]
+            records = evidence.get(item_id, [])
+            payload = {"item": item, "pairs": [_pair(p) for p in source], "checks": records}
+            if any((r.get("evidence") or {}).get("disagrees") for r in records):
+                payload["first"] = True  # the options judge found another right option: a person decides first
             out.append({"item_id": item_id, "config": config,
                         "category": item.get("primary_category") or item.get("domain") or "",
-                        "payload": {"item": item, "pairs": [_pair(p) for p in source],
-                                    "checks": evidence.get(item_id, [])}})
+                        "payload": payload})
     return out
+
+
+def disagreed(checks: Path | None) -> set[str]:
+    """The items of a run's checks.jsonl whose options judge found another right option (or not the gold)."""
+    found: set[str] = set()
+    if checks is None or not Path(checks).is_file():
+        return found
+    with open(checks, encoding="utf-8") as f:
+        for line in f:
+            record = json.loads(line)
+            if (record.get("evidence") or {}).get("disagrees"):
+                found.add(record["item_id"])
+    return found
 
 
 def _rows(files: list[Path], id_column: str, ids) -> dict[str, dict]:
@@ -176,6 +192,12 @@ def queue_release(data_dir: Path, release_dir: Path, policy: Policy | None = Non
     manifest = load_manifest(release_dir)
     chosen = select(release_dir, policy, configs, sample, seed, split)
     checks = checks or checks_of(data_dir, manifest.name, manifest.version)
+    if policy is not None:  # whatever the sample, every item the options judge disagreed with is reviewed
+        first = disagreed(checks)
+        if first:
+            for config, ids in select(release_dir, None, [c for c in ("kgc", "qa")
+                                                          if c in release_configs(release_dir)]).items():
+                chosen[config] = sorted(set(chosen.get(config, [])) | (first & set(ids)))
     return ReviewStore.at(data_dir).enqueue(manifest.name, manifest.version, payloads(release_dir, chosen, checks))
 
 

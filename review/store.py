@@ -388,6 +388,7 @@ class ReviewStore:
                 ORDER BY EXISTS (SELECT 1 FROM skips k WHERE k.release_name = q.release_name
                                  AND k.release_version = q.release_version AND k.item_id = q.item_id
                                  AND k.person = ?),
+                         coalesce(json_extract(q.payload, '$.first'), 0) DESC,
                          (SELECT count(*) FROM labels l WHERE l.release_name = q.release_name
                           AND l.release_version = q.release_version AND l.item_id = q.item_id) DESC, q.item_id
                 LIMIT 1""", [name, version, person, person]).fetchone()

@@ -24,6 +24,9 @@ depends on what is configured:
   passages (llama-index nodes over the retrieved text) and must quote them verbatim
   (``rag_llm``): the item is dropped when they contradict the answer or do not support it,
   and when the quote is not in any of its passages after normalisation (``rag:unsupported``).
+* **options** (kgc, qa): with an LLM, a judge reads each multiple-choice item as a test-taker who knows the
+  world and names every right option (``options_llm``); an item with another right option, or without its gold
+  right, is kept, marked, and queued for review first. Without an LLM it does not run, and the card says so.
 * **difficulty**: with a panel of answer models, each answers every question, a
   grader (the LLM judge, or normalised matching offline or when it fails) labels each
   answer CORRECT / INCORRECT / NOT_ATTEMPTED, and questions every panel model answers
@@ -141,6 +144,53 @@ class CriteriaVerifier:
             check.evidence["reason"] = str(result.data.get("reason", ""))
             if failed:
                 check.keep, check.reason, check.by = False, f"criteria:{','.join(failed)}", "criteria_llm"
+        return out
+
+
+LETTERS = "ABCDEFGHIJ"
+
+
+def _letters(data: Any) -> str:
+    if not isinstance(data, dict):
+        return "expected a JSON object"
+    right = data.get("right")
+    if not isinstance(right, list) or not all(isinstance(r, str) and r.strip().upper() in LETTERS for r in right):
+        return f"right must be a list of option letters A-J, got {right!r}"
+    return "" if isinstance(data.get("reason", ""), str) else "reason must be a string"
+
+
+class OptionsJudge:
+    """With an LLM, reads each multiple-choice item as a test-taker who knows the world and names every right
+    option (``options_llm``). An item it finds exactly the gold right in is confirmed; one where it finds another
+    option right too, or not the gold, is kept and marked (``evidence["disagrees"]``): the review queue takes it
+    first (review.queue), since a second right answer is for a person to decide. Without an LLM it does not run."""
+
+    name = "options"
+
+    def __init__(self, llm: LLMClient | None):
+        self.llm = llm
+        self.prompt = Prompt.load(PROMPTS / "options_judge.txt")
+
+    def check(self, items: list[Item]) -> dict[str, Check]:
+        if self.llm is None:
+            return {}
+        mcq = [i for i in items if i.options and i.answer_index is not None]
+        results = self.llm.map("options", [self.prompt.messages(
+            question=i.question, answer=f"{LETTERS[i.answer_index]}. {i.answer}",
+            options="\n".join(f"{LETTERS[n]}. {o}" for n, o in enumerate(i.options))) for i in mcq], _letters)
+        out: dict[str, Check] = {}
+        for item, result in zip(mcq, results, strict=True):
+            check = out[item.item_id] = Check()
+            if not result.ok:
+                check.unverified["options_llm"] = result.error
+                check.evidence["error"] = result.error
+                continue
+            check.verified.append("options_llm")
+            right = sorted({r.strip().upper() for r in result.data["right"]})
+            check.evidence["right"] = [item.options[LETTERS.index(r)] for r in right]
+            check.evidence["reason"] = str(result.data.get("reason", ""))
+            if right != [LETTERS[item.answer_index]]:
+                check.evidence["disagrees"] = True
         return out
 
 

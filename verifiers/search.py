@@ -21,10 +21,10 @@
   for SearXNG, what the caller says it searches, else its address.
   A run over another corpus asks again; entries cached under an older key simply miss.
 
-:class:`SearchValidator` keeps a triple when its head (or one of the head's
-aliases) and its tail occur together in at least one of the top-k results for
-``"<head> <tail>"``; with ``exclude_source`` the pair's own page does not count
-(on a local index it would always agree: the triple was grounded in it).
+:class:`SearchValidator` keeps a triple when one of the top-k results for ``"<head>" <relation>`` is about the
+head and holds the tail: a page titled by the head (or an alias), or a sentence that names the head, holds the tail
+and expresses the relation; with ``exclude_source`` the pair's own page does not count (on a local index it would
+always agree: the triple was grounded in it).
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from filters.normalize import normalize, value_forms
+from filters.statements import sentences
 from filters.text import segmenter
 from schemas.records import Hit
 
@@ -547,7 +548,8 @@ class Support:
 
 class SearchValidator:
     """CDTP's search validation: a triple is kept when its head (or an alias) and its tail occur together in one
-    of the top-k results of a search for the head and the relation (``"李白" 出生日期``), the entry's own page
+    of the top-k results of a search for the head and the relation (``"李白" 出生日期``), in a result about the head
+    (titled by it, or in a sentence that names it and expresses the relation), the entry's own page
     left out (``exclude_source``: on the crawl's own index it would always agree). The tail is matched
     normalised (filters.normalize: 1930-12-30 is 1930年12月30日, 公里 is 千米) and without 约 or book-title marks,
     so another site's way of writing a value counts."""
@@ -572,10 +574,16 @@ class SearchValidator:
         triples of one head and relation share theirs)."""
         queries = [self.query(head, relation) for head, _, relation, _, _ in claims]
         results = search_many(self.backend, queries, self.k)
-        return [self._support(hits, head, aliases, tail, source) for hits, (head, aliases, _, tail, source)
-                in zip(results, claims)]
+        return [self._support(hits, head, aliases, tail, source, relation)
+                for hits, (head, aliases, relation, tail, source) in zip(results, claims)]
 
-    def _support(self, hits: list[Hit], head: str, aliases: Iterable[str], tail: str, source_url: str) -> Support:
+    def _support(self, hits: list[Hit], head: str, aliases: Iterable[str], tail: str, source_url: str,
+                 relation: str = "") -> Support:
+        """The results that confirm the claim: about the head, by their title (a page on the entity that holds the
+        tail), or by a sentence that names the head, holds the tail and expresses the relation (filters.statements:
+        「赵善，南鹿市人…早年曾师从吴远建」 names 吴远建 and 南鹿市 but says nothing of 吴远建's death, so it
+        confirms no 逝世地)."""
+        aliases = tuple(aliases)
         names = [normalize(n) for n in (head, *aliases) if n]
         forms = value_forms(tail)
         urls = []
@@ -583,7 +591,11 @@ class SearchValidator:
             if self.exclude_source and source_url and hit.url == source_url:
                 continue
             text = self._text(hit.title, hit.text)
-            if any(f in text for f in forms) and any(n in text for n in names):
+            if not (any(f in text for f in forms) and any(n in text for n in names)):
+                continue
+            about = any(n in normalize(hit.title) for n in names)
+            if about or any(any(f in sentence for f in forms)
+                            for _, sentence, _ in sentences([hit], head, aliases, relation)):
                 if hit.url not in urls:
                     urls.append(hit.url)
         return Support(bool(urls), tuple(urls))

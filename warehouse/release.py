@@ -430,9 +430,12 @@ CHECKS = {
                          "dated answer a page on the entity dates otherwise (`evidence:disputed`); the other sites' "
                          "passages are in each item's provenance (`evidence`)",
     "rag_llm": "LLM judge of the retrieved passages; its quote must be in one of them",
+    "options_llm": "LLM judge of each multiple-choice item, as a test-taker who knows the world: every option it "
+                   "finds right; an item with a second right option, or without its gold right, is queued for "
+                   "review first",
     "difficulty_panel": "panel of answer models; questions every model answers correctly are dropped",
 }
-LLM_CHECKS = ("safety_llm", "criteria_llm", "rag_llm", "difficulty_panel")
+LLM_CHECKS = ("safety_llm", "criteria_llm", "options_llm", "rag_llm", "difficulty_panel")
 
 
 def _verification_lines(verification: dict | None) -> list[str]:
@@ -469,6 +472,15 @@ def _verification_lines(verification: dict | None) -> list[str]:
     if not any(checks.get(n, {}).get("verdicts") for n in LLM_CHECKS):
         lines.append("- No LLM returned a verdict on any item: no item was judged or moderated by an LLM, criteria "
                      "are the rules, evidence is the retrieval check, and no difficulty panel decided.")
+    options = checks.get("options_llm", {})
+    if not options.get("verdicts"):
+        lines.append("- The options judge did not run: no LLM said of any multiple-choice item whether exactly one "
+                     "option is right. Each item's options were chosen by the rules alone (distractors no page of "
+                     "the entity states, outside its answer's value family, of its kind).")
+    else:
+        disagrees = (verification.get("options") or {}).get("disagrees", 0)
+        lines.append(f"- The options judge found a second right option, or not the gold, in {disagrees} of "
+                     f"{options['verdicts']} multiple-choice items; they are kept and queued for review first.")
     return lines
 
 

@@ -348,3 +348,13 @@ def test_a_database_left_world_readable_is_tightened_when_opened(tmp_path):
     path.chmod(0o644)
     ReviewStore(path)
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_an_item_the_options_judge_disagreed_with_comes_first(tmp_path):
+    """review.queue marks an item whose options judge found a second right option (payload "first"): whatever its
+    id, an annotator gets it before the others."""
+    store = ReviewStore.at(tmp_path)
+    flagged = qa("z9")
+    flagged["payload"]["first"] = True
+    store.enqueue("cdtp", "0.1.0", [simpleqa("a1"), qa("b2"), flagged])
+    assert store.next_item("cdtp", "0.1.0", "ann")["item_id"] == "z9"

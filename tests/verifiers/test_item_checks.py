@@ -290,3 +290,45 @@ def test_a_latin_answer_counts_as_a_whole_token_only():
     assert EvidenceVerifier(web, None, k=5).check([symbol])["q"].reason == "evidence:single_source"
     web = _Web([("https://museum.example/1.html", "钙_博物馆", "【简介】钙。钙的元素符号为Ca。")])
     assert EvidenceVerifier(web, None, k=5).check([symbol])["q"].keep
+
+
+def test_the_options_judge_marks_an_item_with_a_second_right_option_for_review_first(tmp_path):
+    """The scripted judge finds two right options in the 歌德 item, the gold alone in the 李白 one, answers the third
+    with malformed JSON: marked, confirmed, and without a verdict; nothing is dropped by it."""
+    from schemas.llm import LLMClient, LLMSettings
+    from tests.llm_server import ScriptedLLM, raw, reply
+    from verifiers.items import OptionsJudge
+
+    def judge(body):
+        user = body["messages"][1]["content"]
+        if "歌德" in user:
+            return reply({"right": ["A", "c"], "reason": "歌德也是诗人"})
+        if "李白" in user:
+            return reply({"right": ["B"], "reason": "只有诗人"})
+        return raw("not json at all")
+
+    jobs = ["作家", "画家", "诗人", "钢琴家", "航海家", "企业家", "律师", "商人", "工程师", "化学家"]
+    items = [Item(item_id="g", kind="kgc", question="（歌德，职业，？）", answer="作家", options=jobs, answer_index=0),
+             Item(item_id="l", kind="qa", question="李白的职业是什么？", answer="画家", options=jobs, answer_index=1),
+             Item(item_id="x", kind="kgc", question="（某人，职业，？）", answer="作家", options=jobs, answer_index=0)]
+    with ScriptedLLM(judge) as llm:
+        client = LLMClient(LLMSettings(base_url=llm.base_url, model="judge", json_retries=0, max_retries=0),
+                           tmp_path / "catalog.duckdb")
+        try:
+            checks = OptionsJudge(client).check(items)
+        finally:
+            client.close()
+    assert all(c.keep for c in checks.values())
+    assert checks["g"].evidence["disagrees"] and checks["g"].evidence["right"] == ["作家", "诗人"]
+    assert checks["g"].verified == ["options_llm"] and "disagrees" not in checks["l"].evidence
+    assert "options_llm" in checks["x"].unverified and not checks["x"].verified
+    assert OptionsJudge(None).check(items) == {}  # no LLM: it does not run
+
+
+def test_the_card_says_when_the_options_judge_did_not_run():
+    from warehouse.release import _verification_lines
+
+    offline = "\n".join(_verification_lines({"checks": {"criteria_rules": {"checked": 3, "verdicts": 3}}}))
+    assert "The options judge did not run" in offline
+    judged = _verification_lines({"checks": {"options_llm": {"checked": 4, "verdicts": 4}}, "options": {"disagrees": 1}})
+    assert any("found a second right option, or not the gold, in 1 of 4" in line for line in judged)
