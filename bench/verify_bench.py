@@ -74,11 +74,11 @@ def per_query_supports(backend, claims: list[tuple], k: int = 10, exclude_source
     """The previous SearchValidator.check over each claim in turn, through the previous CachedSearch.search
     when ``cache`` (a CatalogCache) is given: one catalog read for the batch's cached results (the previous
     prefetch), then one search and one journal append per claim."""
-    from filters.normalize import normalize
 
     if cache is not None:
         cache.prefetch((cache_key, SearchValidator.query(head, relation), k) for head, _, relation, _, _ in claims)
     supports = []
+    judge = SearchValidator(backend, k, exclude_source)
     for head, aliases, relation, tail, source_url in claims:
         query = SearchValidator.query(head, relation)
         cached = cache.get((cache_key, query, k)) if cache is not None else None
@@ -88,14 +88,9 @@ def per_query_supports(backend, claims: list[tuple], k: int = 10, exclude_source
             hits = backend.search(query, k)
             if cache is not None:
                 cache.put((cache_key, query, k), (json.dumps([h.__dict__ for h in hits], ensure_ascii=False),))
-        names = [normalize(n) for n in (head, *aliases) if n]
-        forms, urls = value_forms(tail), []
-        for hit in hits:
-            if exclude_source and source_url and hit.url == source_url:
-                continue
-            text = normalize(hit.title + "。" + hit.text)
-            if any(f in text for f in forms) and any(n in text for n in names) and hit.url not in urls:
-                urls.append(hit.url)
+        # the verdict is the validator's (a result about the head: its title, or a sentence naming it that
+        # expresses the relation); what this path keeps of the previous one is a search per claim
+        urls = list(judge._support(hits, head, aliases, tail, source_url, relation).urls)
         supports.append(Support(bool(urls), tuple(urls)))
     return supports
 

@@ -86,6 +86,19 @@ def overlaps_gold(value: str, key: str, gold: str, gold_keys: Iterable[str]) -> 
     return any(key in w or w in key for w in gold_keys if key and w) or eras_overlap(gold, value)
 
 
+def spelled_alike(a: str, b: str) -> bool:
+    """Whether two names of five or more characters differ by one Chinese character read alike (莱 and 来 of 北卡罗
+    莱纳大学 and 北卡罗来纳大学: a transliteration written two ways, one name)."""
+    if len(a) != len(b) or len(a) < 5 or a == b:
+        return False
+    diffs = [(x, y) for x, y in zip(a, b) if x != y]
+    if len(diffs) != 1 or not all("\u4e00" <= ch <= "\u9fff" for ch in diffs[0]):
+        return False
+    from pypinyin import lazy_pinyin
+
+    return lazy_pinyin(diffs[0][0]) == lazy_pinyin(diffs[0][1])
+
+
 def shuffle_options(item_id: str, gold: str, distractors: list[tuple[str, str, float]], seed: int) -> Choice:
     """The gold and nine distractors in a seeded permutation of the item id."""
     entries = [(gold, "gold", 1.0), *distractors]
@@ -186,6 +199,8 @@ class DistractorPicker:
                 reason = "true_value"
             elif overlaps_gold(cand, key, q.gold, (gold_key, tail_key)):
                 reason = "overlaps_gold"
+            elif spelled_alike(cand, q.gold):
+                reason = "variant_of_gold"  # 北卡罗来纳大学 for 北卡罗莱纳大学: one name transliterated two ways
             elif self.families is not None and self.families.related(cand, anchors or (q.gold,), q.relation):
                 reason = "family"  # 文学家 for 诗人, 思想家 for 哲学家: right too
             elif not self.typer.same_type(gold_type, self._type(cand, q.relation, q.asked), q.relation):

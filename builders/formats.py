@@ -204,7 +204,8 @@ def _classify(value: str, relation: str) -> ValueFormat:
 
     m = _DATE.match(value) or _ISO_DATE.match(value)
     if m and _valid_month_day(m.group("m"), m.group("d")):
-        return ValueFormat("date", "年月日" if m.group("d") else "年月")
+        year = float(m.group("y")) * (-1 if "era" in m.groupdict() and "前" in (m.group("era") or "") else 1)
+        return ValueFormat("date", "年月日" if m.group("d") else "年月", year)
     m = _MONTH_DAY.match(value)
     if m and _valid_month_day(m.group("m"), m.group("d")):
         return ValueFormat("date", "月日" if m.group("d") else "月")
@@ -276,7 +277,7 @@ def compatible(gold: ValueFormat, candidate: ValueFormat) -> bool:
     """
     if gold.kind != candidate.kind or gold.unit != candidate.unit or gold.span != candidate.span:
         return False  # a range beside single values stands out as another kind does
-    if gold.kind == "year" and gold.magnitude is not None and candidate.magnitude is not None:
+    if gold.kind in ("year", "date") and gold.magnitude is not None and candidate.magnitude is not None:
         # the same era and within YEAR_SPAN years: 1947 gets neither 57 nor 公元前313
         return (gold.magnitude < 0) == (candidate.magnitude < 0) and \
             abs(gold.magnitude - candidate.magnitude) <= YEAR_SPAN

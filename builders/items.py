@@ -76,6 +76,10 @@ _RANGE = re.compile(r"[\d年月日]\s*(?:[—–~～至到]|--)\s*(?:公元前?)
 # A genre answered with its modifiers (长篇讽刺小说) is right at several grains: 小说, 长篇小说, 讽刺小说.
 GENRE_RELATIONS = frozenset({"体裁", "文学体裁", "作品体裁"})
 GENRE_MAX_CHARS = 3
+# A place name's parts, each up to its administrative unit (美国|弗吉尼亚州|盖特城, 湖北省|白福市).
+_REGION_PARTS = re.compile(r".+?(?:特别行政区|自治区|自治州|自治县|省|州|市|县|区|国|城|镇|乡|村)")
+# Relations by which the crawl says what region holds a place.
+HOLDING_RELATIONS = ("所属地区", "所属国家", "上级行政区", "所属省份", "所在省份")
 # Relations that measure one thing (篇幅 and 字数): a short answer of one is answered by another's value too.
 MEASURE_GROUPS = Path(__file__).with_name("measure_groups.txt")
 # A short-answer question asking a region (「…归哪个地区管辖？」) names the level of its answer.
@@ -88,6 +92,8 @@ SENSE_DESCRIPTOR_CHARS = 16  # the longest sense put before a title to say which
 FACT_OWNERS = ("simpleqa", "qa")
 # Relations whose values are names of the entity itself: as questions they have many right answers.
 NO_MCQ_RELATIONS = frozenset({"中文名"})
+# Relations whose value is who holds an office or where one belongs now: an option may have held it at another time.
+HELD_RELATIONS = Path(__file__).with_name("held_relations.txt")
 # One triple in HEAD_SHARE, chosen by hash, is asked by its head where the relation allows it.
 HEAD_SHARE = 3
 _SENTENCE = re.compile(r"(?<=[。！？；!?;])")
@@ -291,8 +297,13 @@ class ItemBuilder:
         ``replay``: only remember the values asked by their head, and yield nothing."""
         values: dict[str, int] = Counter(t.relation for t in pair.triples if t.tail)
         by_relation: dict[str, list[Triple]] = defaultdict(list)
+        held = load_word_list(HELD_RELATIONS)
         for t in pair.kept_triples():
             if t.relation in NO_MCQ_RELATIONS:
+                continue
+            if t.relation in held:  # the value changes hands: another option may be right at another time
+                if not replay:
+                    self.stats.dropped["kgc:held_relation"] += 1
                 continue
             key = (t.relation, value_key(t.tail))
             if (self.templates.has(t.relation, "head") and key not in self._head_asked
@@ -535,7 +546,22 @@ class ItemBuilder:
             self.cloze_sentences[value_key(sentence)] = base["item_id"]
             self.stats.built["cloze"] += 1
             yield Item(question=masked, provenance=self._provenance(
-                "text", easy_by=self._easy_by(pair, t.relation, t.tail)), also_true=list(other_forms(t.tail)), **base)
+                "text", easy_by=self._easy_by(pair, t.relation, t.tail)),
+                also_true=[*other_forms(t.tail), *self._coarser(t.tail)], **base)
+
+    def _coarser(self, place: str) -> list[str]:
+        """The place at coarser grains, each of which fills a blank the place fills (出生于＿＿＿: 美国 for 美国弗吉尼亚州
+        盖特城, 湖北省 for 白福市): the parts its name is made of, and the regions the crawl says hold it."""
+        if not place_level(place):
+            return []
+        parts = _REGION_PARTS.findall(place)
+        found = []
+        if len(parts) > 1 and "".join(parts) == place:
+            found += ["".join(parts[:n]) for n in range(1, len(parts))] + parts[1:]
+        held = self.graph.relation_values((place, r) for r in HOLDING_RELATIONS)
+        found += [tail for rows in held.values() for _, tail, _ in rows]
+        found += [f[:-1] for f in found if len(f) > 2 and f[-1] in "省市"]  # 湖北 for 湖北省
+        return [f for f in dict.fromkeys(found) if f and value_key(f) != value_key(place)]
 
     def _simpleqa(self, pair: Pair, values: dict[tuple[str, str], list[tuple[str, str, str]]]) -> Iterator[Item]:
         """Template short-answer questions: one per relation of the pair whose value is the only one the

@@ -319,8 +319,10 @@ class ValueTyper:
         ranged = ranged or frozenset(t for r in relations for t in self.ranges.get(r, ()))
         if ranged:
             return ValueType("entity", ranged, fmt, level=self._level(value, ranged, relation))
-        # Known only as the value of some relations (or of none but names: then of nothing that types it).
-        return ValueType("relation", self.family(relations), fmt, self.owners.get(key, frozenset()))
+        # Known only as the value of some relations (or of none but names: then of nothing that types it); a place
+        # by its relation (产地: its values' forms are mostly regions) has a level
+        level = place_level(value) if relation in self.levels else ""
+        return ValueType("relation", self.family(relations), fmt, self.owners.get(key, frozenset()), level)
 
     def _level(self, value: str, types: frozenset[str], relation: str = "") -> str:
         """A place's level by its form and its page's type (builders.places), else the level the relation's values
@@ -374,6 +376,8 @@ class ValueTyper:
         # A value typed by its relations is of the kind of the entities that have it: 纸币 is a 类别 of
         # currencies, 安神药 a 类别 of medicines.
         if gold.owners and not self.table.match(gold.owners, candidate.owners):
+            return False
+        if gold.level and candidate.level and gold.level != candidate.level:
             return False
         return bool(gold.names & candidate.names) and (
             gold.fmt is None or candidate.fmt is None or compatible(gold.fmt, candidate.fmt))

@@ -105,6 +105,7 @@ def _generate(pair_shards, settings, raw_dir, embedder, templates, client,
                     writer.write_all(item_parts.merged(other.result(), builder))
             report = builder.stats.as_dict()
             report["graph"] = builder.graph.counts()
+            report["multi_valued_relations"] = sorted(builder.multi_valued)
     counts = {} if client is None else {"qa_rewrite": builder.rewriter.counts,
                                          "simpleqa_writer": builder.writer.counts}
     return writer.paths, report, counts

@@ -502,6 +502,20 @@ def category_counts(directory: Path, files: list[ReleaseFile]) -> dict[str, dict
     return found
 
 
+def _answers_lines(multi_valued: list[str] | None) -> list[str]:
+    """What a multiple-choice item's one right answer means: the relations that take several values here."""
+    lines = ["- Each multiple-choice item has one right option: no distractor is a value the entity's pages give "
+             "(the text as crawled, every page and sense) or the web's pages state for it, nor one of a right "
+             "answer's value family (`builders/value_families.tsv` and what the crawl teaches), nor of another "
+             "kind; `also_true` lists the other right answers known (the filtered setting of link prediction: "
+             "rank them out)."]
+    if multi_valued:
+        lines.append(f"- Relations that take several values per entity in this crawl ({len(multi_valued)}): "
+                     + "、".join(multi_valued) + ". Their items ask for one of the values (「之一」) and take "
+                     "distractors outside every known value's family; cloze never blanks them.")
+    return lines
+
+
 def _difficulty_lines(difficulty: dict | None) -> list[str]:
     """The ``difficulty`` column, named for what it is: a proxy computed from the crawl."""
     if not difficulty or not difficulty.get("quartiles"):
@@ -612,6 +626,7 @@ def default_card(manifest: ReleaseManifest, categories: dict | None = None) -> s
                   "embedder" + (" (character n-grams: it measures shared characters, not meaning)."
                                 if str(items.get("embedder", "")).startswith("char-ngram") else "."),
                   *_llm_lines(items.get("llm")), *_verification_lines(items.get("verification")),
+                  *_answers_lines(items.get("multi_valued_relations")),
                   *_difficulty_lines(items.get("difficulty")), *_baseline_lines(items.get("baselines"))]
     lines += _review_lines(manifest.counts.get("review"))
     lines += ["", "## Funnel", "", "```json", json.dumps(manifest.counts, ensure_ascii=False, indent=2), "```", ""]
