@@ -30,7 +30,6 @@ import threading
 import time
 from pathlib import Path
 
-from filters.normalize import value_forms
 from verifiers.search import CachedSearch, Hit, LocalBM25, SearchValidator, Support, _segment
 
 
