@@ -86,6 +86,14 @@ def overlaps_gold(value: str, key: str, gold: str, gold_keys: Iterable[str]) -> 
     return any(key in w or w in key for w in gold_keys if key and w) or eras_overlap(gold, value)
 
 
+_RANKS = ("亚界", "亚门", "亚纲", "亚目", "亚科", "亚属", "亚种", "界", "门", "纲", "目", "科", "属", "种", "组", "族")
+
+
+def _rank(value: str) -> str:
+    """The taxonomic rank a value or a relation ends with (亚属 of 柑橘亚属, 科 of the relation 科), or ""."""
+    return next((r for r in _RANKS if value.strip().endswith(r)), "")
+
+
 def spelled_alike(a: str, b: str) -> bool:
     """Whether two names of five or more characters differ by one Chinese character read alike (莱 and 来 of 北卡罗
     莱纳大学 and 北卡罗来纳大学: a transliteration written two ways, one name)."""
@@ -120,6 +128,9 @@ class DistractorPicker:
         self.embedder = embedder
         self.typer = typer
         self.families = families
+        # (relation, value) that most entities with the relation have (家常菜 of a dish's 分类): true of this entity
+        # as likely as not, so no wrong answer (set by the item builder for the class and multi-valued relations)
+        self.broad: set[tuple[str, str]] = set()
         self.settings = settings or DistractorSettings()
         self.frequency = frequency or {}
         self._types: dict[tuple[str, str, str], object] = {}
@@ -199,6 +210,10 @@ class DistractorPicker:
                 reason = "true_value"
             elif overlaps_gold(cand, key, q.gold, (gold_key, tail_key)):
                 reason = "overlaps_gold"
+            elif (q.relation, cand) in self.broad:
+                reason = "broad_value"
+            elif q.relation in _RANKS and _rank(cand) != q.relation and _rank(q.gold) == q.relation:
+                reason = "type"  # 茄亚属隐果组, a section, is no 亚属
             elif spelled_alike(cand, q.gold):
                 reason = "variant_of_gold"  # 北卡罗来纳大学 for 北卡罗莱纳大学: one name transliterated two ways
             elif self.families is not None and self.families.related(cand, anchors or (q.gold,), q.relation):

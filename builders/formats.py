@@ -16,7 +16,8 @@ Kinds (in the order they are tried; the first that fits wins):
 * ``number``   a bare number: 1.008, 18, 1～2
 * ``formula``  a chemical formula: H2O, NaCl, CaSO4·2H2O, H₂SO₄
 * ``code``     an identifier: CAS 1333-74-0, stock code 00700, CNY, WTO, .py
-* ``latin``    mostly Latin-script text: Yangtze River, Ailuropoda melanoleuca
+* ``latin``    mostly Latin-script text: Yangtze River, Ailuropoda melanoleuca (its words counted: an
+               option of one word beside a name of four stands out)
 * ``person``   a name, when the relation holds persons (:data:`PERSON_RELATIONS`)
 * ``text``     anything else (places, dynasties, descriptions, enumerations)
 
@@ -248,7 +249,7 @@ def _classify(value: str, relation: str) -> ValueFormat:
     if any(p.match(value) for p in _CODES):
         return ValueFormat("code")
     if _latin(value):
-        return ValueFormat("latin")
+        return ValueFormat("latin", magnitude=float(len(value.split())))
     return ValueFormat("text")
 
 
@@ -277,6 +278,8 @@ def compatible(gold: ValueFormat, candidate: ValueFormat) -> bool:
     """
     if gold.kind != candidate.kind or gold.unit != candidate.unit or gold.span != candidate.span:
         return False  # a range beside single values stands out as another kind does
+    if gold.kind == "latin" and gold.magnitude is not None and candidate.magnitude is not None:
+        return abs(gold.magnitude - candidate.magnitude) <= 1  # words: Jr. is no full name beside four
     if gold.kind in ("year", "date") and gold.magnitude is not None and candidate.magnitude is not None:
         # the same era and within YEAR_SPAN years: 1947 gets neither 57 nor 公元前313
         return (gold.magnitude < 0) == (candidate.magnitude < 0) and \

@@ -58,7 +58,7 @@ from builders.places import place_level
 from builders.templates import Templates, fit_question_word, question_for
 from builders.types import FORMAT_KINDS, ValueTyper
 from filters.normalize import is_approximate, is_cjk, normalize, value_forms, value_key
-from filters.statements import dispute
+from filters.statements import dispute, relation_words
 from filters.triples import NAME_RELATIONS
 from schemas import Item, Pair, Triple
 from schemas.records import Hit
@@ -78,6 +78,8 @@ GENRE_RELATIONS = frozenset({"体裁", "文学体裁", "作品体裁"})
 GENRE_MAX_CHARS = 3
 # A place name's parts, each up to its administrative unit (美国|弗吉尼亚州|盖特城, 湖北省|白福市).
 _REGION_PARTS = re.compile(r".+?(?:特别行政区|自治区|自治州|自治县|省|州|市|县|区|国|城|镇|乡|村)")
+# Relations whose values are places (出生地, 所在地, 籍贯, 产地 …).
+_PLACE_RELATION = re.compile(r"(?:地|地点|地区|位置|籍贯|祖籍|区域)$")
 # Relations by which the crawl says what region holds a place.
 HOLDING_RELATIONS = ("所属地区", "所属国家", "上级行政区", "所属省份", "所在省份")
 # Relations that measure one thing (篇幅 and 字数): a short answer of one is answered by another's value too.
@@ -94,6 +96,8 @@ FACT_OWNERS = ("simpleqa", "qa")
 NO_MCQ_RELATIONS = frozenset({"中文名"})
 # Relations whose value is who holds an office or where one belongs now: an option may have held it at another time.
 HELD_RELATIONS = Path(__file__).with_name("held_relations.txt")
+# Relations whose world's answer is open (a description, a taste, ingredients, a range): no multiple choice.
+OPEN_CHOICE_RELATIONS = Path(__file__).with_name("open_choice_relations.txt")
 # One triple in HEAD_SHARE, chosen by hash, is asked by its head where the relation allows it.
 HEAD_SHARE = 3
 _SENTENCE = re.compile(r"(?<=[。！？；!?;])")
@@ -215,6 +219,7 @@ class ItemBuilder:
         self.adapted = graph.adapted()
         self.guessable = graph.majority_values()
         self.multi_valued = graph.multi_valued()
+        picker.broad = {(r, v) for r, v in self.guessable if r in self.multi_valued or _CLASS_RELATION.search(r)}
         self.difficulty = difficulty
         self.baselines = baselines
         self.stats = BuildStats()
@@ -305,6 +310,10 @@ class ItemBuilder:
                 if not replay:
                     self.stats.dropped["kgc:held_relation"] += 1
                 continue
+            if open_choice(t.relation):  # an open description or list: an option is right as often as not
+                if not replay:
+                    self.stats.dropped["kgc:open_choice_relation"] += 1
+                continue
             key = (t.relation, value_key(t.tail))
             if (self.templates.has(t.relation, "head") and key not in self._head_asked
                     and value_format(t.tail, t.relation).kind not in FORMAT_KINDS
@@ -368,7 +377,7 @@ class ItemBuilder:
                                  *(_title(a.query.tail) for a in asks if a.query.asked == "head")])
         crawled: dict[str, Pair] = {}
         # the other right answers of each question (its also_true): the entity's other values for the relation in
-        # the sense asked, the other entities with the value, and each candidate the sources state
+        # the sense asked, the other entities with the value, and each candidate its pages list with a right answer
         also: dict[str, dict[str, str]] = defaultdict(dict)
         heads = self.graph.heads_with((a.query.relation, a.query.tail) for a in asks if a.query.asked == "head")
         for a in asks:
@@ -380,7 +389,8 @@ class ItemBuilder:
 
         def stated(q: Query, value: str) -> bool | str:
             where = _stated(q, value)
-            if where:
+            if where == "page_list":  # listed with a right answer: right itself. A value the grounding rule finds
+                # stated is never offered, but is no claim to ship (月球's page gives 地球's radius beside its own)
                 also[q.item].setdefault(value_key(value), value)
             return where
 
@@ -521,8 +531,11 @@ class ItemBuilder:
             open_ = ["era_at_another_granularity_fits" if other_granularity(t.tail) else
                      "open_blank" if t.relation in self.multi_valued or several_values(
                          (values or {}).get((pair.entity, t.relation), [])) else
-                     open_blank(sentence.replace(t.tail, BLANK))
+                     open_blank(sentence.replace(t.tail, BLANK), t.relation)
                      for t in triples]
+            open_ = [why or ("blank_fits_another_fact" if self._fits_another_fact(pair, sentence.replace(t.tail, BLANK),
+                                                                                   t.relation) else "")
+                     for t, why in zip(triples, open_)]
             answerable = [t for t, why in zip(triples, open_) if not why]
             self.stats.dropped["cloze:sentence_has_another_item"] += len(triples) - 1
             if not answerable:
@@ -547,21 +560,41 @@ class ItemBuilder:
             self.stats.built["cloze"] += 1
             yield Item(question=masked, provenance=self._provenance(
                 "text", easy_by=self._easy_by(pair, t.relation, t.tail)),
-                also_true=[*other_forms(t.tail), *self._coarser(t.tail)], **base)
+                also_true=[*other_forms(t.tail), *self._coarser(t.tail, t.relation)], **base)
 
-    def _coarser(self, place: str) -> list[str]:
-        """The place at coarser grains, each of which fills a blank the place fills (出生于＿＿＿: 美国 for 美国弗吉尼亚州
-        盖特城, 湖北省 for 白福市): the parts its name is made of, and the regions the crawl says hold it."""
-        if not place_level(place):
+    def _coarser(self, place: str, relation: str) -> list[str]:
+        """The place at coarser grains, each of which fills a blank the place fills (出生于＿＿＿: 美国 and 美国弗吉尼亚州
+        for 美国弗吉尼亚州盖特城, 湖北省 for 白福市): the parts its name is made of, and the regions the crawl says hold
+        it. Only for a place: a value with a level, or of a relation of places."""
+        if not (place_level(place) or relation in self.typer.levels or _PLACE_RELATION.search(relation)):
             return []
         parts = _REGION_PARTS.findall(place)
+        rest = place[len("".join(parts)):]
+        parts += [rest] if rest and parts else []
         found = []
-        if len(parts) > 1 and "".join(parts) == place:
+        if len(parts) > 1:
             found += ["".join(parts[:n]) for n in range(1, len(parts))] + parts[1:]
         held = self.graph.relation_values((place, r) for r in HOLDING_RELATIONS)
         found += [tail for rows in held.values() for _, tail, _ in rows]
-        found += [f[:-1] for f in found if len(f) > 2 and f[-1] in "省市"]  # 湖北 for 湖北省
-        return [f for f in dict.fromkeys(found) if f and value_key(f) != value_key(place)]
+        found += [f[:-1] for f in found if len(f) > 2 and f[-1] in "省市州"]  # 湖北 for 湖北省
+        return [f for f in dict.fromkeys(found) if len(f) >= 2 and value_key(f) != value_key(place)]
+
+    @staticmethod
+    def _fits_another_fact(pair: Pair, masked: str, relation: str) -> bool:
+        """Whether a word right before or after the blank says another of the entity's relations, whose value the
+        sentence does not give: that value fills the blank as well (「…，＿＿＿出生。」 takes the birthplace as well
+        as the birth date, 「出生于＿＿＿」 the date as well as the place, 「字竹云，＿＿＿人」 the 籍贯 as well as the
+        出生地). The relation's name or a cue of the table (filters.statements.relation_words) of two characters or
+        more, or 人."""
+        at = masked.find(BLANK)
+        before, after = masked[:at], masked[at + len(BLANK):]
+        for other in pair.triples:
+            if other.relation in (relation, *NAME_RELATIONS) or len(other.tail) < 2 or other.tail in masked:
+                continue
+            words = [w for w in relation_words(other.relation) if len(w) >= 2 or w == "人"]
+            if any(before.endswith(w) or after.startswith(w) for w in words):
+                return True
+        return False
 
     def _simpleqa(self, pair: Pair, values: dict[tuple[str, str], list[tuple[str, str, str]]]) -> Iterator[Item]:
         """Template short-answer questions: one per relation of the pair whose value is the only one the
@@ -651,6 +684,12 @@ class ItemBuilder:
 
 
 @lru_cache(maxsize=4096)
+def open_choice(relation: str) -> bool:
+    """Whether multiple-choice items leave the relation alone (``builders/open_choice_relations.txt``)."""
+    return any(fnmatch.fnmatchcase(relation, pattern) for pattern in load_word_list(OPEN_CHOICE_RELATIONS))
+
+
+@lru_cache(maxsize=4096)
 def open_relation(relation: str) -> bool:
     """Whether short-answer questions leave the relation alone (``builders/open_relations.txt``)."""
     return any(fnmatch.fnmatchcase(relation, pattern) for pattern in load_word_list(OPEN_RELATIONS))
@@ -662,9 +701,16 @@ _LISTED_AFTER = ("、", "和", "及", "与", "或", "以及", "等")
 _QUALIFIED = ("著名", "杰出", "伟大", "知名", "优秀", "重要", "主要")
 
 
-def open_blank(masked: str) -> str:
+# Relations whose value is a class the entity belongs to: a blank of one takes every class above it (硫是一种＿＿＿:
+# 非金属元素, and 元素; 银杏被称为＿＿＿的活化石: 植物界, and 植物).
+_CLASS_RELATION = re.compile(r"(?:类别|类型|种类|分类|性质|体裁|级别|类|^[界门纲目科属种])$")
+_RANK_BEFORE = re.compile(r"[界门纲目科属亚]$")  # 「蔷薇科＿＿＿」: the rank after a family is the genus
+
+
+def open_blank(masked: str, relation: str = "") -> str:
     """Why a cloze blank takes other fillers by its place in the sentence, or "": a member of a list (「青海、＿＿＿
-    等」, 「文学家、＿＿＿。」: any other member fits), or a qualifier before 著名 and its kind (「＿＿＿著名画家」)."""
+    等」, 「文学家、＿＿＿。」: any other member fits), a qualifier before 著名 and its kind (「＿＿＿著名画家」), or a
+    class of ``relation`` no taxon right before it fixes the rank of (「硫是一种＿＿＿」)."""
     at = masked.find(BLANK)
     if at == -1:
         return ""
@@ -672,6 +718,8 @@ def open_blank(masked: str) -> str:
     if before.endswith(_LISTED_BEFORE) or after.startswith(_LISTED_AFTER):
         return "blank_in_list"
     if after.startswith(_QUALIFIED):
+        return "open_blank"
+    if relation and _CLASS_RELATION.search(relation) and not _RANK_BEFORE.search(before):
         return "open_blank"
     return ""
 

@@ -14,7 +14,7 @@ import re
 
 from filters.normalize import normalize, value_cache
 
-LEVELS = ("country", "province", "city", "county", "township", "village", "site")
+LEVELS = ("country", "province", "city", "county", "township", "village", "site", "group")  # group: of countries
 
 # Province-level divisions of China by their short names (the bare form of 浙江省, 广西壮族自治区 …).
 PROVINCES = frozenset("""北京 天津 上海 重庆 河北 山西 辽宁 吉林 黑龙江 江苏 浙江 安徽 福建 江西 山东 河南 湖北 湖南 广东 海南
@@ -33,6 +33,10 @@ _REGION = (("特别行政区", "province"), ("自治区", "province"), ("省", "
            ("盟", "city"), ("市", "city"), ("自治县", "county"), ("县", "county"), ("旗", "county"), ("区", "county"),
            ("乡", "township"), ("镇", "township"), ("街道", "township"), ("村", "village"))
 _LATIN = re.compile(r"[A-Za-z0-9]")
+# Names ending in 国 that name no one country: kingdoms and empires of history (their pages say what they are), and
+# groups of countries (协约国, 同盟国, 轴心国: an alliance is no option beside countries).
+_NOT_COUNTRIES = ("王国", "帝国")
+_GROUPS = ("约国", "盟国", "心国", "诸国", "列国", "各国")
 
 
 @value_cache
@@ -43,7 +47,9 @@ def place_level(value: str) -> str:
         return ""
     if text in PROVINCES:
         return "province"
-    if text in COUNTRIES or (text.endswith("国") and not text.endswith(("王国", "帝国", "诸国")) and len(text) <= 6):
+    if text.endswith(_GROUPS):
+        return "group"
+    if text in COUNTRIES or (text.endswith("国") and not text.endswith(_NOT_COUNTRIES) and len(text) <= 6):
         return "country"
     for suffix in _SITE:
         if text.endswith(suffix) and len(text) > len(suffix):

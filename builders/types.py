@@ -309,7 +309,8 @@ class ValueTyper:
             given = (frozenset(own) or self.tail_relations.get(key) or frozenset({relation})) & NAME_RELATIONS
             return ValueType("name", self.name_owners.get(key, frozenset()), fmt, given)
         if fmt.kind in FORMAT_KINDS:
-            return ValueType("format", frozenset({fmt.kind}), fmt)
+            # with the types of the entities that have it: a birth date is a person's, an approval date a product's
+            return ValueType("format", frozenset({fmt.kind}), fmt, self.owners.get(key, frozenset()))
         types = self.title_types.get(key)
         if types:
             return ValueType("entity", types, fmt, level=self._level(value, types, relation))
@@ -329,9 +330,10 @@ class ValueTyper:
         mostly name (a 著名景点 is a site, 盛新古道 too); "" for what is not a place."""
         if not types or not all(t == "place" or self.table.parent(t) == "place" for t in types):
             return ""
+        level = place_level(value)
         if types == {"country"}:
-            return "country"
-        return place_level(value) or self.levels.get(relation, "")
+            return level if level == "group" else "country"
+        return level or self.levels.get(relation, "")
 
     def is_value_of(self, value: str, relation: str, asked: str = "tail") -> bool:
         """Whether the crawl gives ``value`` for ``relation`` somewhere (as a head, whether it has the relation)."""
@@ -357,6 +359,8 @@ class ValueTyper:
         if gold.kind != candidate.kind:
             return False
         if gold.kind == "format":
+            if gold.owners and candidate.owners and not self.table.match(gold.owners, candidate.owners):
+                return False  # 2013年01月11日, a product's approval, is no birth date beside 1984年1月28日
             return gold.fmt is not None and candidate.fmt is not None and compatible(gold.fmt, candidate.fmt)
         if gold.kind in ("entity", "name"):
             # every type of the candidate: a title that names a township and a poet (汪善) is no township option

@@ -708,7 +708,7 @@ def _audit_cloze(items: list[dict], max_chars: int, out: ConfigReport, truth: Tr
             out.add("cloze.too_long", f"{len(question)} characters: {question[:40]}…")
         if other_granularity(answer):
             out.add("cloze.other_granularity", f"{answer} in {question[:60]}")
-        why = open_blank(question)
+        why = open_blank(question, item.get("relation") or "")
         if not why and truth is not None and several_values(
                 sorted(truth.rows.get((value_key(item["head"]), item["relation"]), ()))):
             why = f"the entity has several values of {item['relation']}"

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 import threading
 import time
 from collections import deque
@@ -422,13 +423,22 @@ class _Handler(BaseHTTPRequestHandler):
         pass  # a crawl makes thousands of requests; the crawler keeps its own stats
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        """A client that hung up before its answer was written (a search given up on after its timeout, a crawl
+        stopped) is no error of the mirror's: nothing is printed. Anything else is, as http.server prints it."""
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError, ConnectionAbortedError)):
+            return
+        super().handle_error(request, client_address)
+
+
 class MirrorServer:
     """The mirror on 127.0.0.1, in a background thread: ``with MirrorServer() as m: m.url``."""
 
     def __init__(self, site: Site | None = None, port: int = 0, host: str = "127.0.0.1"):
         self.site = site or Site()
         handler = type("Handler", (_Handler,), {"site": self.site})
-        self.httpd = ThreadingHTTPServer((host, port), handler)
+        self.httpd = _Server((host, port), handler)
         self.httpd.daemon_threads = True
         self.thread = threading.Thread(target=self.httpd.serve_forever, name="zhbench-mirror", daemon=True)
 

@@ -12,7 +12,7 @@ from builders.types import TypeTable, ValueTyper
     ("中国", "country"), ("日本", "country"), ("银桥国", "country"), ("浙江", "province"), ("四川省", "province"),
     ("广西壮族自治区", "province"), ("江西省潭关市", "city"), ("北仁县", "county"), ("白新乡", "township"),
     ("凤坪古镇", "site"), ("陵德桥", "site"), ("马宝塔", "site"), ("长江", "site"), ("盛新古道", "site"),
-    ("南鹿", ""), ("李白", ""), ("Paris", ""), ("罗马帝国", ""),
+    ("南鹿", ""), ("李白", ""), ("Paris", ""), ("罗马帝国", ""), ("协约国", "group"),
 ])
 def test_the_level_a_place_form_names(value, level):
     assert place_level(value) == level

@@ -129,3 +129,22 @@ def test_export_writes_every_page_and_the_fault_pages(tmp_path):
             page = parse(path.read_bytes(), BASE + "/x")
             assert page.status in ("ok", "disambiguation") and page.source == layout, path
     assert len(load_facts(MINI_FACTS)) == len(site.entries)
+
+
+def test_a_client_that_hung_up_leaves_no_traceback_on_the_terminal(capsys):
+    """A search given up on after its timeout closes its connection before the answer is written: the mirror
+    says nothing of it (http.server would print a BrokenPipeError traceback); any other error it still prints."""
+    from crawlers.mirror.site import MirrorServer
+
+    with MirrorServer() as mirror:
+        for error in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "reset")):
+            try:
+                raise error
+            except OSError:
+                mirror.httpd.handle_error(None, ("127.0.0.1", 1))
+        assert capsys.readouterr().err == ""
+        try:
+            raise ValueError("a real fault")
+        except ValueError:
+            mirror.httpd.handle_error(None, ("127.0.0.1", 1))
+        assert "a real fault" in capsys.readouterr().err
