@@ -14,10 +14,11 @@ entries as the crawl's pages. No search validation: there is no web here.
 (``random.Random(seed)`` over the items in id order), each with what an annotator needs: the question, the
 options, the gold, ``also_true``, and the text of the entity's pages. ``score`` reads the labels (one JSON object a
 line: ``item_id``, ``right_options``: every option a test-taker who knows the world would defend, ``wrong_kind``:
-options of another kind than the gold, ``other_fillers``: for a cloze blank, other fillers that make a true
-sentence, ``sound``: the item as a whole is a valid test item, ``note``) and reports, per source and kind, the
-items with more than one defensible answer, options of the wrong kind and cloze blanks with another filler.
-The labelling rule is in ``bench/data/items/README.md``.
+options of another kind than the gold, ``other_fillers``: for a cloze blank, other values that make a true
+sentence, ``other_answers``: for a short answer, other values that answer it, ``other_forms``: the same fact in a
+form the scoring misses, ``sound``: the item as a whole is a valid test item, ``note``) and reports, per source
+and kind, the items with more than one defensible answer, options of the wrong kind, cloze blanks with another
+filler, and the scoring gaps. The labelling rule is in ``bench/data/items/README.md``.
 """
 
 from __future__ import annotations
@@ -144,6 +145,8 @@ def score(sample: list[dict], labels: list[dict]) -> dict:
             row["other_filler"] += bool(label.get("other_fillers"))
         if s["kind"] == "simpleqa":
             row["several_right"] += bool(label.get("other_answers"))
+        if s["kind"] in ("cloze", "simpleqa"):
+            row["other_forms"] += bool(label.get("other_forms"))
         row["sound"] += bool(label.get("sound"))
     total = Counter()
     for row in table.values():
