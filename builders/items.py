@@ -5,8 +5,9 @@
   asking the tail, one of several tails, or the head (CDTP's QA: two components given, the
   third asked). Both share one distractor selection (:mod:`builders.distractors`).
 * **t2t**: the pair's kept triples (one per line, ``head｜relation｜tail``) -> its text.
-* **cloze**: one sentence of the pair's text that states a kept triple, with its value
-  blanked (ChnEval: the value occurs once in its context, a sentence is never used twice).
+* **cloze**: one sentence of the pair's text as written that states a kept triple, with its value
+  blanked (ChnEval: the value occurs once in its context, a sentence is never used twice), where the blank
+  takes one filler (:func:`open_blank`, :meth:`ItemBuilder._fits_another_fact`).
 * **simpleqa**: template short-answer questions, with the pair's SimpleQA topic and subtopic, only
   where one answer is right: the crawl gives one value for (title, relation) on every page and in
   every sense, no row lists several (``several_values``); the relation names a fact, not a selection
@@ -517,7 +518,7 @@ class ItemBuilder:
         open_ = [t for t in pair.kept_triples() if t.relation not in NAME_RELATIONS and len(t.tail) >= 2]
         # Sentences outside, triples inside: each sentence is normalised and segmented once; a triple
         # goes to the first sentence that states it.
-        for sentence in sentences(pair.text):
+        for sentence in sentences(pair.source_text or pair.text):  # as written: a cut sentence may read broken
             probe = _sentence_pair(pair, sentence)
             for t in [t for t in open_ if sentence.count(t.tail) == 1 and self.stated(probe, t.relation, t.tail)]:
                 by_sentence[sentence].append(t)
@@ -704,13 +705,17 @@ _QUALIFIED = ("著名", "杰出", "伟大", "知名", "优秀", "重要", "主�
 # Relations whose value is a class the entity belongs to: a blank of one takes every class above it (硫是一种＿＿＿:
 # 非金属元素, and 元素; 银杏被称为＿＿＿的活化石: 植物界, and 植物).
 _CLASS_RELATION = re.compile(r"(?:类别|类型|种类|分类|性质|体裁|级别|类|^[界门纲目科属种])$")
-_RANK_BEFORE = re.compile(r"[界门纲目科属亚]$")  # 「蔷薇科＿＿＿」: the rank after a family is the genus
+_RANK_BEFORE = re.compile(r"[界门纲目科属亚]$")
+# Nouns after a blank that say what kind of modifier it is (「＿＿＿时期」 takes an era, 「＿＿＿境内」 a place).
+_PINNING_NOUNS = frozenset({"时期", "年间", "时代", "年代", "世纪", "境内", "一带", "以东", "以西", "以南", "以北"})  # 「蔷薇科＿＿＿」: the rank after a family is the genus
 
 
 def open_blank(masked: str, relation: str = "") -> str:
     """Why a cloze blank takes other fillers by its place in the sentence, or "": a member of a list (「青海、＿＿＿
-    等」, 「文学家、＿＿＿。」: any other member fits), a qualifier before 著名 and its kind (「＿＿＿著名画家」), or a
-    class of ``relation`` no taxon right before it fixes the rank of (「硫是一种＿＿＿」)."""
+    等」, 「文学家、＿＿＿。」: any other member fits), a qualifier before 著名 and its kind (「＿＿＿著名画家」), a
+    class of ``relation`` no taxon right before it fixes the rank of (「硫是一种＿＿＿」), or a modifier of the noun
+    after it (「＿＿＿航海家」: 意大利, and 西班牙, 著名; 「＿＿＿人」: a place, and an era), unless the noun says
+    which kind (时期, 境内)."""
     at = masked.find(BLANK)
     if at == -1:
         return ""
@@ -721,6 +726,12 @@ def open_blank(masked: str, relation: str = "") -> str:
         return "open_blank"
     if relation and _CLASS_RELATION.search(relation) and not _RANK_BEFORE.search(before):
         return "open_blank"
+    if after:
+        from filters.text import tagged_words
+
+        first = tagged_words(after[:8])
+        if first and first[0][1].startswith("n") and first[0][0] not in _PINNING_NOUNS:
+            return "open_blank"  # 「＿＿＿航海家」, 「＿＿＿统治集团」, 「＿＿＿人」: a modifier, and many modifiers fit
     return ""
 
 

@@ -96,7 +96,8 @@ def test_t2t_cloze_and_simpleqa_items(built, kept_pair_shards):
     for item in cloze:
         sentence = item.question.replace(BLANK, item.answer)
         assert item.question.count(BLANK) == 1 and sentence.count(item.answer) == 1
-        assert sentence in sentences(pairs[item.source_pair_ids[0]].text)  # one sentence of the pair's text
+        pair = pairs[item.source_pair_ids[0]]
+        assert sentence in sentences(pair.source_text or pair.text)  # one sentence of the pair's text, as written
         assert len(item.question) <= ItemsSettings().cloze_max_chars
         assert sentence not in seen  # a sentence is never used twice
         seen.add(sentence)
