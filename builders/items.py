@@ -543,7 +543,7 @@ class ItemBuilder:
                 self.stats.dropped[f"cloze:{open_[0]}"] += 1
                 continue
             t = answerable[0]
-            masked = sentence.replace(t.tail, BLANK)
+            masked = _without_gloss(sentence.replace(t.tail, BLANK))
             reason = ""
             if not any(name in masked for name in names):
                 reason = "entity_not_named_outside_blank"
@@ -713,7 +713,8 @@ _PINNING_NOUNS = frozenset({"时期", "年间", "时代", "年代", "世纪", "�
 def open_blank(masked: str, relation: str = "") -> str:
     """Why a cloze blank takes other fillers by its place in the sentence, or "": a member of a list (「青海、＿＿＿
     等」, 「文学家、＿＿＿。」: any other member fits), a qualifier before 著名 and its kind (「＿＿＿著名画家」), a
-    class of ``relation`` no taxon right before it fixes the rank of (「硫是一种＿＿＿」), or a modifier of the noun
+    class of ``relation`` no taxon right before it fixes the rank of (「硫是一种＿＿＿」), a clause of its own or a
+    whole predicate (「韩耀兰，＿＿＿，女」, 「芜青是＿＿＿。」), or a modifier of the noun
     after it (「＿＿＿航海家」: 意大利, and 西班牙, 著名; 「＿＿＿人」: a place, and an era), unless the noun says
     which kind (时期, 境内)."""
     at = masked.find(BLANK)
@@ -724,6 +725,8 @@ def open_blank(masked: str, relation: str = "") -> str:
         return "blank_in_list"
     if after.startswith(_QUALIFIED):
         return "open_blank"
+    if (before.endswith("，") and after[:1] in ("，", "。", "")) or (before.endswith("是") and after[:1] in ("。", "")):
+        return "open_blank"  # a clause of its own (「韩耀兰，＿＿＿，女」) or all the predicate (「芜青是＿＿＿。」)
     if relation and _CLASS_RELATION.search(relation) and not _RANK_BEFORE.search(before):
         return "open_blank"
     if after:
@@ -733,6 +736,16 @@ def open_blank(masked: str, relation: str = "") -> str:
         if first and first[0][1].startswith("n") and first[0][0] not in _PINNING_NOUNS:
             return "open_blank"  # 「＿＿＿航海家」, 「＿＿＿统治集团」, 「＿＿＿人」: a modifier, and many modifiers fit
     return ""
+
+
+_GLOSS = re.compile(r"^\s*[（(][^（）()]*[A-Za-z][^（）()]*[）)]")
+
+
+def _without_gloss(masked: str) -> str:
+    """The masked sentence less a gloss in Latin letters right after the blank, which would translate the answer
+    (「出生于＿＿＿（Houston, Texas）」)."""
+    at = masked.find(BLANK) + len(BLANK)
+    return masked[:at] + _GLOSS.sub("", masked[at:], count=1)
 
 
 def holds(text: str, value: str) -> bool:
