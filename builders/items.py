@@ -7,7 +7,7 @@
 * **t2t**: the pair's kept triples (one per line, ``head｜relation｜tail``) -> its text.
 * **cloze**: one sentence of the pair's text as written that states a kept triple, with its value
   blanked (ChnEval: the value occurs once in its context, a sentence is never used twice), where the blank
-  takes one filler (:func:`open_blank`, :meth:`ItemBuilder._fits_another_fact`).
+  takes one filler (:mod:`builders.cloze`).
 * **simpleqa**: template short-answer questions, with the pair's SimpleQA topic and subtopic, only
   where one answer is right: the crawl gives one value for (title, relation) on every page and in
   every sense, no row lists several (``several_values``); the relation names a fact, not a selection
@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from builders.baselines import BaselinePanel
+from builders.cloze import BLANK, CLASS_RELATION, coarser_places, fits_another_fact, open_blank, without_gloss
 from builders.criteria import check_question, is_enumeration, load_word_list
 from builders.difficulty import DifficultyProxy
 from builders.distractors import DistractorPicker
@@ -59,12 +60,11 @@ from builders.places import place_level
 from builders.templates import Templates, fit_question_word, question_for
 from builders.types import FORMAT_KINDS, ValueTyper
 from filters.normalize import is_approximate, is_cjk, normalize, value_forms, value_key
-from filters.statements import dispute, relation_words
+from filters.statements import dispute
 from filters.triples import NAME_RELATIONS
 from schemas import Item, Pair, Triple
 from schemas.records import Hit
 
-BLANK = "＿＿＿"
 # Relations a short-answer question does not ask: their value is a selection or a judgement, not one fact.
 OPEN_RELATIONS = Path(__file__).with_name("open_relations.txt")
 # Kinds of values that a marker such as 约 or 余 makes approximate (a text value keeps its 近 of 近代).
@@ -77,12 +77,6 @@ _RANGE = re.compile(r"[\d年月日]\s*(?:[—–~～至到]|--)\s*(?:公元前?)
 # A genre answered with its modifiers (长篇讽刺小说) is right at several grains: 小说, 长篇小说, 讽刺小说.
 GENRE_RELATIONS = frozenset({"体裁", "文学体裁", "作品体裁"})
 GENRE_MAX_CHARS = 3
-# A place name's parts, each up to its administrative unit (美国|弗吉尼亚州|盖特城, 湖北省|白福市).
-_REGION_PARTS = re.compile(r".+?(?:特别行政区|自治区|自治州|自治县|省|州|市|县|区|国|城|镇|乡|村)")
-# Relations whose values are places (出生地, 所在地, 籍贯, 产地 …).
-_PLACE_RELATION = re.compile(r"(?:地|地点|地区|位置|籍贯|祖籍|区域)$")
-# Relations by which the crawl says what region holds a place.
-HOLDING_RELATIONS = ("所属地区", "所属国家", "上级行政区", "所属省份", "所在省份")
 # Relations that measure one thing (篇幅 and 字数): a short answer of one is answered by another's value too.
 MEASURE_GROUPS = Path(__file__).with_name("measure_groups.txt")
 # A short-answer question asking a region (「…归哪个地区管辖？」) names the level of its answer.
@@ -220,7 +214,7 @@ class ItemBuilder:
         self.adapted = graph.adapted()
         self.guessable = graph.majority_values()
         self.multi_valued = graph.multi_valued()
-        picker.broad = {(r, v) for r, v in self.guessable if r in self.multi_valued or _CLASS_RELATION.search(r)}
+        picker.broad = {(r, v) for r, v in self.guessable if r in self.multi_valued or CLASS_RELATION.search(r)}
         self.difficulty = difficulty
         self.baselines = baselines
         self.stats = BuildStats()
@@ -416,7 +410,8 @@ class ItemBuilder:
                 where = self.pages.states(pair.entity, pair.aliases, q.relation, value, anchors[q.item])
                 if where:
                     return where
-            return "web" if self.elsewhere is not None and self.elsewhere(pair, q.relation, value) else False
+            return "web" if self.elsewhere is not None and self.elsewhere(pair, q.relation, value,
+                                                                          anchors[q.item]) else False
 
         selections = self.picker.pick_many(plain, {k: v[1] for k, v in questions.items()}, pools, truth, stated,
                                            anchors)
@@ -534,8 +529,8 @@ class ItemBuilder:
                          (values or {}).get((pair.entity, t.relation), [])) else
                      open_blank(sentence.replace(t.tail, BLANK), t.relation)
                      for t in triples]
-            open_ = [why or ("blank_fits_another_fact" if self._fits_another_fact(pair, sentence.replace(t.tail, BLANK),
-                                                                                   t.relation) else "")
+            open_ = [why or ("blank_fits_another_fact" if fits_another_fact(pair, sentence.replace(t.tail, BLANK),
+                                                                              t.relation) else "")
                      for t, why in zip(triples, open_)]
             answerable = [t for t, why in zip(triples, open_) if not why]
             self.stats.dropped["cloze:sentence_has_another_item"] += len(triples) - 1
@@ -543,7 +538,7 @@ class ItemBuilder:
                 self.stats.dropped[f"cloze:{open_[0]}"] += 1
                 continue
             t = answerable[0]
-            masked = _without_gloss(sentence.replace(t.tail, BLANK))
+            masked = without_gloss(sentence.replace(t.tail, BLANK))
             reason = ""
             if not any(name in masked for name in names):
                 reason = "entity_not_named_outside_blank"
@@ -561,41 +556,8 @@ class ItemBuilder:
             self.stats.built["cloze"] += 1
             yield Item(question=masked, provenance=self._provenance(
                 "text", easy_by=self._easy_by(pair, t.relation, t.tail)),
-                also_true=[*other_forms(t.tail), *self._coarser(t.tail, t.relation)], **base)
-
-    def _coarser(self, place: str, relation: str) -> list[str]:
-        """The place at coarser grains, each of which fills a blank the place fills (出生于＿＿＿: 美国 and 美国弗吉尼亚州
-        for 美国弗吉尼亚州盖特城, 湖北省 for 白福市): the parts its name is made of, and the regions the crawl says hold
-        it. Only for a place: a value with a level, or of a relation of places."""
-        if not (place_level(place) or relation in self.typer.levels or _PLACE_RELATION.search(relation)):
-            return []
-        parts = _REGION_PARTS.findall(place)
-        rest = place[len("".join(parts)):]
-        parts += [rest] if rest and parts else []
-        found = []
-        if len(parts) > 1:
-            found += ["".join(parts[:n]) for n in range(1, len(parts))] + parts[1:]
-        held = self.graph.relation_values((place, r) for r in HOLDING_RELATIONS)
-        found += [tail for rows in held.values() for _, tail, _ in rows]
-        found += [f[:-1] for f in found if len(f) > 2 and f[-1] in "省市州"]  # 湖北 for 湖北省
-        return [f for f in dict.fromkeys(found) if len(f) >= 2 and value_key(f) != value_key(place)]
-
-    @staticmethod
-    def _fits_another_fact(pair: Pair, masked: str, relation: str) -> bool:
-        """Whether a word right before or after the blank says another of the entity's relations, whose value the
-        sentence does not give: that value fills the blank as well (「…，＿＿＿出生。」 takes the birthplace as well
-        as the birth date, 「出生于＿＿＿」 the date as well as the place, 「字竹云，＿＿＿人」 the 籍贯 as well as the
-        出生地). The relation's name or a cue of the table (filters.statements.relation_words) of two characters or
-        more, or 人."""
-        at = masked.find(BLANK)
-        before, after = masked[:at], masked[at + len(BLANK):]
-        for other in pair.triples:
-            if other.relation in (relation, *NAME_RELATIONS) or len(other.tail) < 2 or other.tail in masked:
-                continue
-            words = [w for w in relation_words(other.relation) if len(w) >= 2 or w == "人"]
-            if any(before.endswith(w) or after.startswith(w) for w in words):
-                return True
-        return False
+                also_true=[*other_forms(t.tail), *coarser_places(t.tail, t.relation, self.graph, self.typer.levels)],
+                **base)
 
     def _simpleqa(self, pair: Pair, values: dict[tuple[str, str], list[tuple[str, str, str]]]) -> Iterator[Item]:
         """Template short-answer questions: one per relation of the pair whose value is the only one the
@@ -694,58 +656,6 @@ def open_choice(relation: str) -> bool:
 def open_relation(relation: str) -> bool:
     """Whether short-answer questions leave the relation alone (``builders/open_relations.txt``)."""
     return any(fnmatch.fnmatchcase(relation, pattern) for pattern in load_word_list(OPEN_RELATIONS))
-
-
-_LISTED_BEFORE = ("、", "和", "及", "与", "或", "以及")
-_LISTED_AFTER = ("、", "和", "及", "与", "或", "以及", "等")
-# Words after which a blank is one qualifier of many (「＿＿＿著名画家」: 中国, 当代, 清代 …).
-_QUALIFIED = ("著名", "杰出", "伟大", "知名", "优秀", "重要", "主要")
-
-
-# Relations whose value is a class the entity belongs to: a blank of one takes every class above it (硫是一种＿＿＿:
-# 非金属元素, and 元素; 银杏被称为＿＿＿的活化石: 植物界, and 植物).
-_CLASS_RELATION = re.compile(r"(?:类别|类型|种类|分类|性质|体裁|级别|类|^[界门纲目科属种])$")
-_RANK_BEFORE = re.compile(r"[界门纲目科属亚]$")
-# Nouns after a blank that say what kind of modifier it is (「＿＿＿时期」 takes an era, 「＿＿＿境内」 a place).
-_PINNING_NOUNS = frozenset({"时期", "年间", "时代", "年代", "世纪", "境内", "一带", "以东", "以西", "以南", "以北"})  # 「蔷薇科＿＿＿」: the rank after a family is the genus
-
-
-def open_blank(masked: str, relation: str = "") -> str:
-    """Why a cloze blank takes other fillers by its place in the sentence, or "": a member of a list (「青海、＿＿＿
-    等」, 「文学家、＿＿＿。」: any other member fits), a qualifier before 著名 and its kind (「＿＿＿著名画家」), a
-    class of ``relation`` no taxon right before it fixes the rank of (「硫是一种＿＿＿」), a clause of its own or a
-    whole predicate (「韩耀兰，＿＿＿，女」, 「芜青是＿＿＿。」), or a modifier of the noun
-    after it (「＿＿＿航海家」: 意大利, and 西班牙, 著名; 「＿＿＿人」: a place, and an era), unless the noun says
-    which kind (时期, 境内)."""
-    at = masked.find(BLANK)
-    if at == -1:
-        return ""
-    before, after = masked[:at], masked[at + len(BLANK):]
-    if before.endswith(_LISTED_BEFORE) or after.startswith(_LISTED_AFTER):
-        return "blank_in_list"
-    if after.startswith(_QUALIFIED):
-        return "open_blank"
-    if (before.endswith("，") and after[:1] in ("，", "。", "")) or (before.endswith("是") and after[:1] in ("。", "")):
-        return "open_blank"  # a clause of its own (「韩耀兰，＿＿＿，女」) or all the predicate (「芜青是＿＿＿。」)
-    if relation and _CLASS_RELATION.search(relation) and not _RANK_BEFORE.search(before):
-        return "open_blank"
-    if after:
-        from filters.text import tagged_words
-
-        first = tagged_words(after[:8])
-        if first and first[0][1].startswith("n") and first[0][0] not in _PINNING_NOUNS:
-            return "open_blank"  # 「＿＿＿航海家」, 「＿＿＿统治集团」, 「＿＿＿人」: a modifier, and many modifiers fit
-    return ""
-
-
-_GLOSS = re.compile(r"^\s*[（(][^（）()]*[A-Za-z][^（）()]*[）)]")
-
-
-def _without_gloss(masked: str) -> str:
-    """The masked sentence less a gloss in Latin letters right after the blank, which would translate the answer
-    (「出生于＿＿＿（Houston, Texas）」)."""
-    at = masked.find(BLANK) + len(BLANK)
-    return masked[:at] + _GLOSS.sub("", masked[at:], count=1)
 
 
 def holds(text: str, value: str) -> bool:

@@ -78,8 +78,11 @@ class Elsewhere:
     def prefetch(self, asked: Iterable[tuple[str, str]]) -> None:
         self.web.prefetch(asked)
 
-    def __call__(self, pair: Pair, relation: str, value: str) -> bool:
-        return self.web.states(pair.entity, relation, value, pair.aliases, exclude=(pair.url,)) is not None
+    def __call__(self, pair: Pair, relation: str, value: str, anchors: Iterable[str] = ()) -> bool:
+        """Stated for the relation, or listed with one of ``anchors`` (the question's right answers)."""
+        return (self.web.states(pair.entity, relation, value, pair.aliases, exclude=(pair.url,)) is not None
+                or bool(anchors) and self.web.lists(pair.entity, relation, value, anchors, pair.aliases,
+                                                    exclude=(pair.url,)) is not None)
 
 
 @contextlib.contextmanager

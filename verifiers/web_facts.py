@@ -9,7 +9,8 @@ cue of the reviewable table (filters/relation_cues.tsv: 生于 for 出生日期,
 table says a construction states (职业: 「X是一位画家」), the entity's name.
 
 * :meth:`WebFacts.states`: a distractor some other page states for the entity's relation may be a right answer
-  (the infobox lists one 职业, a museum page gives another): the item builder does not offer it.
+  (the infobox lists one 职业, a museum page gives another): the item builder does not offer it; nor one another
+  page lists, in a sentence naming the entity, with a right answer (:meth:`WebFacts.lists`).
 * :func:`filters.statements.dispute`: a dated answer that another page gives a different year for, in a sentence that expresses
   the relation (sites disagree on a birth year): the question has no one answer and is dropped.
 """
@@ -19,10 +20,15 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Iterable
 
-from filters.normalize import value_forms
+import re
+
+from filters.enumerations import coordinated
+from filters.normalize import normalize, value_forms
 from filters.statements import sentences
 from schemas.records import Hit
 from verifiers.search import SearchValidator
+
+_SENTENCE = re.compile(r"[。！？；!?;\n]")
 
 
 class WebFacts:
@@ -52,6 +58,23 @@ class WebFacts:
         for url, sentence in self._statements(head, relation, tuple(names), tuple(exclude)):
             if any(f in sentence for f in forms):
                 return url
+        return None
+
+    def lists(self, head: str, relation: str, value: str, anchors: Iterable[str], names: Iterable[str] = (),
+              exclude: Iterable[str] = ()) -> str | None:
+        """The URL of a page (not in ``exclude``) whose sentence naming the entity lists ``value`` with one of
+        ``anchors`` (the question's right answers: 「张衡是天文学家、数学家」), or None."""
+        forms = value_forms(value)
+        wanted = [normalize(n) for n in (head, *names) if n]
+        anchor_forms = [value_forms(a) for a in anchors if a and a != value]
+        skip = set(exclude)
+        for hit in self.hits(head, relation):
+            if hit.url in skip:
+                continue
+            for sentence in _SENTENCE.split(normalize(hit.text)):
+                if any(n in sentence for n in wanted) and any(f in sentence for f in forms) and any(
+                        coordinated(sentence, anchor, forms) for anchor in anchor_forms):
+                    return hit.url
         return None
 
     def _stating(self, head: str, relation: str, names: tuple[str, ...],

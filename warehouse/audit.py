@@ -37,7 +37,8 @@ from typing import Any, Iterable, Iterator
 
 import pyarrow.parquet as pq
 
-from builders.items import BLANK, FACT_OWNERS, one_relation, several_values
+from builders.cloze import BLANK
+from builders.items import FACT_OWNERS, one_relation, several_values
 from filters.align import AlignmentRules
 from filters.base import Funnel, apply_filters
 from filters.normalize import normalize, value_key
@@ -689,7 +690,7 @@ def _item_facts(kind: str, item: dict) -> list[frozenset]:
 
 def _audit_cloze(items: list[dict], max_chars: int, out: ConfigReport, truth: Truth | None = None) -> None:
     from builders.eras import other_granularity
-    from builders.items import open_blank
+    from builders.cloze import open_blank
 
     sentences: dict[str, str] = {}
     for item in items:

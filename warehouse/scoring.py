@@ -164,10 +164,12 @@ def score_text(items: list[dict], predictions: dict[str, dict]) -> dict:
 
 def score_cloze(items: list[dict], predictions: dict[str, dict]) -> dict:
     """A fill is right when it is the answer written alike (one value key: 梦溪笔谈 for 《梦溪笔谈》, 明朝
-    for 明代), the rule by which the release never offers a value and its other spelling as two answers."""
-    right = sum(1 for item in items
-                if value_key(str(predictions.get(item["item_id"], {}).get("prediction", "") or "")) ==
-                value_key(item["answer"]))
+    for 明代), the rule by which the release never offers a value and its other spelling as two answers, or one of
+    the item's ``also_true`` (the era's other form, a region that holds the place)."""
+    right = 0
+    for item in items:
+        said = value_key(str(predictions.get(item["item_id"], {}).get("prediction", "") or ""))
+        right += bool(said) and said in {value_key(a) for a in (item["answer"], *(item.get("also_true") or ()))}
     return {"accuracy": right / len(items) if items else 0.0}
 
 
@@ -228,10 +230,12 @@ def score_short(items: list[dict], predictions: dict[str, dict], grader=None) ->
 
 
 def _items(directory: Path, manifest, config: str, split: str) -> list[dict]:
-    columns = ["item_id", "question", "answer", "options", "answer_index", "primary_category"]
+    wanted = ["item_id", "question", "answer", "options", "answer_index", "primary_category", "also_true"]
     rows = []
     for f in config_files(manifest, config, split):
-        rows += pq.read_table(directory / f.path, columns=columns).to_pylist()
+        path = directory / f.path
+        present = set(pq.read_schema(path).names)  # releases before item schema 1.6.0 have no also_true
+        rows += pq.read_table(path, columns=[c for c in wanted if c in present]).to_pylist()
     return sorted(rows, key=lambda r: r["item_id"])
 
 

@@ -198,7 +198,7 @@ def test_a_cloze_never_blanks_an_era_that_another_name_fits(tmp_path):
 def test_a_cloze_never_blanks_a_list_member_or_an_open_slot_and_takes_an_era_both_ways(tmp_path):
     """「青海、＿＿＿等」 takes any other province of the list; 「＿＿＿著名画家」 any qualifier; a 职业 of an entity with
     several takes its others: those sentences blank their other triple or none. 明朝 is also 明代: both are answers."""
-    from builders.items import open_blank
+    from builders.cloze import open_blank
     from schemas import Triple
     from tests.builders.test_distractors import write
 

@@ -89,3 +89,19 @@ def test_a_namesakes_page_disputes_nothing():
     assert dispute(hits[1:], "邹松杰", [], "逝世日期", "1999年", exclude=[own], sense="中国现代物理学家") is None
     assert dispute(hits[1:], "邹松杰", [], "逝世日期", "1999年", exclude=[own], sense="北宋药学家") == (
         "https://openwiki.example/b", "984年")
+
+
+def test_a_value_another_page_lists_with_a_right_answer_is_found():
+    """The museum page names 秦宁鸿 as 书法家 and 篆刻家 together: with 书法家 a right answer, 篆刻家 is one too, though
+    no relation word stands beside it; a page that lists it without naming the entity says nothing of him."""
+    hits = [Hit("https://museum.example/2.html", "馆藏", "秦宁鸿是当代书法家、篆刻家。", 1.0),
+            Hit("https://news.example/3.html", "书展", "书法家、画家云集。", 0.9)]
+
+    class Listing(Search):
+        def search(self, query, k):
+            return hits[:k]
+
+    web = WebFacts(Listing())
+    assert web.lists("秦宁鸿", "职业", "篆刻家", ["书法家"]) == "https://museum.example/2.html"
+    assert web.lists("秦宁鸿", "职业", "画家", ["书法家"]) is None
+    assert web.lists("秦宁鸿", "职业", "篆刻家", ["书法家"], exclude=["https://museum.example/2.html"]) is None

@@ -51,6 +51,13 @@ def test_a_cloze_fill_written_another_way_is_the_answer():
     assert score_cloze(items, predictions)["accuracy"] == pytest.approx(0.5)
 
 
+def test_a_cloze_fill_the_item_names_also_true_is_right():
+    """出生于＿＿＿ takes 湖北省 as well as 白福市: the item lists it in also_true; another province is still wrong."""
+    items = [{"item_id": "c0", "answer": "白福市", "also_true": ["湖北省", "湖北"]}, {"item_id": "c1", "answer": "清朝"}]
+    assert score_cloze(items, {"c0": {"prediction": "湖北省"}, "c1": {"prediction": "清代"}})["accuracy"] == 1.0
+    assert score_cloze(items, {"c0": {"prediction": "河北省"}, "c1": {"prediction": ""}})["accuracy"] == 0.0
+
+
 def test_simpleqa_grades_and_the_f_score():
     assert match_grade("1898年", "北京大学创立于1898年。") == "CORRECT"
     assert match_grade("1898年", "我不知道") == "NOT_ATTEMPTED"

@@ -1,0 +1,111 @@
+"""Cloze blanks with one filler, and the other forms a blank takes.
+
+A cloze item (ChnEval) blanks a value of a sentence; scored by match, it is right only where one word fills the
+blank. :func:`open_blank` says when the sentence's words around the blank let other values in (a list member, a
+qualifier, a modifier of the noun after it, a class whose rank nothing fixes, a clause of its own);
+:func:`fits_another_fact` when a cue of another of the entity's relations borders the blank; :func:`coarser_places`
+the coarser names of a place, which fill a blank it fills; :func:`without_gloss` drops a Latin gloss that would
+translate the answer. The item builder (builders.items) applies them, the audit (warehouse.audit) again.
+"""
+
+from __future__ import annotations
+
+import re
+
+from builders.places import place_level
+from filters.normalize import value_key
+from filters.statements import relation_words
+from filters.text import tagged_words
+from filters.triples import NAME_RELATIONS
+from schemas import Pair
+
+BLANK = "＿＿＿"
+
+# A place name's parts, each up to its administrative unit (美国|弗吉尼亚州|盖特城, 湖北省|白福市).
+_REGION_PARTS = re.compile(r".+?(?:特别行政区|自治区|自治州|自治县|省|州|市|县|区|国|城|镇|乡|村)")
+# Relations whose values are places (出生地, 所在地, 籍贯, 产地 …).
+_PLACE_RELATION = re.compile(r"(?:地|地点|地区|位置|籍贯|祖籍|区域)$")
+# Relations by which the crawl says what region holds a place.
+HOLDING_RELATIONS = ("所属地区", "所属国家", "上级行政区", "所属省份", "所在省份")
+
+_LISTED_BEFORE = ("、", "和", "及", "与", "或", "以及")
+_LISTED_AFTER = ("、", "和", "及", "与", "或", "以及", "等")
+# Words after which a blank is one qualifier of many (「＿＿＿著名画家」: 中国, 当代, 清代 …).
+_QUALIFIED = ("著名", "杰出", "伟大", "知名", "优秀", "重要", "主要")
+# Relations whose value is a class the entity belongs to: a blank of one takes every class above it (硫是一种＿＿＿:
+# 非金属元素, and 元素; 银杏被称为＿＿＿的活化石: 植物界, and 植物).
+CLASS_RELATION = re.compile(r"(?:类别|类型|种类|分类|性质|体裁|级别|类|^[界门纲目科属种])$")
+_RANK_BEFORE = re.compile(r"[界门纲目科属亚]$")  # 「蔷薇科＿＿＿」: the rank after a family is the genus
+# Nouns after a blank that say what kind of modifier it is (「＿＿＿时期」 takes an era, 「＿＿＿境内」 a place).
+_PINNING_NOUNS = frozenset({"时期", "年间", "时代", "年代", "世纪", "境内", "一带", "以东", "以西", "以南", "以北"})
+
+
+def open_blank(masked: str, relation: str = "") -> str:
+    """Why a cloze blank takes other fillers by its place in the sentence, or "": a member of a list (「青海、＿＿＿
+    等」, 「文学家、＿＿＿。」: any other member fits), a qualifier before 著名 and its kind (「＿＿＿著名画家」), a
+    class of ``relation`` no taxon right before it fixes the rank of (「硫是一种＿＿＿」), a clause of its own or a
+    whole predicate (「韩耀兰，＿＿＿，女」, 「芜青是＿＿＿。」), or a modifier of the noun
+    after it (「＿＿＿航海家」: 意大利, and 西班牙, 著名; 「＿＿＿人」: a place, and an era), unless the noun says
+    which kind (时期, 境内)."""
+    at = masked.find(BLANK)
+    if at == -1:
+        return ""
+    before, after = masked[:at], masked[at + len(BLANK):]
+    if before.endswith(_LISTED_BEFORE) or after.startswith(_LISTED_AFTER):
+        return "blank_in_list"
+    if after.startswith(_QUALIFIED):
+        return "open_blank"
+    if (before.endswith("，") and after[:1] in ("，", "。", "")) or (before.endswith("是") and after[:1] in ("。", "")):
+        return "open_blank"  # a clause of its own (「韩耀兰，＿＿＿，女」) or all the predicate (「芜青是＿＿＿。」)
+    if relation and CLASS_RELATION.search(relation) and not _RANK_BEFORE.search(before):
+        return "open_blank"
+    if after:
+        first = tagged_words(after[:8])
+        if first and first[0][1].startswith("n") and first[0][0] not in _PINNING_NOUNS:
+            return "open_blank"  # 「＿＿＿航海家」, 「＿＿＿统治集团」, 「＿＿＿人」: a modifier, and many modifiers fit
+    return ""
+
+
+_GLOSS = re.compile(r"^\s*[（(][^（）()]*[A-Za-z][^（）()]*[）)]")
+
+
+def without_gloss(masked: str) -> str:
+    """The masked sentence less a gloss in Latin letters right after the blank, which would translate the answer
+    (「出生于＿＿＿（Houston, Texas）」)."""
+    at = masked.find(BLANK) + len(BLANK)
+    return masked[:at] + _GLOSS.sub("", masked[at:], count=1)
+
+
+def coarser_places(place: str, relation: str, graph, levels: dict[str, str]) -> list[str]:
+    """The place at coarser grains, each of which fills a blank the place fills (出生于＿＿＿: 美国 and 美国弗吉尼亚州
+    for 美国弗吉尼亚州盖特城, 湖北省 for 白福市): the parts its name is made of, and the regions the crawl says hold
+    it. Only for a place: a value with a level, or of a relation of places."""
+    if not (place_level(place) or relation in levels or _PLACE_RELATION.search(relation)):
+        return []
+    parts = _REGION_PARTS.findall(place)
+    rest = place[len("".join(parts)):]
+    parts += [rest] if rest and parts else []
+    found = []
+    if len(parts) > 1:
+        found += ["".join(parts[:n]) for n in range(1, len(parts))] + parts[1:]
+    held = graph.relation_values((place, r) for r in HOLDING_RELATIONS)
+    found += [tail for rows in held.values() for _, tail, _ in rows]
+    found += [f[:-1] for f in found if len(f) > 2 and f[-1] in "省市州"]  # 湖北 for 湖北省
+    return [f for f in dict.fromkeys(found) if len(f) >= 2 and value_key(f) != value_key(place)]
+
+
+def fits_another_fact(pair: Pair, masked: str, relation: str) -> bool:
+    """Whether a word right before or after the blank says another of the entity's relations, whose value the
+    sentence does not give: that value fills the blank as well (「…，＿＿＿出生。」 takes the birthplace as well
+    as the birth date, 「出生于＿＿＿」 the date as well as the place, 「字竹云，＿＿＿人」 the 籍贯 as well as the
+    出生地). The relation's name or a cue of the table (filters.statements.relation_words) of two characters or
+    more, or 人."""
+    at = masked.find(BLANK)
+    before, after = masked[:at], masked[at + len(BLANK):]
+    for other in pair.triples:
+        if other.relation in (relation, *NAME_RELATIONS) or len(other.tail) < 2 or other.tail in masked:
+            continue
+        words = [w for w in relation_words(other.relation) if len(w) >= 2 or w == "人"]
+        if any(before.endswith(w) or after.startswith(w) for w in words):
+            return True
+    return False
