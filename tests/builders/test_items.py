@@ -170,16 +170,19 @@ def test_a_question_has_one_answer_and_one_config():
     assert question_conflicts(same, ("kgc", "qa", "simpleqa")) == {"q4": ("dedup:question_in_simpleqa", {})}
 
 
+def pair(pair_id: str, entity: str, text: str, triples: list[tuple[str, str]]) -> Pair:
+    """A kept pair whose triples its whole text states."""
+    from schemas import Triple
+
+    return Pair(pair_id=pair_id, entity=entity, text=text, domain="history_politics", position_index=1.0,
+                triples=[Triple(entity, relation, tail, decision="kept", span_end=len(text))
+                         for relation, tail in triples])
+
+
 def test_a_cloze_never_blanks_an_era_that_another_name_fits(tmp_path):
     """北宋 in 「…北宋开国皇帝…」 is also 宋朝: the sentence's other triple is blanked, or none. 明代 has no
     other name than 明朝, one value written another way: it stays."""
-    from schemas import Triple
     from tests.builders.test_distractors import write
-
-    def pair(pair_id: str, entity: str, text: str, triples: list[tuple[str, str]]) -> Pair:
-        return Pair(pair_id=pair_id, entity=entity, text=text, domain="history_politics", position_index=1.0,
-                    triples=[Triple(entity, relation, tail, decision="kept", span_end=len(text))
-                             for relation, tail in triples])
 
     pairs = [
         pair("p1", "赵匡胤", "赵匡胤是北宋的开国皇帝，在位十六年，死后的庙号为太祖，葬于永昌陵。",
@@ -199,18 +202,12 @@ def test_a_cloze_never_blanks_a_list_member_or_an_open_slot_and_takes_an_era_bot
     """「青海、＿＿＿等」 takes any other province of the list; 「＿＿＿著名画家」 any qualifier; a 职业 of an entity with
     several takes its others: those sentences blank their other triple or none. 明朝 is also 明代: both are answers."""
     from builders.cloze import open_blank
-    from schemas import Triple
     from tests.builders.test_distractors import write
 
     assert open_blank("上仁木兰分布区域包括青海、＿＿＿等。") == "blank_in_list"
     assert open_blank("汪允文，原名汪瑞曦，物理学家、＿＿＿。") == "blank_in_list"
     assert open_blank("吴远建，壮族，＿＿＿著名画家。") == "open_blank"
     assert open_blank("锌，元素符号为＿＿＿，原子序数为30。") == ""
-
-    def pair(pair_id: str, entity: str, text: str, triples: list[tuple[str, str]]) -> Pair:
-        return Pair(pair_id=pair_id, entity=entity, text=text, domain="history_politics", position_index=1.0,
-                    triples=[Triple(entity, relation, tail, decision="kept", span_end=len(text))
-                             for relation, tail in triples])
 
     pairs = [
         pair("p1", "凤红山茶", "凤红山茶是山茶科植物，分布区域包括浙江、江西等地，花期为每年三月到四月之间。",
