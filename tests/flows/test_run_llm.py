@@ -15,7 +15,7 @@ from tests.flows.test_cli import zhbench
 from tests.llm_server import ScriptedLLM, delay, reply
 from tests.verifiers.test_item_checks import failing_verifiers
 
-LLM_CHECKS = {"safety_llm", "criteria_llm", "rag_llm", "difficulty_panel"}
+LLM_CHECKS = {"safety_llm", "criteria_llm", "options_llm", "rag_llm", "difficulty_panel"}
 
 
 def llm_env(base_url: str, **settings: str) -> dict:
@@ -67,7 +67,8 @@ def test_a_run_whose_verifier_calls_all_fail_claims_no_llm_check_and_the_card_co
                      card)
     assert re.search(r"`rag_llm` \([^)]*\): \d+ checked, 0 verdicts, \d+ without a verdict "
                      r"\(malformed_json \d+, timeout \d+\)", card)
-    assert card.count("No call returned a verdict: this check judged no item.") == 4
+    assert card.count("No call returned a verdict: this check judged no item.") == 5
+    assert "The options judge did not run" in card
     assert "No LLM returned a verdict on any item" in card
     assert "were dropped from simpleqa (reason `unverified:<check>:<error>`)" in card
     assert "`criteria_rules` (the criteria rules of `builders/criteria.py`, applied when each item was made: " \

@@ -73,6 +73,8 @@ def script(body):
     if system.startswith("你是中文事实问答基准的质检员"):
         return reply({"objective": True, "single_answer": True, "time_invariant": "逝世" not in user,
                       "in_category": True, "reason": "scripted"})
+    if system.startswith("你是中文选择题的审题人"):  # the options judge finds the gold alone right
+        return reply({"right": [field(user, "参考答案")[:1]], "reason": "scripted"})
     if system.startswith("你核对中文事实问答题的答案"):
         question = field(user, "题目")
         contradicted = "出生" in question
@@ -105,7 +107,7 @@ def test_llm_verifiers_drop_with_reasons_and_evidence_and_a_rerun_is_free(kept_p
                and not i.reason.startswith(("too_few", "dedup", "answer_in_question"))}
     assert {"safety:moderation", "criteria:time_invariant", "rag:contradicted"} <= reasons
     kept = [i for i in items if i.decision == "kept"]
-    assert kept and all({"safety_terms", "safety_llm", "criteria_rules", "criteria_llm", "rag_llm",
+    assert kept and all({"safety_terms", "safety_llm", "criteria_rules", "criteria_llm", "options_llm", "rag_llm",
                          "difficulty_panel"} <= set(i.verified_by) and not i.unverified_by for i in kept)
     # a judge's quote that no retrieved passage holds does not support anything
     unsupported = [i for i in items if i.reason == "rag:unsupported"]
@@ -141,6 +143,8 @@ def failing_verifiers(body, number):
         return status(429, retry_after=0.01)
     if system.startswith("你是中文事实问答基准的质检员"):
         return raw({"choices": []}) if number % 2 else reply(None)
+    if system.startswith("你是中文选择题的审题人"):
+        return reply("{not json")
     if system.startswith("你核对中文事实问答题的答案"):
         times_out = hashlib.md5(body["messages"][1]["content"].encode("utf-8")).digest()[0] % 8 == 0
         return delay(3.0, reply({"supported": True})) if times_out else reply("{broken")
@@ -157,14 +161,14 @@ def test_when_every_verifier_call_fails_no_item_claims_an_llm_check(kept_pair_sh
         result = items_stage(kept_pair_shards, ItemsSettings(kinds=["qa", "simpleqa"]), tmp_path / "out",
                              llm=section, catalog_path=tmp_path / "catalog.duckdb", verify=verify, page_shards=pages)
     items = items_of(result)
-    llm_checks = {"safety_llm", "criteria_llm", "rag_llm", "difficulty_panel"}
+    llm_checks = {"safety_llm", "criteria_llm", "options_llm", "rag_llm", "difficulty_panel"}
     assert not any(llm_checks & set(i.verified_by) for i in items)
     simpleqa = [i for i in items if i.kind == "simpleqa" and i.reason.startswith("unverified:")]
     assert simpleqa and all(i.decision == "dropped" and i.reason == "unverified:safety_llm:http_429"
                             and i.unverified_by == ["safety_llm"] for i in simpleqa)
     assert not [i for i in items if i.kind == "simpleqa" and i.decision == "kept"]
     qa = [i for i in items if i.kind == "qa" and i.decision == "kept"]
-    assert qa and all(i.unverified_by == ["safety_llm", "criteria_llm", "rag_llm", "difficulty_panel"]
+    assert qa and all(i.unverified_by == ["safety_llm", "criteria_llm", "options_llm", "rag_llm", "difficulty_panel"]
                       and {"safety_terms", "criteria_rules"} <= set(i.verified_by) for i in qa)
     verification = result["report"]["verification"]
     checks = verification["checks"]
@@ -173,6 +177,7 @@ def test_when_every_verifier_call_fails_no_item_claims_an_llm_check(kept_pair_sh
     assert checks["safety_llm"]["dropped_unverified"] == len(simpleqa)
     assert set(checks["criteria_llm"]["failures"]) == {"empty_reply"}
     assert set(checks["rag_llm"]["failures"]) == {"malformed_json", "timeout"}
+    assert set(checks["options_llm"]["failures"]) == {"malformed_json"}
     assert checks["difficulty_panel"]["failures"] == {"empty_reply": len(qa)}
     assert not llm_checks & set(verification["verifiers_ran"])
     checks_file = [json.loads(line) for line in (tmp_path / "out" / "checks.jsonl").read_text().splitlines()]
