@@ -11,11 +11,14 @@ candidate must:
    written another way (simplified or traditional, with or without 《》, another date
    notation, an approximate marker: one value key), nor a value holding the gold or held by
    it (春秋 for 春秋时期) or naming an era that overlaps the gold's (元末明初 for 明代, 汉代 for 东汉末年:
-   :mod:`builders.eras`), nor a value the pair's own text states for the relation (checked
-   with the grounding rule on the candidates chosen);
+   :mod:`builders.eras`), nor a value the pair's own text as crawled states for the relation, the entity's
+   pages state or list with a right answer, or another site states (checked on the candidates chosen:
+   :mod:`builders.page_truth`, verifiers.web_facts), nor one of a right answer's value family
+   (:mod:`builders.families`: 文学家 for 诗人), nor a value most entities of a class or multi-valued relation
+   have (家常菜), nor the gold with one character read alike (北卡罗来纳大学 for 北卡罗莱纳大学);
 2. be of the gold's type (:mod:`builders.types`: format, entity type, or relation family;
    an untyped candidate is never used for a typed gold);
-3. differ from every other option after normalisation;
+3. differ from every other option after normalisation, and be none of its other names (史学家 and 历史学家);
 4. pass the semantic-feasibility filter: embedding similarity to the gold below
    ``synonym_max`` (else it is a near-synonym, a second right answer) and similarity
    to the question at least ``context_min`` (else it is unrelated; about 0.2 with a
