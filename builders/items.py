@@ -55,7 +55,7 @@ from builders.distractors import DistractorPicker
 from builders.eras import other_forms, other_granularity
 from builders.formats import value_format
 from builders.graph import Graph, Query
-from builders.page_truth import PageTruth
+from builders.page_truth import PageTruth, page_title
 from builders.places import place_level
 from builders.templates import Templates, fit_question_word, question_for
 from builders.types import FORMAT_KINDS, ValueTyper
@@ -369,8 +369,7 @@ class ItemBuilder:
             for a in asks if a.query.asked == "tail"}
         if self.pages is not None:
             self.pages.prefetch([*(a.pair.entity for a in asks),
-                                 *(_title(a.query.tail) for a in asks if a.query.asked == "head")])
-        crawled: dict[str, Pair] = {}
+                                 *(page_title(a.query.tail) for a in asks if a.query.asked == "head")])
         # the other right answers of each question (its also_true): the entity's other values for the relation in
         # the sense asked, the other entities with the value, and each candidate its pages list with a right answer
         also: dict[str, dict[str, str]] = defaultdict(dict)
@@ -393,18 +392,9 @@ class ItemBuilder:
             """Whether a candidate is a right answer by what the sources say (True: the pair's text as crawled; a
             string: where else, counted as stated_on_<where>)."""
             if q.asked != "tail":
-                if self.pages is None:
-                    return False
-                # the candidate's own pages give it the value (高鹗's page: 续写《红楼梦》), or the value's pages list
-                # it with the gold (「作者曹雪芹、高鹗」)
-                if self.pages.states(value, (), q.relation, q.tail):
-                    return "page"
-                return "page_list" if self.pages.coordinated(_title(q.tail), value, (q.gold,)) else False
+                return (self.pages.gives_head(value, q.relation, q.tail, q.gold) or False) if self.pages else False
             pair = pair_of[q.item]
-            source = crawled.get(pair.pair_id)
-            if source is None:  # the text as crawled, never the cut one: what the cut took out is still said
-                source = crawled[pair.pair_id] = _as_crawled(pair)
-            if self.stated(source, q.relation, value):
+            if self.stated(_as_crawled(pair), q.relation, value):  # never the cut text: what the cut took out is said
                 return True
             if self.pages is not None:
                 where = self.pages.states(pair.entity, pair.aliases, q.relation, value, anchors[q.item])
@@ -524,14 +514,7 @@ class ItemBuilder:
             # A blank with another filler has two right answers to a blank scored by match: an era another name
             # fits as well (北宋 or 宋朝 before 开国皇帝), a member of a list, an open slot. The sentence's next
             # triple is blanked instead, if it has one.
-            open_ = ["era_at_another_granularity_fits" if other_granularity(t.tail) else
-                     "open_blank" if t.relation in self.multi_valued or several_values(
-                         (values or {}).get((pair.entity, t.relation), [])) else
-                     open_blank(sentence.replace(t.tail, BLANK), t.relation)
-                     for t in triples]
-            open_ = [why or ("blank_fits_another_fact" if fits_another_fact(pair, sentence.replace(t.tail, BLANK),
-                                                                              t.relation) else "")
-                     for t, why in zip(triples, open_)]
+            open_ = [self._other_filler(pair, sentence, t, values or {}) for t in triples]
             answerable = [t for t, why in zip(triples, open_) if not why]
             self.stats.dropped["cloze:sentence_has_another_item"] += len(triples) - 1
             if not answerable:
@@ -558,6 +541,17 @@ class ItemBuilder:
                 "text", easy_by=self._easy_by(pair, t.relation, t.tail)),
                 also_true=[*other_forms(t.tail), *coarser_places(t.tail, t.relation, self.graph, self.typer.levels)],
                 **base)
+
+    def _other_filler(self, pair: Pair, sentence: str, t: Triple,
+                      values: dict[tuple[str, str], list[tuple[str, str, str]]]) -> str:
+        """Why the blank of ``t``'s value in the sentence takes another filler, or "" (builders.cloze)."""
+        if other_granularity(t.tail):
+            return "era_at_another_granularity_fits"
+        if t.relation in self.multi_valued or several_values(values.get((pair.entity, t.relation), [])):
+            return "open_blank"
+        masked = sentence.replace(t.tail, BLANK)
+        return open_blank(masked, t.relation) or (
+            "blank_fits_another_fact" if fits_another_fact(pair, masked, t.relation) else "")
 
     def _simpleqa(self, pair: Pair, values: dict[tuple[str, str], list[tuple[str, str, str]]]) -> Iterator[Item]:
         """Template short-answer questions: one per relation of the pair whose value is the only one the
@@ -752,12 +746,6 @@ def _as_crawled(pair: Pair) -> Pair:
     if not pair.source_text or pair.source_text == pair.text:
         return pair
     return Pair(pair_id=f"{pair.pair_id}#source", entity=pair.entity, text=pair.source_text, aliases=pair.aliases)
-
-
-def _title(value: str) -> str:
-    """The title of the page a value names: a work without its 《》."""
-    value = value.strip()
-    return value[1:-1] if value.startswith("《") and value.endswith("》") else value
 
 
 def _sentence_pair(pair: Pair, sentence: str) -> Pair:

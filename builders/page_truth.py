@@ -74,6 +74,14 @@ class PageTruth:
             return "page"
         return "page_list" if self.coordinated(head, value, anchors) else ""
 
+    def gives_head(self, candidate: str, relation: str, given: str, gold: str) -> str:
+        """For a question that asks the head of (?, relation, given): "page" where the candidate's own pages state
+        the given value for the relation (高鹗's: 续写《红楼梦》), "page_list" where the given value's pages list the
+        candidate with the gold (「作者曹雪芹、高鹗」), "" otherwise."""
+        if self.states(candidate, (), relation, given):
+            return "page"
+        return "page_list" if self.coordinated(page_title(given), candidate, (gold,)) else ""
+
     def coordinated(self, head: str, value: str, anchors: Iterable[str]) -> bool:
         """Whether a page of ``head`` lists ``value`` with one of ``anchors`` (filters.enumerations.coordinated)."""
         plain = self._texts(head)[1]
@@ -81,3 +89,9 @@ class PageTruth:
             return False
         forms = value_forms(value)
         return any(coordinated(plain, value_forms(anchor), forms) for anchor in anchors if anchor and anchor != value)
+
+
+def page_title(value: str) -> str:
+    """The title of the page a value names: a work without its 《》."""
+    value = value.strip()
+    return value[1:-1] if value.startswith("《") and value.endswith("》") else value

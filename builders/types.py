@@ -358,6 +358,8 @@ class ValueTyper:
         """Whether a candidate of this type may stand next to the gold; see the module docstring."""
         if gold.kind != candidate.kind:
             return False
+        if gold.level and candidate.level and gold.level != candidate.level:
+            return False  # a scenic spot is no county, a city no province (builders.places)
         if gold.kind == "format":
             if gold.owners and candidate.owners and not self.table.match(gold.owners, candidate.owners):
                 return False  # 2013年01月11日, a product's approval, is no birth date beside 1984年1月28日
@@ -366,8 +368,6 @@ class ValueTyper:
             # every type of the candidate: a title that names a township and a poet (汪善) is no township option
             if not self.table.match(gold.names, candidate.names, every=gold.kind == "entity"):
                 return False
-            if gold.level and candidate.level and gold.level != candidate.level:
-                return False  # a scenic spot is no county, a city no province (builders.places)
             given = relation in candidate.owners if relation else bool(gold.owners & candidate.owners)
             if gold.kind == "name" and not given:
                 return False  # a name the asked name relation never gives: a 号 for a 字
@@ -380,8 +380,6 @@ class ValueTyper:
         # A value typed by its relations is of the kind of the entities that have it: 纸币 is a 类别 of
         # currencies, 安神药 a 类别 of medicines.
         if gold.owners and not self.table.match(gold.owners, candidate.owners):
-            return False
-        if gold.level and candidate.level and gold.level != candidate.level:
             return False
         return bool(gold.names & candidate.names) and (
             gold.fmt is None or candidate.fmt is None or compatible(gold.fmt, candidate.fmt))

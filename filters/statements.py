@@ -70,6 +70,11 @@ def sentences(hits: Iterable[Hit], head: str, names: Iterable[str], relation: st
                 yield hit.url, sentence, masked
 
 
+def split_sentences(text: str) -> list[str]:
+    """A normalised text's sentences, as this module reads them (at 。！？；, and line breaks)."""
+    return _SENTENCE.split(text)
+
+
 def _years(text: str) -> list[tuple[str, int, int]]:
     """(year as written, start, end of the whole date) of each date in ``text``; 公元前 kept on the year."""
     return [(m.group(1), m.start(), m.end()) for m in _DATE.finditer(text)]

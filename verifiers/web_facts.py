@@ -20,15 +20,11 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Iterable
 
-import re
-
 from filters.enumerations import coordinated
 from filters.normalize import normalize, value_forms
-from filters.statements import sentences
+from filters.statements import sentences, split_sentences
 from schemas.records import Hit
 from verifiers.search import SearchValidator
-
-_SENTENCE = re.compile(r"[。！？；!?;\n]")
 
 
 class WebFacts:
@@ -71,7 +67,7 @@ class WebFacts:
         for hit in self.hits(head, relation):
             if hit.url in skip:
                 continue
-            for sentence in _SENTENCE.split(normalize(hit.text)):
+            for sentence in split_sentences(normalize(hit.text)):
                 if any(n in sentence for n in wanted) and any(f in sentence for f in forms) and any(
                         coordinated(sentence, anchor, forms) for anchor in anchor_forms):
                     return hit.url

@@ -46,7 +46,7 @@ from filters.triples import NAME_RELATIONS, relation_aliases
 from schemas import Page, Pair, Triple
 from schemas.records import ITEM_KINDS
 from schemas.releases import ReleaseError, load_manifest
-from warehouse.reading import Readers, audit_reading
+from warehouse.reading import Readers, asked_end, audit_reading
 
 EXAMPLES = 3
 MCQ = ("kgc", "qa")
@@ -190,7 +190,8 @@ def audit_files(directory: Path, files: list[str], config: dict, crawl: list[str
         value for kind in MCQ for item in items.get(kind, []) for value in (item["answer"], *(item["options"] or []))])
     truth = Truth.build(pages, pairs, _batched_rows(tables.get("dropped_triples", []), DROPPED_COLUMNS),
                         heads={value_key(i["head"]) for i in asked},
-                        facts={(i["relation"], value_key(i.get("tail") or "")) for i in asked if _asked(i) == "head"})
+                        facts={(i["relation"], value_key(i.get("tail") or "")) for i in asked
+                               if asked_end(i) == "head"})
     align = config.get("align", {})
     rules = _alignment_rules(tables.get("relations", []), align, report)
     facts = _entry_facts(pages, pairs, tables.get("dropped_triples", []), config.get("crawl") or {})
@@ -467,10 +468,6 @@ def _audit_t2t(items: list[dict], by_pair: dict[str, dict], out: ConfigReport) -
 # --- multiple choice -------------------------------------------------------------------------------
 
 
-def _asked(item: dict) -> str:
-    return item.get("asked") or "tail"
-
-
 def _audit_options(items: list[dict], truth: Truth, typer, by_pair: dict[str, dict], out: ConfigReport) -> None:
     from builders.distractors import overlaps_gold
     from builders.items import stated_by
@@ -489,7 +486,7 @@ def _audit_options(items: list[dict], truth: Truth, typer, by_pair: dict[str, di
             out.add("options.gold", name)
         if len(set(keys)) != len(keys):
             out.add("options.duplicate", f"{name}: {[o for o, k in zip(options, keys) if keys.count(k) > 1]}")
-        asked = _asked(item)
+        asked = asked_end(item)
         if asked == "head":
             true = truth.true_heads(item["relation"], item.get("tail") or "")
         else:
@@ -527,7 +524,7 @@ def _fact(item: dict) -> tuple[str, str, str, str, str]:
     """One fact of one entity: homonyms (孔正翔 the poet and 孔正翔 the calligrapher, their senses named in the
     questions) are two entities, even where a value of theirs is the same."""
     return (value_key(item["head"]), value_key(item.get("sense") or ""), item["relation"],
-            value_key(item.get("tail") or item["answer"]), _asked(item))
+            value_key(item.get("tail") or item["answer"]), asked_end(item))
 
 
 def _grams(text: str) -> set[str]:
@@ -562,7 +559,7 @@ def _audit_questions(items: dict[str, list[dict]], report: AuditReport) -> None:
             seen.setdefault(fact, item["question"])
             text = normalize(item["question"])
             grams = _grams(text)
-            given = item.get("tail") if _asked(item) == "head" else item["head"]
+            given = item.get("tail") if asked_end(item) == "head" else item["head"]
             key = (value_key(item["answer"]), value_key(given or ""))
             for other_text, other in by_gold[key]:
                 if other_text != text and len(grams & other) >= NEAR_DUPLICATE * len(grams | other):

@@ -12,7 +12,8 @@ from filters.normalize import value_key
 from schemas import Page, Pair
 
 
-def _asked(item: dict) -> str:
+def asked_end(item: dict) -> str:
+    """Which end of its triple a released item asks: tail (any, one of several, is a tail) or head."""
     return item.get("asked") or "tail"
 
 
@@ -23,11 +24,12 @@ class Readers:
 
     def __init__(self, pages: list[Path], pairs: list[dict], asked: list[dict]):
         from builders.families import Families, crawl_families, descriptions, learn_near
-        from builders.page_truth import PageTruth
+        from builders.page_truth import PageTruth, page_title
         from filters.rules.grounding import GroundingFilter
 
-        heads = {i["head"] for i in asked} | {_bare_title(i.get("tail") or "") for i in asked if _asked(i) == "head"}
-        heads |= {o for i in asked if _asked(i) == "head" for o in i.get("options") or ()}
+        by_head = [i for i in asked if asked_end(i) == "head"]
+        heads = {i["head"] for i in asked} | {page_title(i.get("tail") or "") for i in by_head}
+        heads |= {o for i in by_head for o in i.get("options") or ()}
         self.texts = _head_texts(pages, heads) if pages else {}
         if not pages:  # the released pairs' texts as crawled stand in for their pages
             for pair in pairs:
@@ -36,11 +38,6 @@ class Readers:
         self.families = crawl_families(pages) if pages else Families.load(learned=learn_near(descriptions(
             ((f"{p['entity']}#{p.get('sense') or ''}", r, [t["tail"] for t in p["triples"] if t["relation"] == r])
              for p in pairs for r in {t["relation"] for t in p["triples"] or []}), None, set())))
-
-
-def _bare_title(value: str) -> str:
-    value = value.strip()
-    return value[1:-1] if value.startswith("《") and value.endswith("》") else value
 
 
 def _head_texts(pages: list[Path], heads: set[str]) -> dict[str, list[str]]:
@@ -67,7 +64,7 @@ def audit_reading(items: list[dict], truth, typer, by_pair: dict[str, dict], rea
         options, gold, relation = item["options"] or [], item["answer"], item["relation"]
         index = item["answer_index"]
         name = f"{item['question']} [{gold}]"
-        asked = _asked(item)
+        asked = asked_end(item)
         distractors = [o for i, o in enumerate(options) if i != index]
         row = by_pair.get((item["source_pair_ids"] or [""])[0])
         anchors = [gold]
@@ -80,9 +77,7 @@ def audit_reading(items: list[dict], truth, typer, by_pair: dict[str, dict], rea
         gold_level = typer.answer_type(gold, relation, asked).level
         for option in distractors:
             if asked == "head":
-                tail = item.get("tail") or ""
-                where = readers.pages.states(option, (), relation, tail) or (
-                    "page_list" if readers.pages.coordinated(_bare_title(tail), option, (gold,)) else "")
+                where = readers.pages.gives_head(option, relation, item.get("tail") or "", gold)
             else:
                 where = "text as crawled" if crawled is not None and states(crawled, relation, option) else \
                     readers.pages.states(item["head"], row["aliases"] if row else (), relation, option, anchors)
