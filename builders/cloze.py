@@ -11,8 +11,10 @@ translate the answer. The item builder (builders.items) applies them, the audit 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
-from builders.places import place_level
+from builders.criteria_words import load_word_list
+from builders.places import COUNTRIES, PROVINCES, REGION_PARTS, place_level
 from filters.normalize import value_key
 from filters.statements import relation_words
 from filters.text import tagged_words
@@ -21,12 +23,12 @@ from schemas import Pair
 
 BLANK = "＿＿＿"
 
-# A place name's parts, each up to its administrative unit (美国|弗吉尼亚州|盖特城, 湖北省|白福市).
-_REGION_PARTS = re.compile(r".+?(?:特别行政区|自治区|自治州|自治县|省|州|市|县|区|国|城|镇|乡|村)")
 # Relations whose values are places (出生地, 所在地, 籍贯, 产地 …).
 _PLACE_RELATION = re.compile(r"(?:地|地点|地区|位置|籍贯|祖籍|区域)$")
 # Relations by which the crawl says what region holds a place.
 HOLDING_RELATIONS = ("所属地区", "所属国家", "上级行政区", "所属省份", "所在省份")
+# Countries and provinces whose usual name has no unit, longest first (内蒙古 before 蒙古).
+_BARE_REGIONS = sorted(COUNTRIES | PROVINCES, key=len, reverse=True)
 
 _LISTED_BEFORE = ("、", "和", "及", "与", "或", "以及")
 _LISTED_AFTER = ("、", "和", "及", "与", "或", "以及", "等")
@@ -34,8 +36,9 @@ _LISTED_AFTER = ("、", "和", "及", "与", "或", "以及", "等")
 _QUALIFIED = ("著名", "杰出", "伟大", "知名", "优秀", "重要", "主要")
 # Relations whose value is a class the entity belongs to: a blank of one takes every class above it (硫是一种＿＿＿:
 # 非金属元素, and 元素; 银杏被称为＿＿＿的活化石: 植物界, and 植物).
-CLASS_RELATION = re.compile(r"(?:类别|类型|种类|分类|性质|体裁|级别|类|^[界门纲目科属种])$")
-_RANK_BEFORE = re.compile(r"[界门纲目科属亚]$")  # 「蔷薇科＿＿＿」: the rank after a family is the genus
+CLASS_RELATION = re.compile(r"(?:类别|类型|种类|分类|性质|体裁|级别|类|^[亚总]?[界门纲目科属种族组])$")
+# Relations whose value is who holds an office or where one belongs now: at another time another value was right.
+HELD_RELATIONS = Path(__file__).with_name("held_relations.txt")
 # Nouns after a blank that say what kind of modifier it is (「＿＿＿时期」 takes an era, 「＿＿＿境内」 a place).
 _PINNING_NOUNS = frozenset({"时期", "年间", "时代", "年代", "世纪", "境内", "一带", "以东", "以西", "以南", "以北"})
 
@@ -43,13 +46,16 @@ _PINNING_NOUNS = frozenset({"时期", "年间", "时代", "年代", "世纪", "�
 def open_blank(masked: str, relation: str = "") -> str:
     """Why a cloze blank takes other fillers by its place in the sentence, or "": a member of a list (「青海、＿＿＿
     等」, 「文学家、＿＿＿。」: any other member fits), a qualifier before 著名 and its kind (「＿＿＿著名画家」), a
-    class of ``relation`` no taxon right before it fixes the rank of (「硫是一种＿＿＿」), a clause of its own or a
-    whole predicate (「韩耀兰，＿＿＿，女」, 「芜青是＿＿＿。」), or a modifier of the noun
-    after it (「＿＿＿航海家」: 意大利, and 西班牙, 著名; 「＿＿＿人」: a place, and an era), unless the noun says
-    which kind (时期, 境内)."""
+    class of ``relation``, which every class above or below it fills as well (「硫是一种＿＿＿」: 非金属元素, and
+    元素; 「蔷薇科＿＿＿」: 苹果亚科, and 梨属; 「属＿＿＿」: 茄科, and 茄属), a value that changes hands (「效力于
+    ＿＿＿」: every team the player was with), a clause of its own or a whole predicate (「韩耀兰，＿＿＿，女」,
+    「芜青是＿＿＿。」), or a modifier of the noun after it (「＿＿＿航海家」: 意大利, and 西班牙, 著名; 「＿＿＿人」:
+    a place, and an era), unless the noun says which kind (时期, 境内)."""
     at = masked.find(BLANK)
     if at == -1:
         return ""
+    if relation and relation in load_word_list(HELD_RELATIONS):
+        return "held_relation"
     before, after = masked[:at], masked[at + len(BLANK):]
     if before.endswith(_LISTED_BEFORE) or after.startswith(_LISTED_AFTER):
         return "blank_in_list"
@@ -57,7 +63,7 @@ def open_blank(masked: str, relation: str = "") -> str:
         return "open_blank"
     if (before.endswith("，") and after[:1] in ("，", "。", "")) or (before.endswith("是") and after[:1] in ("。", "")):
         return "open_blank"  # a clause of its own (「韩耀兰，＿＿＿，女」) or all the predicate (「芜青是＿＿＿。」)
-    if relation and CLASS_RELATION.search(relation) and not _RANK_BEFORE.search(before):
+    if relation and CLASS_RELATION.search(relation):
         return "open_blank"
     if after:
         first = tagged_words(after[:8])
@@ -82,12 +88,14 @@ def coarser_places(place: str, relation: str, graph, levels: dict[str, str]) -> 
     it. Only for a place: a value with a level, or of a relation of places."""
     if not (place_level(place) or relation in levels or _PLACE_RELATION.search(relation)):
         return []
-    parts = _REGION_PARTS.findall(place)
+    parts = REGION_PARTS.findall(place)
     rest = place[len("".join(parts)):]
     parts += [rest] if rest and parts else []
     found = []
     if len(parts) > 1:
         found += ["".join(parts[:n]) for n in range(1, len(parts))] + parts[1:]
+    # a country or province named without its unit (南非 of 南非约翰内斯堡, 浙江 of 浙江杭州)
+    found += [name for name in _BARE_REGIONS if place.startswith(name) and len(place) > len(name)][:1]
     held = graph.relation_values((place, r) for r in HOLDING_RELATIONS)
     found += [tail for rows in held.values() for _, tail, _ in rows]
     found += [f[:-1] for f in found if len(f) > 2 and f[-1] in "省市州"]  # 湖北 for 湖北省

@@ -44,6 +44,7 @@ import numpy as np
 from builders.eras import eras_overlap
 from builders.families import Families
 from builders.graph import Candidate, Query
+from builders.places import last_region
 from builders.types import ValueTyper
 from filters.embeddings import Embedder
 from filters.normalize import value_key
@@ -197,6 +198,7 @@ class DistractorPicker:
         gold_key, tail_key = value_key(q.gold), value_key(q.tail)
         wrong_keys = {value_key(v) for v in truth} | {gold_key, value_key(q.head), tail_key}
         seen: set[str] = set()
+        gold_place, seen_places = last_region(q.gold), set()
         rejected: dict[str, int] = {}
         by_candidate: dict[str, list[Candidate]] = {}
         for candidate in pool:
@@ -217,20 +219,24 @@ class DistractorPicker:
                 reason = "broad_value"
             elif q.relation in _RANKS and _rank(cand) != q.relation and _rank(q.gold) == q.relation:
                 reason = "type"  # 茄亚属隐果组, a section, is no 亚属
-            elif spelled_alike(cand, q.gold):
-                reason = "variant_of_gold"  # 北卡罗来纳大学 for 北卡罗莱纳大学: one name transliterated two ways
+            elif spelled_alike(cand, q.gold) or (gold_place and last_region(cand) == gold_place):
+                # 北卡罗来纳大学 for 北卡罗莱纳大学: one name transliterated two ways; 山东省枣庄市滕州市 for 山东省滕州市:
+                # one city
+                reason = "variant_of_gold"
             elif self.families is not None and self.families.related(cand, anchors or (q.gold,), q.relation):
                 reason = "family"  # 文学家 for 诗人, 思想家 for 哲学家: right too
             elif not self.typer.same_type(gold_type, self._type(cand, q.relation, q.asked), q.relation):
                 reason = "type"
-            elif key in seen or (self.families is not None and not self.families.names(cand).isdisjoint(seen)):
-                reason = "same_as_other_option"  # 史学家 beside 历史学家: one value twice
+            elif key in seen or (self.families is not None and not self.families.names(cand).isdisjoint(seen))  or (
+                    (last_region(cand) or cand) in seen_places):
+                reason = "same_as_other_option"  # 史学家 beside 历史学家, 山东省滕州市 beside 山东省枣庄市滕州市
             elif to_gold >= s.synonym_max:
                 reason = "near_synonym"
             elif to_question < s.context_min:
                 reason = "unrelated_to_question"
             else:
                 seen.add(key)
+                seen_places.add(last_region(cand) or cand)
                 source = max((c.source for c in found), key=SOURCE_BONUS.__getitem__)
                 bonus = SOURCE_BONUS[source]
                 bonus += SAME_DOMAIN_BONUS if q.domain and found[0].domain == q.domain else 0.0

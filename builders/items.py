@@ -48,7 +48,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from builders.baselines import BaselinePanel
-from builders.cloze import BLANK, CLASS_RELATION, coarser_places, fits_another_fact, open_blank, without_gloss
+from builders.cloze import (BLANK, CLASS_RELATION, HELD_RELATIONS, coarser_places, fits_another_fact, open_blank,
+                            without_gloss)
 from builders.criteria import check_question, is_enumeration, load_word_list
 from builders.difficulty import DifficultyProxy
 from builders.distractors import DistractorPicker
@@ -89,8 +90,6 @@ SENSE_DESCRIPTOR_CHARS = 16  # the longest sense put before a title to say which
 FACT_OWNERS = ("simpleqa", "qa")
 # Relations whose values are names of the entity itself: as questions they have many right answers.
 NO_MCQ_RELATIONS = frozenset({"中文名"})
-# Relations whose value is who holds an office or where one belongs now: an option may have held it at another time.
-HELD_RELATIONS = Path(__file__).with_name("held_relations.txt")
 # Relations whose world's answer is open (a description, a taste, ingredients, a range): no multiple choice.
 OPEN_CHOICE_RELATIONS = Path(__file__).with_name("open_choice_relations.txt")
 # One triple in HEAD_SHARE, chosen by hash, is asked by its head where the relation allows it.
@@ -392,7 +391,9 @@ class ItemBuilder:
             """Whether a candidate is a right answer by what the sources say (True: the pair's text as crawled; a
             string: where else, counted as stated_on_<where>)."""
             if q.asked != "tail":
-                return (self.pages.gives_head(value, q.relation, q.tail, q.gold) or False) if self.pages else False
+                names = self.picker.families.names(q.tail) if self.picker.families is not None else ()
+                return (self.pages.gives_head(value, q.relation, q.tail, q.gold, names) or False) if self.pages \
+                    else False
             pair = pair_of[q.item]
             if self.stated(_as_crawled(pair), q.relation, value):  # never the cut text: what the cut took out is said
                 return True
@@ -582,8 +583,6 @@ class ItemBuilder:
                 failed.append("approximate_answer")
             if _RANGE.search(t.tail):
                 failed.append("range_answer")
-            if other_measure(pair, t):
-                failed.append("several_measures")  # 篇幅 16章, and 字数 37万字: 「篇幅有多长？」 takes both
             if t.relation in GENRE_RELATIONS:
                 if len(t.tail.strip()) > GENRE_MAX_CHARS:
                     failed.append("several_granularities")
@@ -594,8 +593,12 @@ class ItemBuilder:
                 failed.append("ambiguous_title" if pair.entity in self.polysemous else "needs_version")
             elif subject != self._shown(pair) and _shares_two_chars(subject.replace(pair.entity, ""), t.tail):
                 failed.append("context_gives_answer")  # 安神类矿物中药朱砂属于哪一类？安神药
-            question = at_level(question_for(subject or self._shown(pair), t.relation, self.templates,
-                                             pick=base["item_id"]), t.tail)
+            asked = at_level(question_for(subject or self._shown(pair), t.relation, self.templates,
+                                          pick=base["item_id"]), t.tail)
+            question = in_its_unit(asked, t.relation, t.tail)
+            other = other_measure(pair, t)
+            if other and (question == asked or other.strip()[-1:] == t.tail.strip()[-1:]):
+                failed.append("several_measures")  # 篇幅 16章, and 字数 37万字: 「篇幅有多长？」 takes both
             failed += check_question(question, t.tail, t.relation, self.settings.max_answer_chars)
             if "answer_in_question" not in failed and names_taxon(pair.entity, question, t.tail):
                 failed.append("answer_in_question")
@@ -739,6 +742,20 @@ def at_level(question: str, answer: str) -> str:
     白福市): a region of another level is no answer to it."""
     word = _LEVEL_WORDS.get(place_level(answer)) if "哪个地区" in question else None
     return question.replace("哪个地区", word, 1) if word else question
+
+
+_COUNTED = re.compile(r"^[约共全]?[\d一二三四五六七八九十百千万.,]+(?:万|余|多)?(回|章|卷|篇|集|页|字|册|部)$")
+
+
+def in_its_unit(question: str, relation: str, answer: str) -> str:
+    """A question on a measure (「西游记的篇幅有多长？」) asked in its answer's unit (「西游记共有多少回？」), where the
+    answer counts in one: the length in 字 answers the first as rightly as 100回 (measure_groups.txt), not the
+    second."""
+    unit = _COUNTED.match(answer.strip())
+    at = question.find(f"的{relation}")
+    if not unit or at <= 0 or relation not in measure_groups():
+        return question
+    return f"{question[:at]}共有多少{unit.group(1)}？"
 
 
 def _as_crawled(pair: Pair) -> Pair:

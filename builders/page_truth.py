@@ -74,11 +74,12 @@ class PageTruth:
             return "page"
         return "page_list" if self.coordinated(head, value, anchors) else ""
 
-    def gives_head(self, candidate: str, relation: str, given: str, gold: str) -> str:
+    def gives_head(self, candidate: str, relation: str, given: str, gold: str, names: Iterable[str] = ()) -> str:
         """For a question that asks the head of (?, relation, given): "page" where the candidate's own pages state
-        the given value for the relation (高鹗's: 续写《红楼梦》), "page_list" where the given value's pages list the
-        candidate with the gold (「作者曹雪芹、高鹗」), "" otherwise."""
-        if self.states(candidate, (), relation, given):
+        the given value, or one of its other ``names``, for the relation (高鹗's: 续写《红楼梦》; 东晋's: 定都建康, which
+        is 南京), "page_list" where the given value's pages list the candidate with the gold (「作者曹雪芹、高鹗」), ""
+        otherwise."""
+        if any(self.states(candidate, (), relation, name) for name in dict.fromkeys((given, *names)) if name):
             return "page"
         return "page_list" if self.coordinated(page_title(given), candidate, (gold,)) else ""
 

@@ -33,6 +33,8 @@ _REGION = (("特别行政区", "province"), ("自治区", "province"), ("省", "
            ("盟", "city"), ("市", "city"), ("自治县", "county"), ("县", "county"), ("旗", "county"), ("区", "county"),
            ("乡", "township"), ("镇", "township"), ("街道", "township"), ("村", "village"))
 _LATIN = re.compile(r"[A-Za-z0-9]")
+# A place name's parts, each up to its administrative unit (美国|弗吉尼亚州|盖特城, 湖北省|白福市).
+REGION_PARTS = re.compile(r".+?(?:特别行政区|自治区|自治州|自治县|省|州|市|县|区|国|城|镇|乡|村)")
 # Names ending in 国 that name no one country: kingdoms and empires of history (their pages say what they are), and
 # groups of countries (协约国, 同盟国, 轴心国: an alliance is no option beside countries).
 _NOT_COUNTRIES = ("王国", "帝国")
@@ -57,4 +59,18 @@ def place_level(value: str) -> str:
     for suffix, level in _REGION:
         if text.endswith(suffix) and len(text) > len(suffix):
             return level
+    return ""
+
+
+def last_region(value: str) -> str:
+    """The place a name of several regions names, its last part (滕州市 of 山东省枣庄市滕州市 and of 山东省滕州市: one
+    city, written with more or fewer of the regions that hold it), or "" for a name of one part."""
+    text = normalize(value).strip()
+    if not place_level(text):
+        return ""
+    parts = REGION_PARTS.findall(text)
+    for n in range(len(parts), 0, -1):
+        rest = text[len("".join(parts[:n])):]
+        if len(rest) >= 2 and place_level(rest):
+            return rest
     return ""

@@ -77,7 +77,8 @@ def audit_reading(items: list[dict], truth, typer, by_pair: dict[str, dict], rea
         gold_level = typer.answer_type(gold, relation, asked).level
         for option in distractors:
             if asked == "head":
-                where = readers.pages.gives_head(option, relation, item.get("tail") or "", gold)
+                given = item.get("tail") or ""
+                where = readers.pages.gives_head(option, relation, given, gold, readers.families.names(given))
             else:
                 where = "text as crawled" if crawled is not None and states(crawled, relation, option) else \
                     readers.pages.states(item["head"], row["aliases"] if row else (), relation, option, anchors)

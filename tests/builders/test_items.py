@@ -208,6 +208,11 @@ def test_a_cloze_never_blanks_a_list_member_or_an_open_slot_and_takes_an_era_bot
     assert open_blank("汪允文，原名汪瑞曦，物理学家、＿＿＿。") == "blank_in_list"
     assert open_blank("吴远建，壮族，＿＿＿著名画家。") == "open_blank"
     assert open_blank("锌，元素符号为＿＿＿，原子序数为30。") == ""
+    # a taxon's blank takes the ranks around it (「蔷薇科＿＿＿」: 苹果亚科 and 梨属; 「属＿＿＿」: 茄科 and 茄属)
+    assert open_blank("梨属于被子植物门双子叶植物纲蔷薇科＿＿＿。", "亚科") == "open_blank"
+    assert open_blank("马铃薯（学名：Solanum tuberosum L.），属＿＿＿，一年生草本植物", "科") == "open_blank"
+    # a team a player is with now: he was with others before
+    assert open_blank("布雷克·格里芬，美国职业篮球运动员，效力于NBA＿＿＿。", "所属运动队") == "held_relation"
 
     pairs = [
         pair("p1", "凤红山茶", "凤红山茶是山茶科植物，分布区域包括浙江、江西等地，花期为每年三月到四月之间。",

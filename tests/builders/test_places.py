@@ -36,3 +36,26 @@ def test_a_scenic_spot_takes_sites_and_a_city_takes_cities():
     assert typer.same_type(city, typer.value_type("白福市", "出生地"), "出生地")
     assert not typer.same_type(city, typer.value_type("四川省", "出生地"), "出生地")
     assert typer.value_type("南鹿", "出生地").level == "city"  # the level 出生地's values name
+
+
+@pytest.mark.parametrize("value, last", [
+    ("山东省枣庄市滕州市", "滕州市"), ("山东省滕州市", "滕州市"), ("湖北省白福市", "白福市"), ("北京市海淀区", "海淀区"),
+    ("滕州市", ""), ("诗人", ""),
+])
+def test_a_place_written_with_more_or_fewer_regions_is_one_place(value, last):
+    from builders.places import last_region
+
+    assert last_region(value) == last
+
+
+def test_a_blank_a_place_fills_takes_its_coarser_names_too():
+    from builders.cloze import coarser_places
+
+    class NoHolders:
+        def relation_values(self, asked):
+            list(asked)
+            return {}
+
+    assert coarser_places("南非约翰内斯堡", "出生地", NoHolders(), {}) == ["南非"]  # a country without its unit
+    assert coarser_places("浙江杭州", "出生地", NoHolders(), {}) == ["浙江"]
+    assert set(coarser_places("湖北省白福市", "出生地", NoHolders(), {})) >= {"湖北省", "湖北"}

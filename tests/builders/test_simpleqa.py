@@ -254,3 +254,13 @@ def test_a_range_is_not_an_iso_date():
 
     assert _RANGE.search("1636年—1912年") and _RANGE.search("10~20米") and _RANGE.search("公元前221年至公元前207年")
     assert not _RANGE.search("1930-12-30") and not _RANGE.search("1.615g/cm³") and not _RANGE.search("公元前232年")
+
+
+def test_a_measure_is_asked_in_its_answers_unit():
+    """「西游记的篇幅有多长？」 is answered by 100回 and by its length in 字 alike; 「共有多少回？」 by 100回 alone."""
+    from builders.items import in_its_unit
+
+    assert in_its_unit("《西游记》的篇幅有多长？", "篇幅", "100回") == "《西游记》共有多少回？"
+    assert in_its_unit("《江南苍山笔记》的篇幅是多少？", "篇幅", "37万字") == "《江南苍山笔记》共有多少字？"
+    assert in_its_unit("《江南苍山笔记》的篇幅是多少？", "篇幅", "较长") == "《江南苍山笔记》的篇幅是多少？"
+    assert in_its_unit("黄河的全长是多少？", "全长", "5464千米") == "黄河的全长是多少？"
