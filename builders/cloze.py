@@ -32,8 +32,8 @@ _BARE_REGIONS = sorted(COUNTRIES | PROVINCES, key=len, reverse=True)
 
 _LISTED_BEFORE = ("、", "和", "及", "与", "或", "以及")
 _LISTED_AFTER = ("、", "和", "及", "与", "或", "以及", "等")
-# Words after which a blank is one qualifier of many (「＿＿＿著名画家」: 中国, 当代, 清代 …).
-_QUALIFIED = ("著名", "杰出", "伟大", "知名", "优秀", "重要", "主要")
+# Words after which a blank is one qualifier of many (「＿＿＿著名画家」: 中国, 当代, 清代 …; 「＿＿＿近代画家」: 中国, 我国).
+_QUALIFIED = ("著名", "杰出", "伟大", "知名", "优秀", "重要", "主要", "古代", "近代", "现代", "当代")
 # Relations whose value is a class the entity belongs to: a blank of one takes every class above it (硫是一种＿＿＿:
 # 非金属元素, and 元素; 银杏被称为＿＿＿的活化石: 植物界, and 植物).
 CLASS_RELATION = re.compile(r"(?:类别|类型|种类|分类|性质|体裁|级别|类|^[亚总]?[界门纲目科属种族组])$")
@@ -116,4 +116,23 @@ def fits_another_fact(pair: Pair, masked: str, relation: str) -> bool:
         words = [w for w in relation_words(other.relation) if len(w) >= 2 or w == "人"]
         if any(before.endswith(w) or after.startswith(w) for w in words):
             return True
+    return False
+
+
+# Words after which a name is another name of the subject, not the subject: 「别称羧基乙酰基噻吩，熔点＿＿＿」 says whose
+# melting point only to a reader who knows the other name.
+_OTHER_NAME_CUES = re.compile(r"(?:别称|别名|又称|又名|古称|俗称|简称|英文名|外文名)[为是：:]?$")
+
+
+def names_subject(masked: str, names) -> bool:
+    """Whether the sentence names its entity outside the blank as its subject: one of ``names``, not inside another
+    title in 《》 (「…作品集有《史琦福诗集》，父亲＿＿＿」 names a book, not 史琦福) nor as another name of it."""
+    for name in names:
+        at = masked.find(name)
+        while at != -1:
+            before, after = masked[:at], masked[at + len(name):]
+            titled = before.endswith("《") and after.startswith("》")  # the work itself: 《残阳霜天谣》是…
+            if (titled or before.count("《") <= before.count("》")) and not _OTHER_NAME_CUES.search(before):
+                return True
+            at = masked.find(name, at + 1)
     return False

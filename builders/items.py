@@ -48,8 +48,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from builders.baselines import BaselinePanel
-from builders.cloze import (BLANK, CLASS_RELATION, HELD_RELATIONS, coarser_places, fits_another_fact, open_blank,
-                            without_gloss)
+from builders.cloze import (BLANK, CLASS_RELATION, HELD_RELATIONS, coarser_places, fits_another_fact, names_subject,
+                            open_blank, without_gloss)
 from builders.criteria import check_question, is_enumeration, load_word_list
 from builders.difficulty import DifficultyProxy
 from builders.distractors import DistractorPicker
@@ -524,7 +524,7 @@ class ItemBuilder:
             t = answerable[0]
             masked = without_gloss(sentence.replace(t.tail, BLANK))
             reason = ""
-            if not any(name in masked for name in names):
+            if not names_subject(masked, names):
                 reason = "entity_not_named_outside_blank"
             elif len(masked) - len(BLANK) < 2 * len(t.tail) + 10:
                 reason = "too_little_context"

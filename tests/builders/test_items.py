@@ -211,6 +211,7 @@ def test_a_cloze_never_blanks_a_list_member_or_an_open_slot_and_takes_an_era_bot
     # a taxon's blank takes the ranks around it (「蔷薇科＿＿＿」: 苹果亚科 and 梨属; 「属＿＿＿」: 茄科 and 茄属)
     assert open_blank("梨属于被子植物门双子叶植物纲蔷薇科＿＿＿。", "亚科") == "open_blank"
     assert open_blank("马铃薯（学名：Solanum tuberosum L.），属＿＿＿，一年生草本植物", "科") == "open_blank"
+    assert open_blank("吴远建，又名允彦，壮族，＿＿＿近代著名画家、书法家。", "国籍") == "open_blank"  # 中国, 我国
     # a team a player is with now: he was with others before
     assert open_blank("布雷克·格里芬，美国职业篮球运动员，效力于NBA＿＿＿。", "所属运动队") == "held_relation"
 
@@ -241,3 +242,15 @@ def test_multiple_choice_items_carry_their_other_right_answers(built):
     for item in items_of(built[0], "kgc"):
         assert not set(item.also_true) & set(item.options), item.question
         assert item.answer not in item.also_true
+
+
+def test_a_cloze_sentence_names_its_subject_outside_titles_and_other_names():
+    """「…作品集有《史琦福诗集》，父亲＿＿＿」 names a book; 「别称羧基乙酰基噻吩，熔点＿＿＿」 another name: neither says
+    whose father or melting point to a reader. A work's own title in 《》 is its subject."""
+    from builders.cloze import names_subject
+
+    assert not names_subject("代表作品有《咏定德台》，作品集有《史琦福诗集》，父亲＿＿＿。", ["史琦福"])
+    assert not names_subject("别称羧基乙酰基噻吩，熔点＿＿＿，密度为1.408g/cm³。", ["羧基乙酰基噻吩"])
+    assert not names_subject("作品出处为《翠白集》，全书＿＿＿，别名桥远阁诗。", ["桥远阁诗"])
+    assert names_subject("《残阳霜天谣》是战国时期＿＿＿创作的作品。", ["残阳霜天谣"])
+    assert names_subject("夏璋卿，原名夏云波，出生日期为＿＿＿。", ["夏璋卿", "夏云波"])
