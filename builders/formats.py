@@ -30,6 +30,8 @@ at a glance, so spans get spans.
   Different unit words (千米, km, 公里) stay different: an option in another notation
   stands out just as an option in another kind does.
 * number: ``integer`` or ``decimal`` (an atomic number 30 is no option beside atomic masses 65.38 and 32.06).
+* text: ``honour`` for an award or a title received (诺贝尔生理学或医学奖, 共和国勋章), no option beside a deed
+  (创立华为) as a deed is none beside it.
 * date and period: the precision, ``年月日``, ``年月``, ``月日``, ``月``, ``年`` or ``世纪``
   (a day-precise gold gets day-precise options).
 * formula: ``element`` for a lone element symbol (H, Na) so symbols get symbols.
@@ -250,7 +252,13 @@ def _classify(value: str, relation: str) -> ValueFormat:
         return ValueFormat("code")
     if _latin(value):
         return ValueFormat("latin", magnitude=float(len(value.split())))
-    return ValueFormat("text")
+    return ValueFormat("text", "honour" if _HONOUR.search(value) and not _FOUNDING.match(value) else "")
+
+
+# An award or a title a person received (诺贝尔生理学或医学奖, 两弹一星功勋奖章, 共和国勋章): no option beside a deed
+# (创立华为, 虎门销烟), nor a deed beside one; founding a prize (设立诺贝尔奖) is a deed.
+_HONOUR = re.compile(r"(?:奖|奖章|勋章|奖牌|金牌|银牌|铜牌|称号)$")
+_FOUNDING = re.compile(r"(?:设立|创立|创办|设置|建立|发起)")
 
 
 # Values repeat across items and pools; the result is immutable. Bounded as value_key's cache is

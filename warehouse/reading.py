@@ -90,7 +90,7 @@ def audit_reading(items: list[dict], truth, typer, by_pair: dict[str, dict], rea
             option_format = value_format(option, relation)
             level = typer.option_type(option, relation, asked).level
             if (option_format.kind != gold_format.kind or option_format.span != gold_format.span
-                    or (gold_format.kind in ("number", "quantity", "date", "period") and
+                    or (gold_format.kind in ("number", "quantity", "date", "period", "text") and
                         option_format.unit != gold_format.unit)):
                 out.add("item.kind_mismatch", f"{name}: {option} is a {option_format.kind} "
                                               f"{option_format.unit}, the gold a {gold_format.kind} {gold_format.unit}")

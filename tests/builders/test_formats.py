@@ -201,3 +201,12 @@ def test_integers_and_decimals_are_numbers_of_different_kinds():
     assert not compatible(value_format("65.38", "相对原子质量"), number)
     assert compatible(value_format("65.38", "相对原子质量"), value_format("63.546", "相对原子质量"))
     assert not compatible(number, value_format("2400", "原子序数"))  # a magnitude apart, as quantities
+
+
+def test_an_honour_is_no_option_beside_a_deed():
+    """屠呦呦's 诺贝尔生理学或医学奖 takes awards and titles; 任正非's 创立华为 deeds (设立诺贝尔奖 is one)."""
+    award, deed = value_format("诺贝尔生理学或医学奖", "主要成就"), value_format("创立华为", "主要成就")
+    assert compatible(award, value_format("两弹一星功勋奖章", "主要成就"))
+    assert not compatible(deed, value_format("共和国勋章", "主要成就"))
+    assert not compatible(award, deed)
+    assert compatible(deed, value_format("设立诺贝尔奖", "主要成就"))
