@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
 import numpy as np
@@ -194,6 +194,8 @@ class DistractorPicker:
               anchors: tuple[str, ...] = ()) -> Selection:
         s = self.settings
         gold_type = self._type(q.gold, q.relation, q.asked)
+        if q.sense_type:  # the asked head's own sense: 熊秀 the person takes persons, not the city 熊秀's kind
+            gold_type = replace(gold_type, names=frozenset({q.sense_type}))
         gold_vec, question_vec = vectors[index[q.gold]], vectors[index[question]]
         gold_key, tail_key = value_key(q.gold), value_key(q.tail)
         wrong_keys = {value_key(v) for v in truth} | {gold_key, value_key(q.head), tail_key}

@@ -69,6 +69,9 @@ class Query:
     asked: str = "tail"  # tail | head
     tail: str = ""  # the triple's tail (given in the question when the head is asked)
     type_key: str = ""  # the gold's type (builders.types.ValueType.key), for same-type candidates
+    # an asked head's type by its own page, where its title names things of several types (熊秀: a person, and a
+    # city): the options are of this one
+    sense_type: str = ""
 
 
 # What the graph's DuckDB may hold in memory. Its tables grow with the crawl (128 MB at 84k realistic

@@ -42,7 +42,7 @@ import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -327,8 +327,16 @@ class ItemBuilder:
         end = "head" if asked == "head" else "tail"
         gold = pair.entity if end == "head" else t.tail
         gold_type = self.typer.answer_type(gold, t.relation, end)
+        sense_type = ""
+        if end == "head" and gold_type.kind == "entity" and len(gold_type.names) > 1:
+            # a title of several types (熊秀: a person, and a city): the options are of its own page's
+            sense_type = self.typer.table.page_type({x.relation for x in pair.triples}) or ""
+            if sense_type in gold_type.names:
+                gold_type = replace(gold_type, names=frozenset({sense_type}))
+            else:
+                sense_type = ""
         query = Query(item_id("mcq", pair.pair_id, t.relation, t.tail, end), pair.entity, pair.sense or "",
-                      t.relation, gold, pair.domain, end, t.tail, gold_type.key())
+                      t.relation, gold, pair.domain, end, t.tail, gold_type.key(), sense_type)
         return _Ask(pair, t, asked, query)
 
     def _questions(self, ask: _Ask) -> tuple[str, str]:

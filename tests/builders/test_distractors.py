@@ -196,3 +196,29 @@ def test_a_member_of_a_right_answer_family_is_never_a_distractor(tmp_path):
     assert not set(items["甲"].options) & {"作家", "文学家", "小说家", "剧作家"}
     assert "军事家" not in items["乙"].options
     assert result["report"]["rejected_candidates"]["family"] >= 5
+
+
+def test_an_asked_head_of_a_title_with_several_types_takes_options_of_its_own_sense():
+    """「松铭是下列哪一项的别名？」 asks 熊秀 the person; a city is also called 熊秀. The options are persons, never
+    the cities a title of both types would let in."""
+    from builders.distractors import DistractorPicker
+    from builders.graph import Candidate, Query
+    from builders.types import TypeTable, ValueTyper
+    from filters.embeddings import make_embedder
+
+    person_page, city_page = ["出生日期", "籍贯", "职业", "别名"], ["行政区类别", "政府驻地", "人口", "别名"]
+    people = [f"{surname}{name}" for surname, name in zip("赵钱孙李周吴郑王冯陈褚卫", "甲乙丙丁戊己庚辛壬癸子丑")]
+    cities = [f"{name}城市" for name in "东南西北中上下左右前后内"]
+    pages = [("熊秀", person_page, []), ("熊秀", city_page, []), *((p, person_page, []) for p in people),
+             *((c, city_page, []) for c in cities)]
+    facts = [("熊秀", "别名", "松铭"), *((p, "别名", f"{p}号") for p in people), *((c, "别名", f"{c}称") for c in cities)]
+    typer = ValueTyper.build(pages, facts, table=TypeTable.load())
+    assert typer.head_type("熊秀").names == {"person", "city"}
+    picker = DistractorPicker(make_embedder("char-ngram", None), typer)
+    pool = [Candidate(v, "same_relation", None) for v in [*people, *cities]]
+    asked = dict(item="q", head="熊秀", sense="", relation="别名", gold="熊秀", asked="head", tail="松铭")
+    plain = picker.pick_many([Query(**asked)], {"q": "松铭是下列哪一项的别名？"}, {"q": pool}, {"q": set()})["q"]
+    narrowed = picker.pick_many([Query(**asked, sense_type="person")], {"q": "松铭是下列哪一项的别名？"},
+                                {"q": pool}, {"q": set()})["q"]
+    assert plain.choice is not None and set(plain.choice.options) & set(cities)  # what the title alone lets in
+    assert narrowed.choice is not None and not set(narrowed.choice.options) & set(cities)
