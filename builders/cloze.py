@@ -102,6 +102,17 @@ def coarser_places(place: str, relation: str, graph, levels: dict[str, str]) -> 
     return [f for f in dict.fromkeys(found) if len(f) >= 2 and value_key(f) != value_key(place)]
 
 
+def shorter_places(place: str, relation: str, levels: dict[str, str]) -> list[str]:
+    """The place written with fewer of the regions that hold it, the same place (汉福德 and 加利福尼亚州汉福德 for
+    美国加利福尼亚州汉福德, 白福市 for 湖北省白福市): each answers a short question on it rightly. Only for a place."""
+    if not (place_level(place) or relation in levels or _PLACE_RELATION.search(relation)):
+        return []
+    parts = REGION_PARTS.findall(place)
+    rest = place[len("".join(parts)):]
+    parts += [rest] if rest and parts else []
+    return [name for name in ("".join(parts[n:]) for n in range(1, len(parts))) if len(name) >= 2]
+
+
 def fits_another_fact(pair: Pair, masked: str, relation: str) -> bool:
     """Whether a word right before or after the blank says another of the entity's relations, whose value the
     sentence does not give: that value fills the blank as well (「…，＿＿＿出生。」 takes the birthplace as well

@@ -49,7 +49,7 @@ from typing import Callable, Iterable, Iterator
 
 from builders.baselines import BaselinePanel
 from builders.cloze import (BLANK, CLASS_RELATION, HELD_RELATIONS, coarser_places, fits_another_fact, names_subject,
-                            open_blank, without_gloss)
+                            open_blank, shorter_places, without_gloss)
 from builders.criteria import check_question, is_enumeration, load_word_list
 from builders.difficulty import DifficultyProxy
 from builders.distractors import DistractorPicker
@@ -618,7 +618,8 @@ class ItemBuilder:
                 continue
             self.stats.built["simpleqa"] += 1
             yield Item(question=question, provenance=self._provenance(
-                "template", easy_by=self._easy_by(pair, t.relation, t.tail)), **base)
+                "template", easy_by=self._easy_by(pair, t.relation, t.tail)),
+                also_true=[*other_forms(t.tail), *shorter_places(t.tail, t.relation, self.typer.levels)], **base)
 
     def _subject(self, pair: Pair) -> str | None:
         """How a short-answer question names the entity so that one thing is meant, or None.

@@ -176,13 +176,15 @@ def score_cloze(items: list[dict], predictions: dict[str, dict]) -> dict:
 # --- short answers ------------------------------------------------------------------------------
 
 
-def match_grade(answer: str, response: str) -> str:
+def match_grade(answer: str, response: str, also: tuple[str, ...] = ()) -> str:
     """The offline grade: NOT_ATTEMPTED when empty or a refusal, CORRECT when the normalised
-    gold occurs in the normalised response, else INCORRECT."""
-    gold, said = normalize(answer), normalize(response)
+    gold, or one of ``also`` (the item's ``also_true``: 明代 for 明朝, 汉福德 for 美国加利福尼亚州汉福德), occurs in
+    the normalised response, else INCORRECT."""
+    said = normalize(response)
     if not said or any(r in said for r in _REFUSALS):
         return "NOT_ATTEMPTED"
-    return "CORRECT" if gold and gold in said else "INCORRECT"
+    golds = [g for g in (normalize(a) for a in (answer, *also)) if g]
+    return "CORRECT" if any(g in said for g in golds) else "INCORRECT"
 
 
 GRADES = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED")
@@ -212,7 +214,7 @@ def score_short(items: list[dict], predictions: dict[str, dict], grader=None) ->
                           _llm_grades(grader, [i for i, _ in attempted], [r for _, r in attempted])))
         grades = [graded.get(i["item_id"], "NOT_ATTEMPTED") for i in items]
     else:
-        grades = [match_grade(i["answer"], r) for i, r in zip(items, responses)]
+        grades = [match_grade(i["answer"], r, tuple(i.get("also_true") or ())) for i, r in zip(items, responses)]
     n = len(items)
     counts = Counter(grades)
     co, inc, na = (counts[g] / n if n else 0.0 for g in GRADES)

@@ -59,3 +59,11 @@ def test_a_blank_a_place_fills_takes_its_coarser_names_too():
     assert coarser_places("南非约翰内斯堡", "出生地", NoHolders(), {}) == ["南非"]  # a country without its unit
     assert coarser_places("浙江杭州", "出生地", NoHolders(), {}) == ["浙江"]
     assert set(coarser_places("湖北省白福市", "出生地", NoHolders(), {})) >= {"湖北省", "湖北"}
+
+
+def test_a_short_answer_on_a_place_takes_the_place_with_fewer_regions():
+    from builders.cloze import shorter_places
+
+    assert shorter_places("美国加利福尼亚州汉福德", "出生地", {}) == ["加利福尼亚州汉福德", "汉福德"]
+    assert shorter_places("湖北省白福市", "所属地区", {}) == ["白福市"]
+    assert shorter_places("诗人", "职业", {}) == []

@@ -62,6 +62,10 @@ def test_simpleqa_grades_and_the_f_score():
     assert match_grade("1898年", "北京大学创立于1898年。") == "CORRECT"
     assert match_grade("1898年", "我不知道") == "NOT_ATTEMPTED"
     assert match_grade("1898年", "1900年") == "INCORRECT"
+    # another form of the answer the item lists in also_true: the same place with fewer regions, the era's other name
+    assert match_grade("美国加利福尼亚州汉福德", "他出生在汉福德。", ("加利福尼亚州汉福德", "汉福德")) == "CORRECT"
+    assert match_grade("明朝", "明代", ("明代",)) == "CORRECT"
+    assert match_grade("美国加利福尼亚州汉福德", "芝加哥", ("汉福德",)) == "INCORRECT"
     items = [{"item_id": f"s{n}", "question": "?", "answer": "甲", "primary_category": "社会"} for n in range(4)]
     scores = score_short(items, {"s0": {"prediction": "甲"}, "s1": {"prediction": "甲"}, "s2": {"prediction": "乙"}})
     assert (scores["correct"], scores["incorrect"], scores["not_attempted"]) == (0.5, 0.25, 0.25)
