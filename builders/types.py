@@ -246,7 +246,7 @@ class ValueTyper:
                 if page.status == "ok":
                     triples = extract_triples(page, aliases)
                     facts.extend(page.title, triples)
-                    yield page.title, {t.relation for t in triples}, page.tags
+                    yield page.title, {t.relation for t in triples}, [*page.tags, *_kingdom(triples)]
             if not page_shards:
                 for pair in pairs:
                     facts.extend(pair.entity, pair.triples)
@@ -464,6 +464,17 @@ class _Facts:
 
     def __iter__(self) -> Iterator[tuple[str, str, str]]:
         return zip(self.heads, self.relations, self.tails)
+
+
+def _kingdom(triples) -> list[str]:
+    """The tag a species' page earns by its kingdom or phylum (植物 for 植物界 or 被子植物门, 动物 for 节肢动物门): a
+    plant is no option among insects where the page has no tag of its own to say which it is."""
+    for t in triples:
+        if t.relation in ("界", "门"):
+            for word in ("植物", "动物"):
+                if word in t.tail:
+                    return [word]
+    return []
 
 
 def relation_families(facts: Iterable[tuple[str, str, str]], min_shared: int = 2) -> dict[str, set[str]]:

@@ -21,7 +21,9 @@ def _reference(pages):
         triples = extract_triples(page, aliases)
         relations = {t.relation for t in triples}
         head_relations[value_key(page.title)] |= relations
-        found = table.page_type(relations, page.tags)
+        # a species' kingdom or phylum is a tag: 植物 for 被子植物门, 动物 for 脊索动物门
+        kingdom = [w for t in triples if t.relation in ("界", "门") for w in ("植物", "动物") if w in t.tail][:1]
+        found = table.page_type(relations, [*page.tags, *kingdom])
         if found:
             title_types[value_key(page.title)].add(found)
         facts += [(t.head, t.relation, t.tail) for t in triples]
