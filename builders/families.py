@@ -8,6 +8,9 @@ The family of a value, for a relation, is:
   作家 ⊂ 文学家: a 诗人 gold keeps out 作家 and 文学家, which its entity is too, and 小说家 and 剧作家, which one who
   writes often is as well: 歌德 is a 作家, a 诗人 and a 小说家; 物理学家 ⊂ 科学家 ⊂ 学者 keeps out 数学家, 哲学家 and
   史学家: 牛顿 was a 数学家 and a natural 哲学家);
+* the kinds it is and the kinds of it (``kind_of``), for kinds that exclude each other: 章回体长篇小说 ⊂ 长篇小说 ⊂ 小说
+  keeps out 长篇小说 and 小说 for a 章回体长篇小说 gold, and 章回体历史演义小说 for a 长篇小说 one, but not 中篇小说, its
+  sibling, which no 长篇小说 is (nor, by the compound rule, any other kind of an ancestor);
 * the values that describe one entity together (``near``) and their trees: written in the reviewable table, or
   learned from the
   crawl for a relation that takes several values per entity (builders.graph.Graph.multi_valued): two values are
@@ -30,7 +33,7 @@ from typing import Iterable, Iterator
 from filters.normalize import value_key
 
 TABLE = Path(__file__).with_name("value_families.tsv")
-LINKS = ("is_a", "same_as", "near")
+LINKS = ("is_a", "kind_of", "same_as", "near")
 # Two values are near for a relation when they describe at least this many entities together, or at least this
 # share of the entities of the rarer one (our choice: one entity in five is more than chance for descriptions
 # drawn from a few dozen values; a pair of values no page gives together is never near).
@@ -78,10 +81,13 @@ class Families:
         self._same: dict[str, set[str]] = defaultdict(set)
         self._up: dict[str, set[str]] = defaultdict(set)
         self._down: dict[str, set[str]] = defaultdict(set)
+        self._kind_up: dict[str, set[str]] = defaultdict(set)  # kind_of: value -> the kinds it is
+        self._kind_down: dict[str, set[str]] = defaultdict(set)
         self._near: dict[tuple[str, str], set[str]] = defaultdict(set)  # (relation or "", value key) -> near keys
         for link in self.links:
             self._add(link)
-        self._known = {*self._same, *self._up, *self._down, *(k for _, k in self._near)}
+        self._known = {*self._same, *self._up, *self._down, *self._kind_up, *self._kind_down,
+                       *(k for _, k in self._near)}
         self._cache: dict[tuple[str, str], frozenset[str]] = {}
 
     @classmethod
@@ -98,6 +104,9 @@ class Families:
         elif link.link == "is_a":
             self._up[a].add(b)
             self._down[b].add(a)
+        elif link.link == "kind_of":
+            self._kind_up[a].add(b)
+            self._kind_down[b].add(a)
         else:
             self._near[(link.relation, a)].add(b)
             self._near[(link.relation, b)].add(a)
@@ -147,7 +156,7 @@ class Families:
         near: set[str] = set()
         for name in up:  # near to it, or to what it is a kind of
             near |= self._near.get(("", name), set()) | self._near.get((relation, name), set())
-        found = set(names)
+        found = set(names) | self._walk(names, self._kind_up) | self._walk(names, self._kind_down)
         for start in (names | ({head} if head else set()), *({n} for n in near)):
             tops = {k for k in self._walk(self._names_of(start), self._up) if not self._up.get(k)}
             found |= self._walk(tops | self._names_of(start), self._down)
@@ -168,9 +177,15 @@ class Families:
         for other in others:
             if other:
                 family = self.family(other, relation)
-                if key in family or head in family:
+                if key in family or (head in family and head not in self._kinds_above(other)):
                     return other
         return ""
+
+    def _kinds_above(self, value: str) -> set[str]:
+        """The kinds ``value`` is by kind_of links (长篇小说 and 小说 for 章回体长篇小说): a compound of one of them is
+        a sibling kind (中篇小说 of 小说), no family."""
+        names = self._names(value_key(value))
+        return self._walk(names, self._kind_up) - names
 
     def rows(self) -> Iterator[tuple[str, str, str, str, str]]:
         """Every link as a table row (value, link, other, source, relation), in the table's order."""

@@ -50,8 +50,8 @@ def test_descriptions_add_what_the_page_lists_with_a_known_value():
 
 def test_a_malformed_table_names_its_line(tmp_path):
     path = tmp_path / "families.tsv"
-    path.write_text("# header\n诗人\tkind_of\t文学家\tseed\n", encoding="utf-8")
-    with pytest.raises(FamilyTableError, match=r"families.tsv:2: link 'kind_of'"):
+    path.write_text("# header\n诗人\tsort_of\t文学家\tseed\n", encoding="utf-8")
+    with pytest.raises(FamilyTableError, match=r"families.tsv:2: link 'sort_of'"):
         load_table(path)
     path.write_text("诗人\tis_a\n", encoding="utf-8")
     with pytest.raises(FamilyTableError, match=r"families.tsv:1: expected value"):
@@ -71,3 +71,23 @@ def test_a_capital_by_its_old_name_is_the_same_city():
     assert "南京" in families.names("建康") and "金陵" in families.names("南京")
     assert families.related("南京", ["建康"], "都城") == "建康"
     assert not families.related("洛阳", ["建康"], "都城")
+
+
+def test_a_kind_keeps_out_the_kinds_it_is_and_its_own_kinds_never_its_siblings():
+    """《三国演义》 is a 章回体历史演义小说, so a 章回体长篇小说 and a 长篇小说: neither is offered beside it. 中篇小说, a
+    sibling kind no 长篇小说 is, may be, though it is a compound of 小说 as 长篇小说 is."""
+    families = Families.load()
+    assert families.related("长篇小说", ["章回体历史演义小说"], "文学体裁")
+    assert families.related("章回体长篇小说", ["章回体历史演义小说"], "文学体裁")
+    assert families.related("章回体长篇小说", ["长篇小说"], "文学体裁")  # a kind of the gold: right too
+    assert families.related("古体诗", ["乐府诗"], "文学体裁")
+    assert not families.related("中篇小说", ["长篇小说"], "文学体裁")
+    assert not families.related("五言古诗", ["乐府诗"], "文学体裁")
+    assert not families.related("七言律诗", ["七言绝句"], "文学体裁")
+
+
+def test_a_kind_of_link_is_read_from_the_table(tmp_path):
+    table = tmp_path / "families.tsv"
+    table.write_text("甲小说\tkind_of\t小说\tseed\n乙小说\tkind_of\t小说\tseed\n", encoding="utf-8")
+    families = Families.load(table)
+    assert families.related("小说", ["甲小说"]) and not families.related("乙小说", ["甲小说"])
