@@ -10,6 +10,7 @@ translate the answer. The item builder (builders.items) applies them, the audit 
 
 from __future__ import annotations
 
+import fnmatch
 import re
 from pathlib import Path
 
@@ -39,6 +40,11 @@ _QUALIFIED = ("著名", "杰出", "伟大", "知名", "优秀", "重要", "主�
 CLASS_RELATION = re.compile(r"(?:类别|类型|种类|分类|性质|体裁|级别|类|^[亚总]?[界门纲目科属种族组])$")
 # Relations whose value is who holds an office or where one belongs now: at another time another value was right.
 HELD_RELATIONS = Path(__file__).with_name("held_relations.txt")
+# Relations whose answer is open (a description, a list, where a place lies): builders.items asks no multiple choice on
+# them, and a blank of one takes other fillers.
+OPEN_CHOICE_RELATIONS = Path(__file__).with_name("open_choice_relations.txt")
+# Verbs after which a blank takes a time or a place alike (「安高起义发生于＿＿＿」: 1681年, and 塘宝市).
+_TIME_OR_PLACE = ("发生于", "发生在", "爆发于", "爆发在")
 # Nouns after a blank that say what kind of modifier it is (「＿＿＿时期」 takes an era, 「＿＿＿境内」 a place).
 _PINNING_NOUNS = frozenset({"时期", "年间", "时代", "年代", "世纪", "境内", "一带", "以东", "以西", "以南", "以北"})
 
@@ -48,7 +54,8 @@ def open_blank(masked: str, relation: str = "") -> str:
     等」, 「文学家、＿＿＿。」: any other member fits), a qualifier before 著名 and its kind (「＿＿＿著名画家」), a
     class of ``relation``, which every class above or below it fills as well (「硫是一种＿＿＿」: 非金属元素, and
     元素; 「蔷薇科＿＿＿」: 苹果亚科, and 梨属; 「属＿＿＿」: 茄科, and 茄属), a value that changes hands (「效力于
-    ＿＿＿」: every team the player was with), a clause of its own or a whole predicate (「韩耀兰，＿＿＿，女」,
+    ＿＿＿」: every team the player was with), an open answer (「地处＿＿＿」: open_choice_relations.txt), a time or a
+    place alike (「发生于＿＿＿」), a clause of its own or a whole predicate (「韩耀兰，＿＿＿，女」,
     「芜青是＿＿＿。」), or a modifier of the noun after it (「＿＿＿航海家」: 意大利, and 西班牙, 著名; 「＿＿＿人」:
     a place, and an era), unless the noun says which kind (时期, 境内)."""
     at = masked.find(BLANK)
@@ -59,6 +66,8 @@ def open_blank(masked: str, relation: str = "") -> str:
     before, after = masked[:at], masked[at + len(BLANK):]
     if before.endswith(_LISTED_BEFORE) or after.startswith(_LISTED_AFTER):
         return "blank_in_list"
+    if (relation and open_choice(relation)) or before.rstrip().endswith(_TIME_OR_PLACE):
+        return "open_blank"
     if after.startswith(_QUALIFIED):
         return "open_blank"
     if (before.endswith("，") and after[:1] in ("，", "。", "")) or (before.endswith("是") and after[:1] in ("。", "")):
@@ -70,6 +79,11 @@ def open_blank(masked: str, relation: str = "") -> str:
         if first and first[0][1].startswith("n") and first[0][0] not in _PINNING_NOUNS:
             return "open_blank"  # 「＿＿＿航海家」, 「＿＿＿统治集团」, 「＿＿＿人」: a modifier, and many modifiers fit
     return ""
+
+
+def open_choice(relation: str) -> bool:
+    """Whether the relation's answer is open (``open_choice_relations.txt``): no multiple choice, no cloze blank."""
+    return any(fnmatch.fnmatchcase(relation, pattern) for pattern in load_word_list(OPEN_CHOICE_RELATIONS))
 
 
 _GLOSS = re.compile(r"^\s*[（(][^（）()]*[A-Za-z][^（）()]*[）)]")

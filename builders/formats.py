@@ -21,6 +21,8 @@ Kinds (in the order they are tried; the first that fits wins):
 * ``person``   a name, when the relation holds persons (:data:`PERSON_RELATIONS`)
 * ``text``     anything else (places, dynasties, descriptions, enumerations)
 
+A ``text`` spanning two named times or places (西周初年至春秋中叶) has ``span`` set, as a range of numbers has.
+
 ``period`` is not in the original brief: a span next to single years is told apart
 at a glance, so spans get spans.
 
@@ -252,12 +254,15 @@ def _classify(value: str, relation: str) -> ValueFormat:
         return ValueFormat("code")
     if _latin(value):
         return ValueFormat("latin", magnitude=float(len(value.split())))
-    return ValueFormat("text", "honour" if _HONOUR.search(value) and not _FOUNDING.match(value) else "")
+    return ValueFormat("text", "honour" if _HONOUR.search(value) and not _FOUNDING.match(value) else "",
+                       span=bool(_TEXT_SPAN.search(value)))
 
 
 # An award or a title a person received (诺贝尔生理学或医学奖, 两弹一星功勋奖章, 共和国勋章): no option beside a deed
 # (创立华为, 虎门销烟), nor a deed beside one; founding a prize (设立诺贝尔奖) is a deed.
-_HONOUR = re.compile(r"(?:奖|奖章|勋章|奖牌|金牌|银牌|铜牌|称号)$")
+_HONOUR = re.compile(r"(?:奖|奖章|勋章|奖牌|金牌|银牌|铜牌|称号|杰出贡献科学家|人民艺术家|人民科学家|人民英雄|劳动模范)$")
+# A span of two named times or places (西周初年至春秋中叶): no option beside single ones (清代), as a range of numbers.
+_TEXT_SPAN = re.compile(r"[\u4e00-\u9fff]{2}至[\u4e00-\u9fff]{2}")
 _FOUNDING = re.compile(r"(?:设立|创立|创办|设置|建立|发起)")
 
 

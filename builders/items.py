@@ -49,7 +49,7 @@ from typing import Callable, Iterable, Iterator
 
 from builders.baselines import BaselinePanel
 from builders.cloze import (BLANK, CLASS_RELATION, HELD_RELATIONS, coarser_places, fits_another_fact, names_subject,
-                            open_blank, shorter_places, without_gloss)
+                            open_blank, open_choice, shorter_places, without_gloss)
 from builders.criteria import check_question, is_enumeration, load_word_list
 from builders.difficulty import DifficultyProxy
 from builders.distractors import DistractorPicker
@@ -78,6 +78,9 @@ _RANGE = re.compile(r"[\d年月日]\s*(?:[—–~～至到]|--)\s*(?:公元前?)
 # A genre answered with its modifiers (长篇讽刺小说) is right at several grains: 小说, 长篇小说, 讽刺小说.
 GENRE_RELATIONS = frozenset({"体裁", "文学体裁", "作品体裁"})
 GENRE_MAX_CHARS = 3
+# Born before this year, a person lived before the nation state whose 国籍 the page gives (但丁, 1265: 意大利, or the
+# 佛罗伦萨共和国; 莫扎特, 1756: 奥地利, or the 神圣罗马帝国): a short answer on it has two right answers.
+NATION_STATES_FROM = 1800
 # Relations that measure one thing (篇幅 and 字数): a short answer of one is answered by another's value too.
 MEASURE_GROUPS = Path(__file__).with_name("measure_groups.txt")
 # A short-answer question asking a region (「…归哪个地区管辖？」) names the level of its answer.
@@ -90,8 +93,6 @@ SENSE_DESCRIPTOR_CHARS = 16  # the longest sense put before a title to say which
 FACT_OWNERS = ("simpleqa", "qa")
 # Relations whose values are names of the entity itself: as questions they have many right answers.
 NO_MCQ_RELATIONS = frozenset({"中文名"})
-# Relations whose world's answer is open (a description, a taste, ingredients, a range): no multiple choice.
-OPEN_CHOICE_RELATIONS = Path(__file__).with_name("open_choice_relations.txt")
 # One triple in HEAD_SHARE, chosen by hash, is asked by its head where the relation allows it.
 HEAD_SHARE = 3
 _SENTENCE = re.compile(r"(?<=[。！？；!?;])")
@@ -591,6 +592,8 @@ class ItemBuilder:
                 failed.append("approximate_answer")
             if _RANGE.search(t.tail):
                 failed.append("range_answer")
+            if t.relation == "国籍" and _born_before(pair, NATION_STATES_FROM):
+                failed.append("nationality_before_nation_states")
             if t.relation in GENRE_RELATIONS:
                 if len(t.tail.strip()) > GENRE_MAX_CHARS:
                     failed.append("several_granularities")
@@ -653,11 +656,6 @@ class ItemBuilder:
 
 
 @lru_cache(maxsize=4096)
-def open_choice(relation: str) -> bool:
-    """Whether multiple-choice items leave the relation alone (``builders/open_choice_relations.txt``)."""
-    return any(fnmatch.fnmatchcase(relation, pattern) for pattern in load_word_list(OPEN_CHOICE_RELATIONS))
-
-
 @lru_cache(maxsize=4096)
 def open_relation(relation: str) -> bool:
     """Whether short-answer questions leave the relation alone (``builders/open_relations.txt``)."""
@@ -744,6 +742,16 @@ def other_measure(pair: Pair, triple: Triple) -> str:
         return ""
     own = value_key(triple.tail)
     return next((t.tail for t in pair.triples if t.relation in group and t.tail and value_key(t.tail) != own), "")
+
+
+def _born_before(pair: Pair, year: int) -> bool:
+    """Whether the pair's 出生日期 (a year or a date) is before ``year``."""
+    for t in pair.triples:
+        if t.relation == "出生日期" and t.tail:
+            found = value_format(t.tail, t.relation)
+            if found.kind in ("year", "date") and found.magnitude is not None:
+                return found.magnitude < year
+    return False
 
 
 def at_level(question: str, answer: str) -> str:

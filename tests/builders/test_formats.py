@@ -210,3 +210,10 @@ def test_an_honour_is_no_option_beside_a_deed():
     assert not compatible(deed, value_format("共和国勋章", "主要成就"))
     assert not compatible(award, deed)
     assert compatible(deed, value_format("设立诺贝尔奖", "主要成就"))
+    assert not compatible(deed, value_format("国家杰出贡献科学家", "主要成就"))
+
+
+def test_a_span_of_two_eras_is_no_option_beside_one_era():
+    span = value_format("西周初年至春秋中叶", "创作年代")
+    assert span.span and not compatible(value_format("清代", "创作年代"), span)
+    assert not value_format("周至县", "所在地").span and not value_format("至圣先师", "别名").span

@@ -264,3 +264,17 @@ def test_a_measure_is_asked_in_its_answers_unit():
     assert in_its_unit("《江南苍山笔记》的篇幅是多少？", "篇幅", "37万字") == "《江南苍山笔记》共有多少字？"
     assert in_its_unit("《江南苍山笔记》的篇幅是多少？", "篇幅", "较长") == "《江南苍山笔记》的篇幅是多少？"
     assert in_its_unit("黄河的全长是多少？", "全长", "5464千米") == "黄河的全长是多少？"
+
+
+def test_no_short_answer_asks_the_nationality_of_one_born_before_nation_states():
+    """但丁 (1265) was of 意大利 and of the 佛罗伦萨共和国; 鲁迅 (1881) of 中国 alone."""
+    from builders.items import NATION_STATES_FROM, _born_before
+    from schemas import Pair, Triple
+
+    def born(name, date):
+        return Pair(pair_id=name, entity=name, text="", triples=[Triple(name, "出生日期", date)])
+
+    assert _born_before(born("但丁", "1265年"), NATION_STATES_FROM)
+    assert _born_before(born("莫扎特", "1756年1月27日"), NATION_STATES_FROM)
+    assert not _born_before(born("鲁迅", "1881年9月25日"), NATION_STATES_FROM)
+    assert not _born_before(Pair(pair_id="x", entity="x", text=""), NATION_STATES_FROM)
