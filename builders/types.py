@@ -132,10 +132,17 @@ class TypeTable:
         return best
 
     def match(self, gold: frozenset[str], candidate: frozenset[str], every: bool = False) -> bool:
-        """Whether some type of the candidate (with ``every``: each of them) is a type of the gold or a child of one:
+        """Whether some type of the candidate (with ``every``: each of them) is a type of the gold or a kind of one:
         a gold known only as a place takes cities, but a city gold does not take values known only as places."""
-        fits = (any(c == g or self.parent(c) == g for g in gold) for c in candidate)
+        fits = (any(c == g or g in self._above(c) for g in gold) for c in candidate)
         return all(fits) if every else any(fits)
+
+    def _above(self, name: str) -> list[str]:
+        """The types ``name`` is a kind of, nearest first (animal, species for fish)."""
+        found: list[str] = []
+        while (name := self.parent(name)) and name not in found:
+            found.append(name)
+        return found
 
 
 @dataclass(frozen=True)
@@ -466,15 +473,18 @@ class _Facts:
         return zip(self.heads, self.relations, self.tails)
 
 
+# An animal's class by its 纲's name, as the tag that types it (entity_types.toml: fish, mammal …).
+_CLASS_TAGS = (("哺乳", "哺乳动物"), ("鸟", "鸟类"), ("爬行", "爬行动物"), ("两栖", "两栖动物"), ("昆虫", "昆虫"),
+               ("鱼", "鱼类"))
+
+
 def _kingdom(triples) -> list[str]:
-    """The tag a species' page earns by its kingdom or phylum (植物 for 植物界 or 被子植物门, 动物 for 节肢动物门): a
-    plant is no option among insects where the page has no tag of its own to say which it is."""
-    for t in triples:
-        if t.relation in ("界", "门"):
-            for word in ("植物", "动物"):
-                if word in t.tail:
-                    return [word]
-    return []
+    """The tags a species' page earns by its kingdom or phylum (植物 for 植物界 or 被子植物门, 动物 for 节肢动物门) and an
+    animal's by its class (鱼类 for 辐鳍鱼纲, 哺乳动物 for 哺乳纲): a plant is no option among insects, nor a deer among
+    fish, where the page has no tag of its own to say which it is."""
+    kingdom = [word for t in triples if t.relation in ("界", "门") for word in ("植物", "动物") if word in t.tail]
+    kind = [tag for t in triples if t.relation == "纲" for part, tag in _CLASS_TAGS if part in t.tail]
+    return kingdom[:1] + kind[:1]
 
 
 def relation_families(facts: Iterable[tuple[str, str, str]], min_shared: int = 2) -> dict[str, set[str]]:

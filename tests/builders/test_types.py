@@ -23,6 +23,9 @@ def _reference(pages):
         head_relations[value_key(page.title)] |= relations
         # a species' kingdom or phylum is a tag: 植物 for 被子植物门, 动物 for 脊索动物门
         kingdom = [w for t in triples if t.relation in ("界", "门") for w in ("植物", "动物") if w in t.tail][:1]
+        kingdom += [tag for t in triples if t.relation == "纲" for part, tag in (
+            ("哺乳", "哺乳动物"), ("鸟", "鸟类"), ("爬行", "爬行动物"), ("两栖", "两栖动物"), ("昆虫", "昆虫"), ("鱼", "鱼类"))
+            if part in t.tail][:1]
         found = table.page_type(relations, [*page.tags, *kingdom])
         if found:
             title_types[value_key(page.title)].add(found)
