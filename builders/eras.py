@@ -17,6 +17,8 @@ meant, 明初 as 明代. A blank whose answer is such a value has more than one 
 
 from __future__ import annotations
 
+import re
+
 from filters.normalize import normalize, value_cache
 
 # Each era, the larger era that holds it (None at the top), and other names it goes by.
@@ -156,3 +158,28 @@ def other_forms(value: str) -> tuple[str, ...]:
     if len(text) < 2 or text[-1] not in _FORM_SUFFIXES or text[:-1] not in _NAMES:
         return ()
     return tuple(text[:-1] + suffix for suffix in _FORM_SUFFIXES if suffix != text[-1])
+
+
+# Relations whose value is the era a person lived in.
+ERA_RELATIONS = frozenset({"所处时代", "朝代", "时代"})
+_YEAR = re.compile(r"(公元前)?(\d{1,4})年")
+
+
+def _years(text: str) -> list[int]:
+    return [-int(n) if bc else int(n) for bc, n in _YEAR.findall(text or "")]
+
+
+def lived_in(triples, era: str, graph) -> bool:
+    """Whether a person whose triples give a birth and a death year lived in ``era``, as its page's 存在时间 in the
+    crawl dates it (石锦, 1253–1335, lived in 元朝, 1271–1368, as well as in 南宋): a second right answer to 「石锦所处的
+    是哪个时代？」. ``graph``: builders.graph.Graph (its relation_values)."""
+    born = next((y for t in triples if t.relation == "出生日期" for y in _years(t.tail)[:1]), None)
+    died = next((y for t in triples if t.relation == "逝世日期" for y in _years(t.tail)[:1]), None)
+    if born is None or died is None or died < born:
+        return False
+    rows = graph.relation_values([(era, "存在时间")]).get((era, "存在时间"), ())
+    for _, span, _ in rows:
+        years = _years(span)
+        if len(years) >= 2 and born <= years[1] and years[0] <= died:
+            return True
+    return False

@@ -53,7 +53,7 @@ from builders.cloze import (BLANK, CLASS_RELATION, HELD_RELATIONS, coarser_place
 from builders.criteria import check_question, is_enumeration, load_word_list
 from builders.difficulty import DifficultyProxy
 from builders.distractors import DistractorPicker
-from builders.eras import other_forms, other_granularity
+from builders.eras import ERA_RELATIONS, lived_in, other_forms, other_granularity
 from builders.formats import value_format
 from builders.graph import Graph, Query
 from builders.page_truth import PageTruth, page_title
@@ -410,6 +410,8 @@ class ItemBuilder:
                 where = self.pages.states(pair.entity, pair.aliases, q.relation, value, anchors[q.item])
                 if where:
                     return where
+            if q.relation in ERA_RELATIONS and lived_in(pair.triples, value, self.graph):
+                return "life_years"  # born under one era, died under the next: both are right
             return "web" if self.elsewhere is not None and self.elsewhere(pair, q.relation, value,
                                                                           anchors[q.item]) else False
 

@@ -72,3 +72,20 @@ def test_disjoint_eras(a, b):
 ])
 def test_an_era_another_name_fits(value, fits):
     assert other_granularity(value) is fits
+
+
+def test_a_person_whose_life_spans_two_eras_lived_in_both():
+    """石锦 (1253–1335) lived in 南宋 and in 元朝 (1271–1368): 元朝 is no wrong answer to his 所处时代."""
+    from builders.eras import lived_in
+    from schemas import Triple
+
+    class Spans:
+        def relation_values(self, keys):
+            spans = {"元朝": "1271年—1368年", "南宋": "1127年—1279年", "明朝": "1368年—1644年", "西汉": "公元前202年—8年"}
+            return {(era, r): [("", spans[era], spans[era])] for era, r in keys if era in spans}
+
+    life = [Triple("石锦", "出生日期", "1253年"), Triple("石锦", "逝世日期", "1335年")]
+    assert lived_in(life, "元朝", Spans()) and lived_in(life, "南宋", Spans())
+    assert not lived_in(life, "明朝", Spans()) and not lived_in(life, "唐朝", Spans())
+    assert not lived_in([Triple("甲", "出生日期", "1253年")], "元朝", Spans())  # no death year: nothing known
+    assert lived_in([Triple("乙", "出生日期", "公元前150年"), Triple("乙", "逝世日期", "公元前90年")], "西汉", Spans())
