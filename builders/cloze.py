@@ -28,6 +28,8 @@ BLANK = "＿＿＿"
 _PLACE_RELATION = re.compile(r"(?:地|地点|地区|位置|籍贯|祖籍|区域)$")
 # Relations by which the crawl says what region holds a place.
 HOLDING_RELATIONS = ("所属地区", "所属国家", "上级行政区", "所属省份", "所在省份")
+# Relations whose value is the city that is a seat: a region that holds it is no capital (首都为＿＿＿: 北京, never 中国).
+_SEATS = frozenset({"首都", "都城", "陪都", "首府", "省会", "政府驻地", "行政中心"})
 # Countries and provinces whose usual name has no unit, longest first (内蒙古 before 蒙古).
 _BARE_REGIONS = sorted(COUNTRIES | PROVINCES, key=len, reverse=True)
 
@@ -43,6 +45,8 @@ HELD_RELATIONS = Path(__file__).with_name("held_relations.txt")
 # Relations whose answer is open (a description, a list, where a place lies): builders.items asks no multiple choice on
 # them, and a blank of one takes other fillers.
 OPEN_CHOICE_RELATIONS = Path(__file__).with_name("open_choice_relations.txt")
+# Relations whose value is a time: after 于 the blank takes where as well as when.
+_WHEN = re.compile(r"(?:时间|日期|年份|年代|时代|年间)$")
 # Verbs after which a blank takes a time or a place alike (「安高起义发生于＿＿＿」: 1681年, and 塘宝市).
 _TIME_OR_PLACE = ("发生于", "发生在", "爆发于", "爆发在")
 # Nouns after a blank that say what kind of modifier it is (「＿＿＿时期」 takes an era, 「＿＿＿境内」 a place).
@@ -55,7 +59,7 @@ def open_blank(masked: str, relation: str = "") -> str:
     class of ``relation``, which every class above or below it fills as well (「硫是一种＿＿＿」: 非金属元素, and
     元素; 「蔷薇科＿＿＿」: 苹果亚科, and 梨属; 「属＿＿＿」: 茄科, and 茄属), a value that changes hands (「效力于
     ＿＿＿」: every team the player was with), an open answer (「地处＿＿＿」: open_choice_relations.txt), a time or a
-    place alike (「发生于＿＿＿」), a clause of its own or a whole predicate (「韩耀兰，＿＿＿，女」,
+    place alike (「发生于＿＿＿」, a time after 于: 「于＿＿＿创作」), a clause of its own or a whole predicate (「韩耀兰，＿＿＿，女」,
     「芜青是＿＿＿。」), or a modifier of the noun after it (「＿＿＿航海家」: 意大利, and 西班牙, 著名; 「＿＿＿人」:
     a place, and an era), unless the noun says which kind (时期, 境内)."""
     at = masked.find(BLANK)
@@ -68,6 +72,8 @@ def open_blank(masked: str, relation: str = "") -> str:
         return "blank_in_list"
     if (relation and open_choice(relation)) or before.rstrip().endswith(_TIME_OR_PLACE):
         return "open_blank"
+    if before.endswith("于") and _WHEN.search(relation):
+        return "open_blank"  # 「郭沫若于＿＿＿创作」, 「成立于＿＿＿」: 1942年, and 重庆
     if after.startswith(_QUALIFIED):
         return "open_blank"
     if (before.endswith("，") and after[:1] in ("，", "。", "")) or (before.endswith("是") and after[:1] in ("。", "")):
@@ -99,8 +105,8 @@ def without_gloss(masked: str) -> str:
 def coarser_places(place: str, relation: str, graph, levels: dict[str, str]) -> list[str]:
     """The place at coarser grains, each of which fills a blank the place fills (出生于＿＿＿: 美国 and 美国弗吉尼亚州
     for 美国弗吉尼亚州盖特城, 湖北省 for 白福市): the parts its name is made of, and the regions the crawl says hold
-    it. Only for a place: a value with a level, or of a relation of places."""
-    if not (place_level(place) or relation in levels or _PLACE_RELATION.search(relation)):
+    it. Only for a place: a value with a level, or of a relation of places, and never for a seat (首都, 省会)."""
+    if relation in _SEATS or not (place_level(place) or relation in levels or _PLACE_RELATION.search(relation)):
         return []
     parts = REGION_PARTS.findall(place)
     rest = place[len("".join(parts)):]

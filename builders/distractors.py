@@ -43,6 +43,7 @@ import numpy as np
 
 from builders.eras import eras_overlap
 from builders.families import Families
+from builders.formats import fragment
 from builders.graph import Candidate, Query
 from builders.places import last_region
 from builders.types import ValueTyper
@@ -215,6 +216,8 @@ class DistractorPicker:
             reason = ""
             if not key or key in wrong_keys:
                 reason = "true_value"
+            elif fragment(cand):
+                reason = "fragment"  # 《又称蒋琬》: a piece of a sentence, no name
             elif overlaps_gold(cand, key, q.gold, (gold_key, tail_key)):
                 reason = "overlaps_gold"
             elif (q.relation, cand) in self.broad:

@@ -169,12 +169,19 @@ def _years(text: str) -> list[int]:
     return [-int(n) if bc else int(n) for bc, n in _YEAR.findall(text or "")]
 
 
-def lived_in(triples, era: str, graph) -> bool:
-    """Whether a person whose triples give a birth and a death year lived in ``era``, as its page's 存在时间 in the
-    crawl dates it (石锦, 1253–1335, lived in 元朝, 1271–1368, as well as in 南宋): a second right answer to 「石锦所处的
-    是哪个时代？」. ``graph``: builders.graph.Graph (its relation_values)."""
+_LIFE = re.compile(r"((?:公元前)?\d{1,4}年)[^，。；（）]{0,8}?[—－–~～至-]((?:公元前)?\d{1,4}年)")
+
+
+def lived_in(triples, era: str, graph, text: str = "") -> bool:
+    """Whether a person whose triples (or else the first span of years of their pages' ``text``, 「（1084年—1168年）」)
+    give a birth and a death year lived in ``era``, as its page's 存在时间 in the crawl dates it (石锦, 1253–1335,
+    lived in 元朝, 1271–1368, as well as in 南宋): a second right answer to 「石锦所处的是哪个时代？」. ``graph``:
+    builders.graph.Graph (its relation_values)."""
     born = next((y for t in triples if t.relation == "出生日期" for y in _years(t.tail)[:1]), None)
     died = next((y for t in triples if t.relation == "逝世日期" for y in _years(t.tail)[:1]), None)
+    span = _LIFE.search(text or "") if died is None else None
+    if span and (born is None or _years(span.group(1)) == [born]):
+        born, died = _years(span.group(1))[0], _years(span.group(2))[0]
     if born is None or died is None or died < born:
         return False
     rows = graph.relation_values([(era, "存在时间")]).get((era, "存在时间"), ())
@@ -183,3 +190,14 @@ def lived_in(triples, era: str, graph) -> bool:
         if len(years) >= 2 and born <= years[1] and years[0] <= died:
             return True
     return False
+
+
+# Born before this year, a person lived before the nation state whose 国籍 the page gives (但丁, 1265: 意大利, or the
+# 佛罗伦萨共和国; 莫扎特, 1756: 奥地利, or the 神圣罗马帝国): a short answer on it has two right answers.
+NATION_STATES_FROM = 1800
+
+
+def born_before(triples, year: int) -> bool:
+    """Whether the triples' 出生日期 (a year or a date) is before ``year``."""
+    born = next((y for t in triples if t.relation == "出生日期" for y in _years(t.tail)[:1]), None)
+    return born is not None and born < year

@@ -301,3 +301,13 @@ def compatible(gold: ValueFormat, candidate: ValueFormat) -> bool:
         a, b = max(abs(gold.magnitude), 1.0), max(abs(candidate.magnitude), 1.0)
         return max(a, b) <= MAGNITUDE_FACTOR * min(a, b)
     return True
+
+
+# Words that introduce another name (又称, 亦名): a value that begins with one is a piece of a sentence the page's row
+# cut off (《又称蒋琬》 for 社稷之器's 出处), no name of anything.
+_FRAGMENT = re.compile(r"^[《“\"]?(?:又称|又名|亦称|亦名|也称|也叫|或称|别称|俗称|简称)")
+
+
+def fragment(value: str) -> bool:
+    """Whether the value is a piece of a sentence, not a name (《又称蒋琬》): no answer and no option."""
+    return bool(_FRAGMENT.match(value.strip()))

@@ -53,8 +53,8 @@ from builders.cloze import (BLANK, CLASS_RELATION, HELD_RELATIONS, coarser_place
 from builders.criteria import check_question, is_enumeration, load_word_list
 from builders.difficulty import DifficultyProxy
 from builders.distractors import DistractorPicker
-from builders.eras import ERA_RELATIONS, lived_in, other_forms, other_granularity
-from builders.formats import value_format
+from builders.eras import ERA_RELATIONS, NATION_STATES_FROM, born_before, lived_in, other_forms, other_granularity
+from builders.formats import fragment, value_format
 from builders.graph import Graph, Query
 from builders.page_truth import PageTruth, page_title
 from builders.places import place_level
@@ -78,9 +78,6 @@ _RANGE = re.compile(r"[\d年月日]\s*(?:[—–~～至到]|--)\s*(?:公元前?)
 # A genre answered with its modifiers (长篇讽刺小说) is right at several grains: 小说, 长篇小说, 讽刺小说.
 GENRE_RELATIONS = frozenset({"体裁", "文学体裁", "作品体裁"})
 GENRE_MAX_CHARS = 3
-# Born before this year, a person lived before the nation state whose 国籍 the page gives (但丁, 1265: 意大利, or the
-# 佛罗伦萨共和国; 莫扎特, 1756: 奥地利, or the 神圣罗马帝国): a short answer on it has two right answers.
-NATION_STATES_FROM = 1800
 # Relations that measure one thing (篇幅 and 字数): a short answer of one is answered by another's value too.
 MEASURE_GROUPS = Path(__file__).with_name("measure_groups.txt")
 # A short-answer question asking a region (「…归哪个地区管辖？」) names the level of its answer.
@@ -299,7 +296,7 @@ class ItemBuilder:
         by_relation: dict[str, list[Triple]] = defaultdict(list)
         held = load_word_list(HELD_RELATIONS)
         for t in pair.kept_triples():
-            if t.relation in NO_MCQ_RELATIONS:
+            if t.relation in NO_MCQ_RELATIONS or fragment(t.tail):
                 continue
             if t.relation in held:  # the value changes hands: another option may be right at another time
                 if not replay:
@@ -410,7 +407,8 @@ class ItemBuilder:
                 where = self.pages.states(pair.entity, pair.aliases, q.relation, value, anchors[q.item])
                 if where:
                     return where
-            if q.relation in ERA_RELATIONS and lived_in(pair.triples, value, self.graph):
+            if q.relation in ERA_RELATIONS and lived_in(pair.triples, value, self.graph,
+                                                        self.pages.text(pair.entity) if self.pages else ""):
                 return "life_years"  # born under one era, died under the next: both are right
             return "web" if self.elsewhere is not None and self.elsewhere(pair, q.relation, value,
                                                                           anchors[q.item]) else False
@@ -594,7 +592,9 @@ class ItemBuilder:
                 failed.append("approximate_answer")
             if _RANGE.search(t.tail):
                 failed.append("range_answer")
-            if t.relation == "国籍" and _born_before(pair, NATION_STATES_FROM):
+            if fragment(t.tail):
+                failed.append("fragment_answer")  # 《又称蒋琬》: a piece of a sentence, no name
+            if t.relation == "国籍" and born_before(pair.triples, NATION_STATES_FROM):
                 failed.append("nationality_before_nation_states")
             if t.relation in GENRE_RELATIONS:
                 if len(t.tail.strip()) > GENRE_MAX_CHARS:
@@ -744,16 +744,6 @@ def other_measure(pair: Pair, triple: Triple) -> str:
         return ""
     own = value_key(triple.tail)
     return next((t.tail for t in pair.triples if t.relation in group and t.tail and value_key(t.tail) != own), "")
-
-
-def _born_before(pair: Pair, year: int) -> bool:
-    """Whether the pair's 出生日期 (a year or a date) is before ``year``."""
-    for t in pair.triples:
-        if t.relation == "出生日期" and t.tail:
-            found = value_format(t.tail, t.relation)
-            if found.kind in ("year", "date") and found.magnitude is not None:
-                return found.magnitude < year
-    return False
 
 
 def at_level(question: str, answer: str) -> str:

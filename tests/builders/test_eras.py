@@ -89,3 +89,18 @@ def test_a_person_whose_life_spans_two_eras_lived_in_both():
     assert not lived_in(life, "明朝", Spans()) and not lived_in(life, "唐朝", Spans())
     assert not lived_in([Triple("甲", "出生日期", "1253年")], "元朝", Spans())  # no death year: nothing known
     assert lived_in([Triple("乙", "出生日期", "公元前150年"), Triple("乙", "逝世日期", "公元前90年")], "西汉", Spans())
+
+
+def test_a_life_the_page_text_dates_counts_where_the_triples_give_no_death():
+    from builders.eras import lived_in
+    from schemas import Triple
+
+    class Spans:
+        def relation_values(self, keys):
+            spans = {"南宋": "1127年—1279年", "元朝": "1271年—1368年"}
+            return {(era, r): [("", spans[era], spans[era])] for era, r in keys if era in spans}
+
+    born = [Triple("司马慧", "出生日期", "1084年")]
+    assert lived_in(born, "南宋", Spans(), "司马慧（1084年—1168年），北宋人物。")
+    assert not lived_in(born, "元朝", Spans(), "司马慧（1084年—1168年），北宋人物。")
+    assert not lived_in(born, "南宋", Spans(), "司马慧，北宋人物。")

@@ -217,3 +217,11 @@ def test_a_span_of_two_eras_is_no_option_beside_one_era():
     span = value_format("西周初年至春秋中叶", "创作年代")
     assert span.span and not compatible(value_format("清代", "创作年代"), span)
     assert not value_format("周至县", "所在地").span and not value_format("至圣先师", "别名").span
+
+
+def test_a_piece_of_a_sentence_is_no_value():
+    """社稷之器's 出处 as its page's row gives it, 《又称蒋琬》, begins with the words that introduce another name."""
+    from builders.formats import fragment
+
+    assert fragment("《又称蒋琬》") and fragment("又名允彦")
+    assert not fragment("《淮南子·人间训》") and not fragment("三国志")

@@ -213,6 +213,8 @@ def test_a_cloze_never_blanks_a_list_member_or_an_open_slot_and_takes_an_era_bot
     assert open_blank("马铃薯（学名：Solanum tuberosum L.），属＿＿＿，一年生草本植物", "科") == "open_blank"
     assert open_blank("吴远建，又名允彦，壮族，＿＿＿近代著名画家、书法家。", "国籍") == "open_blank"  # 中国, 我国
     assert open_blank("安高起义发生于＿＿＿，是一次农民起义。", "时间") == "open_blank"  # 1681年, and 塘宝市
+    assert open_blank("《屈原》是郭沫若于＿＿＿创作的五幕历史剧。", "创作年代") == "open_blank"  # 1942年, and 重庆
+    assert open_blank("居里夫人（1867年11月7日－1934年7月4日），出生于＿＿＿，法国物理学家。", "出生地") == ""
     assert open_blank("南京是江苏省省会，地处＿＿＿。", "地理位置") == "open_blank"  # 长江下游, and 中国东部
     assert open_blank("卫青以功封＿＿＿，食邑三千八百户。", "封爵") == "held_relation"  # 关内侯, then 长平侯
     # a team a player is with now: he was with others before

@@ -67,3 +67,15 @@ def test_a_short_answer_on_a_place_takes_the_place_with_fewer_regions():
     assert shorter_places("美国加利福尼亚州汉福德", "出生地", {}) == ["加利福尼亚州汉福德", "汉福德"]
     assert shorter_places("湖北省白福市", "所属地区", {}) == ["白福市"]
     assert shorter_places("诗人", "职业", {}) == []
+
+
+def test_a_capital_blank_takes_no_region_that_holds_the_city():
+    """「首都为＿＿＿」 takes 北京, never 中国, which holds it."""
+    from builders.cloze import coarser_places
+
+    class China:
+        def relation_values(self, asked):
+            return {(place, r): [("", "中国", "中国")] for place, r in asked if r == "所属国家"}
+
+    assert coarser_places("北京", "首都", China(), {}) == []
+    assert "中国" in coarser_places("北京", "出生地", China(), {})

@@ -268,13 +268,13 @@ def test_a_measure_is_asked_in_its_answers_unit():
 
 def test_no_short_answer_asks_the_nationality_of_one_born_before_nation_states():
     """但丁 (1265) was of 意大利 and of the 佛罗伦萨共和国; 鲁迅 (1881) of 中国 alone."""
-    from builders.items import NATION_STATES_FROM, _born_before
-    from schemas import Pair, Triple
+    from builders.eras import NATION_STATES_FROM, born_before
+    from schemas import Triple
 
     def born(name, date):
-        return Pair(pair_id=name, entity=name, text="", triples=[Triple(name, "出生日期", date)])
+        return [Triple(name, "出生日期", date)]
 
-    assert _born_before(born("但丁", "1265年"), NATION_STATES_FROM)
-    assert _born_before(born("莫扎特", "1756年1月27日"), NATION_STATES_FROM)
-    assert not _born_before(born("鲁迅", "1881年9月25日"), NATION_STATES_FROM)
-    assert not _born_before(Pair(pair_id="x", entity="x", text=""), NATION_STATES_FROM)
+    assert born_before(born("但丁", "1265年"), NATION_STATES_FROM)
+    assert born_before(born("莫扎特", "1756年1月27日"), NATION_STATES_FROM)
+    assert not born_before(born("鲁迅", "1881年9月25日"), NATION_STATES_FROM)
+    assert not born_before([], NATION_STATES_FROM)

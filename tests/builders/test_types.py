@@ -102,3 +102,11 @@ def test_a_typer_built_restricted_holds_what_the_whole_one_restricted_holds(tmp_
     pairs = [page_to_pair(page) for page in pages]
     from_pairs, whole = ValueTyper.from_sources([], pairs, keep=values), ValueTyper.from_sources([], pairs)
     assert from_pairs.owners and from_pairs.owners == whole.restricted(values).owners
+
+
+def test_a_stock_exchange_is_a_kind_of_its_own():
+    """「中国工商银行的上市地点」 takes exchanges: 上海证券交易所's page (总部地点, 监管机构, 主要板块) is one, 联合国's is not."""
+    table = TypeTable.load()
+    assert table.page_type({"成立时间", "开业时间", "总部地点", "监管机构", "主要板块"}) == "exchange"
+    assert table.page_type({"成立时间", "总部地点", "会员国", "官方语言", "主要机构"}) == "organisation"
+    assert not table.match(frozenset({"exchange"}), frozenset({"organisation"}))
