@@ -116,20 +116,18 @@ class TypeTable:
                 scores[name] += TAG_WEIGHT
         if not scores:
             return None
-        # A child's score includes what it shares with its parent: 出生地-free cities still have
-        # 面积 and 地理位置, which are the place's.
-        for name in list(scores):
-            parent = self.parent(name)
-            if parent and parent in scores:
-                scores[name] += scores[parent]
-        ranked = scores.most_common()
+        # A child's score includes what it shares with the types above it: 出生地-free cities still have
+        # 面积 and 地理位置, which are the place's; a mammal's 界 and 纲 are the species'.
+        own = dict(scores)
+        for name in own:  # from the scores each type earned itself, whatever order they came in (a set's)
+            scores[name] += sum(own.get(above, 0) for above in self._above(name))
+        ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
         best, score = ranked[0]
         rivals = [n for n, s in ranked[1:] if s == score]
-        if any(r != self.parent(best) and self.parent(r) != best for r in rivals):
+        if any(r not in self._above(best) and best not in self._above(r) for r in rivals):
             return None
-        if any(self.parent(r) == best for r in rivals):  # a child ties its parent: the child is more precise
-            best = next(r for r in rivals if self.parent(r) == best)
-        return best
+        below = [r for r in rivals if best in self._above(r)]  # a kind ties what it is a kind of: it is more precise
+        return max(below, key=lambda r: len(self._above(r))) if below else best
 
     def match(self, gold: frozenset[str], candidate: frozenset[str], every: bool = False) -> bool:
         """Whether some type of the candidate (with ``every``: each of them) is a type of the gold or a kind of one:

@@ -110,3 +110,18 @@ def test_a_stock_exchange_is_a_kind_of_its_own():
     assert table.page_type({"成立时间", "开业时间", "总部地点", "监管机构", "主要板块"}) == "exchange"
     assert table.page_type({"成立时间", "总部地点", "会员国", "官方语言", "主要机构"}) == "organisation"
     assert not table.match(frozenset({"exchange"}), frozenset({"organisation"}))
+
+
+def test_a_page_type_three_kinds_deep_is_the_same_in_every_process():
+    """A mammal's page scores for species (界, 纲), animal (动物) and mammal (哺乳动物): the type is mammal whatever
+    order a set gives the relations and tags in, which changes with the process's hash seed."""
+    import subprocess
+    import sys
+
+    code = ("from builders.types import TypeTable; t = TypeTable.load(); "
+            "print(t.page_type({'拉丁学名', '界', '门', '纲', '目', '科', '属', '分布区域', '保护级别', '体长'}, "
+            "['动物', '哺乳动物', '自然']))")
+    found = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout.strip()
+             for seed in range(6)}
+    assert found == {"mammal"}
