@@ -57,7 +57,7 @@ from builders.eras import ERA_RELATIONS, NATION_STATES_FROM, born_before, lived_
 from builders.formats import fragment, value_format
 from builders.graph import Graph, Query
 from builders.page_truth import PageTruth, page_title
-from builders.places import place_level
+from builders.places import may_be_same_place, place_level
 from builders.templates import Templates, fit_question_word, question_for
 from builders.types import FORMAT_KINDS, ValueTyper
 from filters.normalize import is_approximate, is_cjk, normalize, value_forms, value_key
@@ -397,6 +397,9 @@ class ItemBuilder:
             """Whether a candidate is a right answer by what the sources say (True: the pair's text as crawled; a
             string: where else, counted as stated_on_<where>)."""
             if q.asked != "tail":
+                own = self.graph.relation_values([(value, q.relation)]).get((value, q.relation), ())
+                if any(may_be_same_place(tail, q.tail) for _, tail, _ in own):
+                    return "same_place"  # born in 美国纽约布鲁克林 is born in 美国纽约市布鲁克林区
                 names = self.picker.families.names(q.tail) if self.picker.families is not None else ()
                 return (self.pages.gives_head(value, q.relation, q.tail, q.gold, names) or False) if self.pages \
                     else False

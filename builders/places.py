@@ -74,3 +74,24 @@ def last_region(value: str) -> str:
         if len(rest) >= 2 and place_level(rest):
             return rest
     return ""
+
+
+_UNIT_END = re.compile(r"(?:省|市|区|县)$")
+_BARE = tuple(sorted(PROVINCES | COUNTRIES, key=len, reverse=True))  # 湖北白福: a province without its unit
+
+
+def place_key(value: str) -> str:
+    """A place's name with the units of its parts left out (美国纽约布鲁克林 for 美国纽约市布鲁克林区 and for 美国纽约布鲁克林):
+    two values of one key, or one whose key begins the other's, may name one place; "" for what is no place."""
+    text = normalize(value).strip()
+    if not (place_level(text) or REGION_PARTS.match(text) or text.startswith(_BARE)):
+        return ""
+    parts = REGION_PARTS.findall(text)
+    rest = text[len("".join(parts)):]
+    return "".join(_UNIT_END.sub("", part) or part for part in parts) + rest
+
+
+def may_be_same_place(a: str, b: str) -> bool:
+    """Whether two place values may name one place, or one holds the other (place_key)."""
+    ka, kb = place_key(a), place_key(b)
+    return bool(ka and kb) and (ka.startswith(kb) or kb.startswith(ka))

@@ -79,3 +79,16 @@ def test_a_capital_blank_takes_no_region_that_holds_the_city():
 
     assert coarser_places("北京", "首都", China(), {}) == []
     assert "中国" in coarser_places("北京", "出生地", China(), {})
+
+
+@pytest.mark.parametrize("a, b, same", [
+    ("美国纽约市布鲁克林区", "美国纽约布鲁克林", True), ("湖北省白福市", "湖北白福", True),
+    ("美国纽约市布鲁克林区", "美国纽约", True),  # one holds the other: who was born in 美国纽约 may be this one
+    ("美国伊利诺伊州芝加哥", "美国纽约布鲁克林", False), ("诗人", "诗人", False),
+])
+def test_two_place_values_that_may_name_one_place(a, b, same):
+    """卡梅隆·安东尼 was born in 美国纽约市布鲁克林区, 兰尼·威尔肯斯 in 美国纽约布鲁克林: each is a right answer to 「下列哪位
+    人物的出生地是美国纽约市布鲁克林区？」."""
+    from builders.places import may_be_same_place
+
+    assert may_be_same_place(a, b) is same
