@@ -118,7 +118,7 @@ def coarser_places(place: str, relation: str, graph, levels: dict[str, str]) -> 
     found += [name for name in _BARE_REGIONS if place.startswith(name) and len(place) > len(name)][:1]
     held = graph.relation_values((place, r) for r in HOLDING_RELATIONS)
     found += [tail for rows in held.values() for _, tail, _ in rows]
-    found += [f[:-1] for f in found if len(f) > 2 and f[-1] in "省市州"]  # 湖北 for 湖北省
+    found += [f[:-1] for f in found if len(f) > 2 and f[-1] in "省市州" and not f.endswith("自治州")]  # 湖北 for 湖北省
     return [f for f in dict.fromkeys(found) if len(f) >= 2 and value_key(f) != value_key(place)]
 
 

@@ -57,7 +57,7 @@ from builders.eras import ERA_RELATIONS, NATION_STATES_FROM, born_before, lived_
 from builders.formats import fragment, value_format
 from builders.graph import Graph, Query
 from builders.page_truth import PageTruth, page_title
-from builders.places import may_be_same_place, place_level
+from builders.places import born_abroad, may_be_same_place, place_level
 from builders.templates import Templates, fit_question_word, question_for
 from builders.types import FORMAT_KINDS, ValueTyper
 from filters.normalize import is_approximate, is_cjk, normalize, value_forms, value_key
@@ -599,6 +599,8 @@ class ItemBuilder:
                 failed.append("fragment_answer")  # 《又称蒋琬》: a piece of a sentence, no name
             if t.relation == "国籍" and born_before(pair.triples, NATION_STATES_FROM):
                 failed.append("nationality_before_nation_states")
+            elif t.relation == "国籍" and born_abroad(pair.triples):
+                failed.append("born_in_another_country")  # 居里夫人: 法国, and 波兰
             if t.relation in GENRE_RELATIONS:
                 if len(t.tail.strip()) > GENRE_MAX_CHARS:
                     failed.append("several_granularities")

@@ -95,3 +95,21 @@ def may_be_same_place(a: str, b: str) -> bool:
     """Whether two place values may name one place, or one holds the other (place_key)."""
     ka, kb = place_key(a), place_key(b)
     return bool(ka and kb) and (ka.startswith(kb) or kb.startswith(ka))
+
+
+def country_of(place: str) -> str:
+    """The country a place's name begins with (波兰 of 波兰华沙, 美国 of 美国纽约市布鲁克林区), or ""."""
+    text = normalize(place).strip()
+    found = next((name for name in sorted(COUNTRIES, key=len, reverse=True) if text.startswith(name)), "")
+    if not found:
+        first = REGION_PARTS.match(text)
+        found = first.group(0) if first and place_level(first.group(0)) == "country" else ""
+    return found
+
+
+def born_abroad(triples) -> bool:
+    """Whether the triples' 出生地 names a country that is none of their 国籍 (居里夫人: 波兰华沙, and 法国): 「…是哪个
+    国家的人？」 has two right answers then, the country of birth and the one of citizenship."""
+    born = {country_of(t.tail) for t in triples if t.relation == "出生地"} - {""}
+    nationality = {normalize(t.tail).strip() for t in triples if t.relation == "国籍"}
+    return bool(born and nationality and not born & nationality)

@@ -92,3 +92,28 @@ def test_two_place_values_that_may_name_one_place(a, b, same):
     from builders.places import may_be_same_place
 
     assert may_be_same_place(a, b) is same
+
+
+def test_one_born_in_another_country_than_the_nationality_is_of_two_countries():
+    """「居里夫人是哪个国家的人？」: 法国, her 国籍, and 波兰, where she was born; 肖邦 and 鲁迅 are of one."""
+    from builders.places import born_abroad, country_of
+    from schemas import Triple
+
+    assert country_of("波兰华沙") == "波兰" and country_of("美国纽约市布鲁克林区") == "美国"
+    assert country_of("湖北省白福市") == "" and country_of("广东南海") == ""
+    assert born_abroad([Triple("居里夫人", "出生地", "波兰华沙"), Triple("居里夫人", "国籍", "法国")])
+    assert not born_abroad([Triple("肖邦", "出生地", "波兰华沙"), Triple("肖邦", "国籍", "波兰")])
+    assert not born_abroad([Triple("鲁迅", "出生地", "浙江绍兴"), Triple("鲁迅", "国籍", "中国")])
+
+
+def test_an_autonomous_prefecture_is_never_cut_to_a_stem():
+    from builders.cloze import coarser_places
+
+    class NoHolders:
+        def relation_values(self, asked):
+            list(asked)
+            return {}
+
+    found = coarser_places("青海省玉树藏族自治州杂多县", "发源地", NoHolders(), {})
+    assert "玉树藏族自治州" in found and "青海" in found
+    assert not [f for f in found if f.endswith("自治")]
