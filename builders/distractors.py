@@ -15,10 +15,12 @@ candidate must:
    pages state or list with a right answer, or another site states (checked on the candidates chosen:
    :mod:`builders.page_truth`, verifiers.web_facts), nor one of a right answer's value family
    (:mod:`builders.families`: 文学家 for 诗人), nor a value most entities of a class or multi-valued relation
-   have (家常菜), nor the gold with one character read alike (北卡罗来纳大学 for 北卡罗莱纳大学);
+   have (家常菜), nor the gold with one character read alike (北卡罗来纳大学 for 北卡罗莱纳大学) or written with more or
+   fewer of the regions that hold it (山东省枣庄市滕州市 for 山东省滕州市), nor a piece of a sentence (《又称蒋琬》);
 2. be of the gold's type (:mod:`builders.types`: format, entity type, or relation family;
    an untyped candidate is never used for a typed gold);
-3. differ from every other option after normalisation, and be none of its other names (史学家 and 历史学家);
+3. differ from every other option after normalisation, and be none of its other names (史学家 and 历史学家) nor
+   its place written with more or fewer regions;
 4. pass the semantic-feasibility filter: embedding similarity to the gold below
    ``synonym_max`` (else it is a near-synonym, a second right answer) and similarity
    to the question at least ``context_min`` (else it is unrelated; about 0.2 with a
@@ -232,7 +234,7 @@ class DistractorPicker:
                 reason = "family"  # 文学家 for 诗人, 思想家 for 哲学家: right too
             elif not self.typer.same_type(gold_type, self._type(cand, q.relation, q.asked), q.relation):
                 reason = "type"
-            elif key in seen or (self.families is not None and not self.families.names(cand).isdisjoint(seen))  or (
+            elif key in seen or (self.families is not None and not self.families.names(cand).isdisjoint(seen)) or (
                     (last_region(cand) or cand) in seen_places):
                 reason = "same_as_other_option"  # 史学家 beside 历史学家, 山东省滕州市 beside 山东省枣庄市滕州市
             elif to_gold >= s.synonym_max:
