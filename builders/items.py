@@ -57,7 +57,7 @@ from builders.eras import ERA_RELATIONS, NATION_STATES_FROM, born_before, lived_
 from builders.formats import fragment, value_format
 from builders.graph import Graph, Query
 from builders.page_truth import PageTruth, page_title
-from builders.places import born_abroad, may_be_same_place, place_level
+from builders.places import born_abroad, may_be_same_place, place_key, place_level
 from builders.templates import Templates, fit_question_word, question_for
 from builders.types import FORMAT_KINDS, ValueTyper
 from filters.normalize import is_approximate, is_cjk, normalize, value_forms, value_key
@@ -368,7 +368,11 @@ class ItemBuilder:
             self.elsewhere.prefetch((a.pair.entity, a.query.relation) for a in asks if a.query.asked == "tail")
         # every value the crawl gives the entity for the relation (any page, any sense): right answers, whose families
         # no distractor comes from, and beside which a page's list names more right answers
-        known = self.graph.relation_values((a.pair.entity, a.query.relation) for a in asks if a.query.asked == "tail")
+        # and, where a place is given and the head asked, each candidate's own values (builders.places.place_key)
+        known = self.graph.relation_values([
+            *((a.pair.entity, a.query.relation) for a in asks if a.query.asked == "tail"),
+            *((c.value, a.query.relation) for a in asks if a.query.asked == "head" and place_key(a.query.tail)
+              for c in pools.get(a.query.item, ()))])
         anchors = {a.query.item: (a.query.gold, *dict.fromkeys(
             tail for _, tail, _ in known.get((a.pair.entity, a.query.relation), ()) if tail != a.query.gold))
             for a in asks if a.query.asked == "tail"}
@@ -397,8 +401,7 @@ class ItemBuilder:
             """Whether a candidate is a right answer by what the sources say (True: the pair's text as crawled; a
             string: where else, counted as stated_on_<where>)."""
             if q.asked != "tail":
-                own = self.graph.relation_values([(value, q.relation)]).get((value, q.relation), ())
-                if any(may_be_same_place(tail, q.tail) for _, tail, _ in own):
+                if any(may_be_same_place(tail, q.tail) for _, tail, _ in known.get((value, q.relation), ())):
                     return "same_place"  # born in 美国纽约布鲁克林 is born in 美国纽约市布鲁克林区
                 names = self.picker.families.names(q.tail) if self.picker.families is not None else ()
                 return (self.pages.gives_head(value, q.relation, q.tail, q.gold, names) or False) if self.pages \
