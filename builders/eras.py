@@ -177,19 +177,22 @@ def lived_in(triples, era: str, graph, text: str = "") -> bool:
     give a birth and a death year lived in ``era``, as its page's 存在时间 in the crawl dates it (石锦, 1253–1335,
     lived in 元朝, 1271–1368, as well as in 南宋): a second right answer to 「石锦所处的是哪个时代？」. ``graph``:
     builders.graph.Graph (its relation_values)."""
-    born = next((y for t in triples if t.relation == "出生日期" for y in _years(t.tail)[:1]), None)
-    died = next((y for t in triples if t.relation == "逝世日期" for y in _years(t.tail)[:1]), None)
-    span = _LIFE.search(text or "") if died is None else None
-    if span and (born is None or _years(span.group(1)) == [born]):
-        born, died = _years(span.group(1))[0], _years(span.group(2))[0]
+    born, died = _year_of(triples, "出生日期"), _year_of(triples, "逝世日期")
+    life = _LIFE.search(text or "") if died is None else None
+    if life and (born is None or _years(life.group(1)) == [born]):
+        born, died = _years(life.group(1))[0], _years(life.group(2))[0]
     if born is None or died is None or died < born:
         return False
-    rows = graph.relation_values([(era, "存在时间")]).get((era, "存在时间"), ())
-    for _, span, _ in rows:
-        years = _years(span)
+    for _, existed, _ in graph.relation_values([(era, "存在时间")]).get((era, "存在时间"), ()):
+        years = _years(existed)
         if len(years) >= 2 and born <= years[1] and years[0] <= died:
             return True
     return False
+
+
+def _year_of(triples, relation: str) -> int | None:
+    """The year the first value of ``relation`` among the triples names (公元前 years negative), or None."""
+    return next((y for t in triples if t.relation == relation for y in _years(t.tail)[:1]), None)
 
 
 # Born before this year, a person lived before the nation state whose 国籍 the page gives (但丁, 1265: 意大利, or the
@@ -199,5 +202,5 @@ NATION_STATES_FROM = 1800
 
 def born_before(triples, year: int) -> bool:
     """Whether the triples' 出生日期 (a year or a date) is before ``year``."""
-    born = next((y for t in triples if t.relation == "出生日期" for y in _years(t.tail)[:1]), None)
+    born = _year_of(triples, "出生日期")
     return born is not None and born < year
