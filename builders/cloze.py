@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from functools import lru_cache
 from pathlib import Path
 
 from builders.criteria_words import load_word_list
-from builders.places import COUNTRIES, PROVINCES, REGION_PARTS, place_level
+from builders.places import BARE_REGIONS, place_level, region_parts
 from filters.normalize import value_key
 from filters.statements import relation_words
 from filters.text import tagged_words
@@ -30,8 +31,6 @@ _PLACE_RELATION = re.compile(r"(?:地|地点|地区|位置|籍贯|祖籍|区域)
 HOLDING_RELATIONS = ("所属地区", "所属国家", "上级行政区", "所属省份", "所在省份")
 # Relations whose value is the city that is a seat: a region that holds it is no capital (首都为＿＿＿: 北京, never 中国).
 _SEATS = frozenset({"首都", "都城", "陪都", "首府", "省会", "政府驻地", "行政中心"})
-# Countries and provinces whose usual name has no unit, longest first (内蒙古 before 蒙古).
-_BARE_REGIONS = sorted(COUNTRIES | PROVINCES, key=len, reverse=True)
 
 _LISTED_BEFORE = ("、", "和", "及", "与", "或", "以及")
 _LISTED_AFTER = ("、", "和", "及", "与", "或", "以及", "等")
@@ -87,6 +86,7 @@ def open_blank(masked: str, relation: str = "") -> str:
     return ""
 
 
+@lru_cache(maxsize=4096)
 def open_choice(relation: str) -> bool:
     """Whether the relation's answer is open (``open_choice_relations.txt``): no multiple choice, no cloze blank."""
     return any(fnmatch.fnmatchcase(relation, pattern) for pattern in load_word_list(OPEN_CHOICE_RELATIONS))
@@ -102,20 +102,23 @@ def without_gloss(masked: str) -> str:
     return masked[:at] + _GLOSS.sub("", masked[at:], count=1)
 
 
+def _is_place(value: str, relation: str, levels: dict[str, str]) -> bool:
+    """Whether a value is a place: its form has a level, or its relation's values are places."""
+    return bool(place_level(value) or relation in levels or _PLACE_RELATION.search(relation))
+
+
 def coarser_places(place: str, relation: str, graph, levels: dict[str, str]) -> list[str]:
     """The place at coarser grains, each of which fills a blank the place fills (出生于＿＿＿: 美国 and 美国弗吉尼亚州
     for 美国弗吉尼亚州盖特城, 湖北省 for 白福市): the parts its name is made of, and the regions the crawl says hold
     it. Only for a place: a value with a level, or of a relation of places, and never for a seat (首都, 省会)."""
-    if relation in _SEATS or not (place_level(place) or relation in levels or _PLACE_RELATION.search(relation)):
+    if relation in _SEATS or not _is_place(place, relation, levels):
         return []
-    parts = REGION_PARTS.findall(place)
-    rest = place[len("".join(parts)):]
-    parts += [rest] if rest and parts else []
+    parts = region_parts(place)
     found = []
     if len(parts) > 1:
         found += ["".join(parts[:n]) for n in range(1, len(parts))] + parts[1:]
     # a country or province named without its unit (南非 of 南非约翰内斯堡, 浙江 of 浙江杭州)
-    found += [name for name in _BARE_REGIONS if place.startswith(name) and len(place) > len(name)][:1]
+    found += [name for name in BARE_REGIONS if place.startswith(name) and len(place) > len(name)][:1]
     held = graph.relation_values((place, r) for r in HOLDING_RELATIONS)
     found += [tail for rows in held.values() for _, tail, _ in rows]
     found += [f[:-1] for f in found if len(f) > 2 and f[-1] in "省市州" and not f.endswith("自治州")]  # 湖北 for 湖北省
@@ -125,11 +128,9 @@ def coarser_places(place: str, relation: str, graph, levels: dict[str, str]) -> 
 def shorter_places(place: str, relation: str, levels: dict[str, str]) -> list[str]:
     """The place written with fewer of the regions that hold it, the same place (汉福德 and 加利福尼亚州汉福德 for
     美国加利福尼亚州汉福德, 白福市 for 湖北省白福市): each answers a short question on it rightly. Only for a place."""
-    if not (place_level(place) or relation in levels or _PLACE_RELATION.search(relation)):
+    if not _is_place(place, relation, levels):
         return []
-    parts = REGION_PARTS.findall(place)
-    rest = place[len("".join(parts)):]
-    parts += [rest] if rest and parts else []
+    parts = region_parts(place)
     return [name for name in ("".join(parts[n:]) for n in range(1, len(parts))) if len(name) >= 2]
 
 

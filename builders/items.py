@@ -666,7 +666,6 @@ class ItemBuilder:
 
 
 @lru_cache(maxsize=4096)
-@lru_cache(maxsize=4096)
 def open_relation(relation: str) -> bool:
     """Whether short-answer questions leave the relation alone (``builders/open_relations.txt``)."""
     return any(fnmatch.fnmatchcase(relation, pattern) for pattern in load_word_list(OPEN_RELATIONS))

@@ -77,18 +77,26 @@ def last_region(value: str) -> str:
 
 
 _UNIT_END = re.compile(r"(?:省|市|区|县)$")
-_BARE = tuple(sorted(PROVINCES | COUNTRIES, key=len, reverse=True))  # 湖北白福: a province without its unit
+# Countries and provinces whose usual name has no unit, longest first (内蒙古 before 蒙古): 湖北白福, 南非约翰内斯堡.
+BARE_REGIONS = tuple(sorted(PROVINCES | COUNTRIES, key=len, reverse=True))
+_BARE_COUNTRIES = tuple(name for name in BARE_REGIONS if name in COUNTRIES)
+
+
+def region_parts(place: str) -> list[str]:
+    """A place's name cut into its parts, each up to its unit, and what follows the last (美国|弗吉尼亚州|盖特城,
+    湖北省|白福市); [] where no part ends with a unit."""
+    parts = REGION_PARTS.findall(place)
+    rest = place[len("".join(parts)):]
+    return [*parts, rest] if rest and parts else parts
 
 
 def place_key(value: str) -> str:
     """A place's name with the units of its parts left out (美国纽约布鲁克林 for 美国纽约市布鲁克林区 and for 美国纽约布鲁克林):
     two values of one key, or one whose key begins the other's, may name one place; "" for what is no place."""
     text = normalize(value).strip()
-    if not (place_level(text) or REGION_PARTS.match(text) or text.startswith(_BARE)):
+    if not (place_level(text) or REGION_PARTS.match(text) or text.startswith(BARE_REGIONS)):
         return ""
-    parts = REGION_PARTS.findall(text)
-    rest = text[len("".join(parts)):]
-    return "".join(_UNIT_END.sub("", part) or part for part in parts) + rest
+    return "".join(_UNIT_END.sub("", part) or part for part in region_parts(text)) or text
 
 
 def may_be_same_place(a: str, b: str) -> bool:
@@ -100,7 +108,7 @@ def may_be_same_place(a: str, b: str) -> bool:
 def country_of(place: str) -> str:
     """The country a place's name begins with (波兰 of 波兰华沙, 美国 of 美国纽约市布鲁克林区), or ""."""
     text = normalize(place).strip()
-    found = next((name for name in sorted(COUNTRIES, key=len, reverse=True) if text.startswith(name)), "")
+    found = next((name for name in _BARE_COUNTRIES if text.startswith(name)), "")
     if not found:
         first = REGION_PARTS.match(text)
         found = first.group(0) if first and place_level(first.group(0)) == "country" else ""

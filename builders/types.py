@@ -78,6 +78,7 @@ class TypeTable:
                 self.by_relation[relation].append(t.name)
             for tag in t.tags:
                 self.by_tag[tag].append(t.name)
+        self._ancestors = {name: tuple(self._walk_up(name)) for name in types}
 
     @classmethod
     def load(cls, path: Path | None = None) -> "TypeTable":
@@ -135,8 +136,11 @@ class TypeTable:
         fits = (any(c == g or g in self._above(c) for g in gold) for c in candidate)
         return all(fits) if every else any(fits)
 
-    def _above(self, name: str) -> list[str]:
+    def _above(self, name: str) -> tuple[str, ...]:
         """The types ``name`` is a kind of, nearest first (animal, species for fish)."""
+        return self._ancestors.get(name, ())
+
+    def _walk_up(self, name: str) -> list[str]:
         found: list[str] = []
         while (name := self.parent(name)) and name not in found:
             found.append(name)
@@ -251,7 +255,7 @@ class ValueTyper:
                 if page.status == "ok":
                     triples = extract_triples(page, aliases)
                     facts.extend(page.title, triples)
-                    yield page.title, {t.relation for t in triples}, [*page.tags, *_kingdom(triples)]
+                    yield page.title, {t.relation for t in triples}, [*page.tags, *_taxon_tags(triples)]
             if not page_shards:
                 for pair in pairs:
                     facts.extend(pair.entity, pair.triples)
@@ -476,7 +480,7 @@ _CLASS_TAGS = (("哺乳", "哺乳动物"), ("鸟", "鸟类"), ("爬行", "爬行
                ("鱼", "鱼类"))
 
 
-def _kingdom(triples) -> list[str]:
+def _taxon_tags(triples) -> list[str]:
     """The tags a species' page earns by its kingdom or phylum (植物 for 植物界 or 被子植物门, 动物 for 节肢动物门) and an
     animal's by its class (鱼类 for 辐鳍鱼纲, 哺乳动物 for 哺乳纲): a plant is no option among insects, nor a deer among
     fish, where the page has no tag of its own to say which it is."""
